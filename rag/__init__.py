@@ -1,0 +1,1 @@
+"""paperchat: cited answers over scientific abstracts. Importing this package does no work."""

@@ -1,0 +1,43 @@
+"""Every error paperchat raises on purpose. Edges translate them (CLI: exit 1 and one line)."""
+
+from __future__ import annotations
+
+__all__ = [
+    "ConfigError",
+    "EmbedderError",
+    "IngestError",
+    "PaperchatError",
+    "ParseError",
+    "StoreError",
+]
+
+
+class PaperchatError(Exception):
+    """Base class: the message says what went wrong and what to do."""
+
+
+class ConfigError(PaperchatError):
+    """A setting is missing or invalid."""
+
+
+class ParseError(PaperchatError):
+    """An input file (or one record of it) cannot be read."""
+
+    def __init__(self, message: str, *, source: str = "", position: int | None = None) -> None:
+        self.source = source
+        self.position = position
+        where = source + (f":{position}" if position is not None else "")
+        super().__init__(f"{where}: {message}" if where else message)
+        self.reason = message
+
+
+class IngestError(PaperchatError):
+    """Ingest could not proceed (nothing readable, unknown format, bad path)."""
+
+
+class EmbedderError(PaperchatError):
+    """The embedder cannot be loaded or did not return vectors."""
+
+
+class StoreError(PaperchatError):
+    """The vector store cannot be opened, read or written."""

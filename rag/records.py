@@ -1,0 +1,109 @@
+"""The records that flow through ingest and retrieval: papers, chunks, skipped input."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Chunk", "Notice", "Paper", "Skipped", "content_id", "normalise_text"]
+
+_WS = re.compile(r"\s+")
+
+
+def normalise_text(text: str) -> str:
+    """NFC-normalise and collapse whitespace; the form ids and hashes are computed on."""
+    return _WS.sub(" ", unicodedata.normalize("NFC", text)).strip()
+
+
+def content_id(text: str, *, prefix: str = "h") -> str:
+    """A stable id from normalised text: same abstract, same id, on every machine."""
+    digest = hashlib.sha256(normalise_text(text).casefold().encode("utf-8")).hexdigest()
+    return f"{prefix}:{digest[:16]}"
+
+
+@dataclass(frozen=True, slots=True)
+class Paper:
+    """One abstract and what we know about it.
+
+    ``id`` is stable: the source's own id (DOI, arXiv id, BEIR ``_id``) when it has one,
+    else :func:`content_id` of the abstract. ``label`` is what users see when there is no
+    title (e.g. the system name an abstract introduces). ``source`` is the file it came
+    from and ``position`` its 1-based record number (or line) in that file.
+    """
+
+    id: str
+    abstract: str
+    source: str
+    position: int
+    title: str = ""
+    label: str = ""
+    authors: tuple[str, ...] = ()
+    year: int | None = None
+    url: str = ""
+    doi: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def display_name(self) -> str:
+        return self.title or self.label or self.id
+
+    def content_hash(self) -> str:
+        """Hash of everything that is stored for this paper; a change means re-embedding."""
+        parts = [
+            self.id,
+            normalise_text(self.title),
+            normalise_text(self.label),
+            "; ".join(self.authors),
+            str(self.year or ""),
+            normalise_text(self.abstract),
+            self.url,
+            self.doi,
+            self.source,
+            str(self.position),
+            repr(sorted(self.extra.items())),
+        ]
+        return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:16]
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A token window of one paper's abstract. ``id`` is ``f"{paper_id}#{index}"``."""
+
+    id: str
+    paper_id: str
+    index: int
+    text: str
+    n_tokens: int
+
+    @property
+    def embed_text(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """An input record we could not use, with where it was and what to do about it."""
+
+    source: str
+    position: int | None
+    reason: str
+
+    def __str__(self) -> str:
+        where = f"{self.source}:{self.position}" if self.position is not None else self.source
+        return f"{where}: {self.reason}"
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """Something worth telling about a record that was still stored (e.g. HTML removed)."""
+
+    source: str
+    position: int | None
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.source}:{self.position}" if self.position is not None else self.source
+        return f"{where}: {self.message}"

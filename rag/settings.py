@@ -1,0 +1,128 @@
+"""The one settings object. Read once at the edge (CLI, server) and passed down.
+
+Every field has a default and a description; ``.env.example`` lists exactly these fields
+(a test keeps the two in step). Environment variables use the ``PAPERCHAT_`` prefix, except
+the OpenAI ones, which keep their usual names so existing setups just work.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+__all__ = ["Settings", "load_settings"]
+
+
+def _default_data_dir() -> Path:
+    return Path.home() / ".paperchat"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="PAPERCHAT_",
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        validate_default=True,
+    )
+
+    data_dir: Path = Field(
+        default_factory=_default_data_dir,
+        description="Where the embedded Chroma index and caches live.",
+    )
+    chroma_host: str = Field(
+        default="",
+        description="Chroma server host; empty = embedded Chroma in data_dir.",
+    )
+    chroma_port: int = Field(default=8000, ge=1, le=65535, description="Chroma server port.")
+    chroma_ssl: bool = Field(default=False, description="Use HTTPS to reach the Chroma server.")
+    collection_prefix: str = Field(
+        default="paperchat",
+        description="Prefix of the Chroma collection name (the rest is derived from settings).",
+    )
+    embedder: Literal["minilm-int8", "openai"] = Field(
+        default="minilm-int8",
+        description="minilm-int8 = offline all-MiniLM-L6-v2 (ONNX, shipped on PyPI); "
+        "openai = an OpenAI-compatible /embeddings endpoint.",
+    )
+    embed_model: str = Field(
+        default="text-embedding-3-small",
+        description="Embedding model name when embedder=openai.",
+    )
+    embed_batch_size: int = Field(default=32, ge=1, le=1024, description="Texts per embedding call.")
+    embed_threads: int = Field(
+        default=0, ge=0, le=256, description="ONNX Runtime intra-op threads; 0 = one per core."
+    )
+    chunk_tokens: int = Field(
+        default=224, ge=32, le=8192, description="Target chunk size in tiktoken tokens."
+    )
+    chunk_overlap: int = Field(
+        default=32, ge=0, le=4096, description="Tokens shared by consecutive chunks of a paper."
+    )
+    tiktoken_encoding: Literal["cl100k_base", "o200k_base"] = Field(
+        default="cl100k_base", description="tiktoken encoding used to count tokens."
+    )
+    openai_api_key: SecretStr = Field(
+        default=SecretStr(""),
+        validation_alias=AliasChoices("OPENAI_API_KEY", "PAPERCHAT_OPENAI_API_KEY"),
+        description="Key for the OpenAI-compatible API (OPENAI_API_KEY).",
+    )
+    openai_base_url: str = Field(
+        default="",
+        validation_alias=AliasChoices("OPENAI_BASE_URL", "PAPERCHAT_OPENAI_BASE_URL"),
+        description="Base URL of an OpenAI-compatible API (OPENAI_BASE_URL); empty = OpenAI.",
+    )
+    openai_timeout: float = Field(
+        default=60.0, gt=0, description="Seconds before a call to the OpenAI-compatible API fails."
+    )
+
+    @field_validator("data_dir")
+    @classmethod
+    def _expand(cls, value: Path) -> Path:
+        return value.expanduser()
+
+    @model_validator(mode="after")
+    def _check(self) -> Settings:
+        if self.chunk_overlap >= self.chunk_tokens:
+            raise ValueError(
+                f"PAPERCHAT_CHUNK_OVERLAP ({self.chunk_overlap}) must be smaller than "
+                f"PAPERCHAT_CHUNK_TOKENS ({self.chunk_tokens})"
+            )
+        return self
+
+    @property
+    def embedder_id(self) -> str:
+        """What identifies the vectors an embedder makes (part of the collection name)."""
+        if self.embedder == "openai":
+            return f"openai-{self.embed_model}"
+        return "minilm-int8"
+
+    def collection_name(self) -> str:
+        """Named from everything that changes the vectors, so a change never mixes them."""
+        key = f"{self.embedder_id}|{self.tiktoken_encoding}|{self.chunk_tokens}|{self.chunk_overlap}"
+        slug = re.sub(r"[^a-zA-Z0-9_-]+", "-", self.embedder_id).strip("-")[:40]
+        digest = hashlib.sha256(key.encode()).hexdigest()[:8]
+        return f"{self.collection_prefix}-{slug}-c{self.chunk_tokens}o{self.chunk_overlap}-{digest}"
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Read settings from the environment and ``.env``; explicit overrides win."""
+    from pydantic import ValidationError
+
+    from rag.errors import ConfigError
+
+    clean = {k: v for k, v in overrides.items() if v is not None}
+    try:
+        return Settings(**clean)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"]) or "settings"
+        raise ConfigError(
+            f"invalid setting {field}: {first['msg']} (check your environment or .env; "
+            "see .env.example)"
+        ) from exc
