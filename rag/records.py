@@ -70,17 +70,22 @@ class Paper:
 
 @dataclass(frozen=True, slots=True)
 class Chunk:
-    """A token window of one paper's abstract. ``id`` is ``f"{paper_id}#{index}"``."""
+    """A token window of one paper's abstract. ``id`` is ``f"{paper_id}#{index}"``.
+
+    ``n_tokens`` counts :attr:`embed_text` in tiktoken tokens.
+    """
 
     id: str
     paper_id: str
     index: int
     text: str
     n_tokens: int
+    heading: str = ""
 
     @property
     def embed_text(self) -> str:
-        return self.text
+        """What gets embedded: the paper's title or label, then the passage."""
+        return f"{self.heading}\n{self.text}" if self.heading else self.text
 
 
 @dataclass(frozen=True, slots=True)

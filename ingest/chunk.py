@@ -1,0 +1,120 @@
+"""Split an abstract into token windows that fit the embedder, on sentence boundaries.
+
+Sizes are counted with tiktoken (``chunk_tokens`` is the budget for the whole embedded
+text: heading + passage), then every chunk is checked with the embedder's own tokenizer,
+whose limit is the hard one; a chunk over it is split again with a smaller budget.
+Chunks of one paper are balanced (similar sizes) rather than filled greedily, and
+consecutive chunks share whole trailing sentences up to ``overlap`` tokens.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from rag.records import Chunk, Paper
+from rag.sentences import split_sentences
+from rag.tokens import get_encoding
+
+__all__ = ["Chunker"]
+
+CountTokens = Callable[[Sequence[str]], list[int]]
+
+
+@dataclass(frozen=True)
+class Chunker:
+    """Turns papers into chunks. ``embedder_tokens``/``embedder_limit`` are the embedder's
+    token counter and its limit (incl. special tokens); both optional for tests."""
+
+    chunk_tokens: int = 224
+    overlap: int = 32
+    encoding: str = "cl100k_base"
+    embedder_tokens: CountTokens | None = None
+    embedder_limit: int | None = None
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.overlap < self.chunk_tokens:
+            raise ValueError("overlap must be >= 0 and smaller than chunk_tokens")
+
+    def _count(self, text: str) -> int:
+        return len(get_encoding(self.encoding).encode(text, disallowed_special=()))
+
+    def chunk(self, paper: Paper) -> list[Chunk]:
+        heading = paper.title or paper.label
+        budget = self.chunk_tokens
+        while True:
+            texts = self._windows(paper.abstract, heading, budget)
+            chunks = [
+                Chunk(
+                    id=f"{paper.id}#{i}",
+                    paper_id=paper.id,
+                    index=i,
+                    text=text,
+                    n_tokens=self._count(f"{heading}\n{text}" if heading else text),
+                    heading=heading,
+                )
+                for i, text in enumerate(texts)
+            ]
+            if self._fits_embedder(chunks) or budget <= 16:
+                return chunks
+            budget = int(budget * 0.85)
+
+    def _fits_embedder(self, chunks: list[Chunk]) -> bool:
+        if self.embedder_tokens is None or self.embedder_limit is None:
+            return True
+        counts = self.embedder_tokens([c.embed_text for c in chunks])
+        return max(counts, default=0) <= self.embedder_limit
+
+    def _windows(self, abstract: str, heading: str, budget: int) -> list[str]:
+        heading_tokens = self._count(heading) + 1 if heading else 0
+        room = max(budget - heading_tokens, 16)
+        pieces: list[tuple[str, int]] = []
+        for sentence in split_sentences(abstract):
+            pieces.extend(self._fit_sentence(sentence, room))
+        if not pieces:
+            return []
+        total = sum(n for _, n in pieces)
+        if total <= room:
+            return [" ".join(text for text, _ in pieces)]
+        # Balanced: aim every window at total/n tokens instead of filling greedily, which
+        # would leave a tiny last chunk. Overlap makes windows longer, so aim a bit lower.
+        n_windows = math.ceil(total / max(room - self.overlap, 1))
+        target = min(room, math.ceil(total / n_windows) + self.overlap)
+        windows: list[str] = []
+        i = 0
+        while i < len(pieces):
+            start = i
+            used = 0
+            if windows:
+                # Carry whole trailing sentences of the previous window, up to overlap tokens.
+                back, carried = start, 0
+                while back > 0 and carried + pieces[back - 1][1] <= self.overlap:
+                    back -= 1
+                    carried += pieces[back][1]
+                if back < start and carried + pieces[start][1] <= room:
+                    used = carried
+                    start = back
+            j = i
+            while j < len(pieces) and (j == i or used + pieces[j][1] <= target):
+                if used + pieces[j][1] > room:
+                    break
+                used += pieces[j][1]
+                j += 1
+            j = max(j, i + 1)
+            windows.append(" ".join(text for text, _ in pieces[start:j]))
+            i = j
+        return windows
+
+    def _fit_sentence(self, sentence: str, room: int) -> list[tuple[str, int]]:
+        """A sentence longer than the room is cut into token windows (rare: tables, lists)."""
+        enc = get_encoding(self.encoding)
+        tokens = enc.encode(sentence, disallowed_special=())
+        if len(tokens) <= room:
+            return [(sentence, len(tokens))]
+        parts = []
+        for k in range(0, len(tokens), room):
+            text = enc.decode(tokens[k : k + room]).strip()
+            if text:
+                parts.append((text, self._count(text)))
+        return parts

@@ -1,0 +1,279 @@
+"""Checks and clean-ups shared by every format: one :class:`Draft` in, a Paper or Skipped out.
+
+Id precedence (all formats): the record's own id (BEIR ``_id``, ``id``, ``arxiv:<id>``)
+> ``doi:<lowercased doi>`` > :func:`rag.records.content_id` of the cleaned abstract. BibTeX
+keys are file-local names, so a BibTeX entry uses its DOI before ``bib:<key>``. Every rule
+depends only on the record itself, so ids are the same on every run and machine.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from typing import Any
+
+from rag.records import Notice, Paper, Skipped, content_id, normalise_text
+
+from .labels import derive_label, shorten
+
+__all__ = [
+    "ABSTRACT_FIELDS",
+    "MIN_ABSTRACT_CHARS",
+    "Draft",
+    "build_paper",
+    "clean_doi",
+    "decode_latex_accents",
+    "find_instructions",
+    "parse_year",
+    "split_authors",
+    "strip_html",
+]
+
+MIN_ABSTRACT_CHARS = 20
+ABSTRACT_FIELDS = ("abstract", "text", "summary")
+"""Field or column names accepted for the abstract, in order of preference."""
+
+
+@dataclass(slots=True)
+class Draft:
+    """A record as a parser found it, before the shared checks.
+
+    ``where`` locates the record when ``position`` is not a line number (e.g. ``"line 7"``
+    for a seed paper, ``"entry 'smith20' (line 12)"`` for BibTeX); it prefixes reasons.
+    """
+
+    source: str
+    position: int
+    abstract: str
+    where: str = ""
+    id: str = ""
+    title: str = ""
+    label: str = ""
+    authors: tuple[str, ...] = ()
+    year: int | None = None
+    url: str = ""
+    doi: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def skip(self, reason: str) -> Skipped:
+        return Skipped(
+            self.source, self.position, f"{self.where}: {reason}" if self.where else reason
+        )
+
+    def notice(self, message: str) -> Notice:
+        text = f"{self.where}: {message}" if self.where else message
+        return Notice(self.source, self.position, text)
+
+
+def build_paper(draft: Draft) -> tuple[Paper | Skipped, list[Notice]]:
+    """Clean and check one record; notices only matter if the paper is kept."""
+    notices: list[Notice] = []
+    abstract, title = draft.abstract, draft.title
+    if "\x00" in abstract:
+        return draft.skip("abstract contains NUL bytes (binary data): fix the record"), []
+    stripped_abstract, stripped_title = strip_html(abstract), strip_html(title)
+    if (stripped_abstract, stripped_title) != (abstract, title):
+        notices.append(draft.notice("HTML markup removed (tags and entities) from the text"))
+    abstract, title = normalise_text(stripped_abstract), normalise_text(stripped_title)
+    if not abstract:
+        return draft.skip("abstract is empty: fill it in or drop the record"), []
+    if len(abstract) < MIN_ABSTRACT_CHARS:
+        return draft.skip(
+            f"abstract is only {len(abstract)} characters ({abstract!r}), fewer than "
+            f"{MIN_ABSTRACT_CHARS}: give the full abstract or drop the record"
+        ), []
+    found = find_instructions(abstract)
+    if found:
+        notices.append(
+            draft.notice(
+                f"abstract contains instruction-like text ({found!r}); it is stored as data "
+                "and never followed"
+            )
+        )
+    doi = clean_doi(draft.doi)
+    paper_id = draft.id.strip() or (f"doi:{doi.lower()}" if doi else content_id(abstract))
+    year = draft.year if draft.year is not None and 1000 <= draft.year <= 2999 else None
+    paper = Paper(
+        id=paper_id,
+        abstract=abstract,
+        source=draft.source,
+        position=draft.position,
+        title=title,
+        label=draft.label or (shorten(title) if title else derive_label(abstract)),
+        authors=tuple(a for a in (normalise_text(a) for a in draft.authors) if a),
+        year=year,
+        url=draft.url.strip(),
+        doi=doi,
+        extra=draft.extra,
+    )
+    return paper, notices
+
+
+# --- HTML ---------------------------------------------------------------------------------
+
+_TAG_OR_ENTITY = re.compile(r"</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>|&(?:#\d+|#[xX][0-9a-fA-F]+|\w+);")
+_BLOCK_TAGS = {"p", "br", "div", "li", "ul", "ol", "tr", "h1", "h2", "h3", "h4", "jats:p", "sec"}
+
+
+class _TextOnly(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self._hidden = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in ("script", "style"):
+            self._hidden += 1
+        elif tag in _BLOCK_TAGS:
+            self.parts.append(" ")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("script", "style"):
+            self._hidden = max(0, self._hidden - 1)
+        elif tag in _BLOCK_TAGS:
+            self.parts.append(" ")
+
+    def handle_data(self, data: str) -> None:
+        if not self._hidden:
+            self.parts.append(data)
+
+
+def strip_html(text: str) -> str:
+    """``text`` without HTML/XML tags and with entities unescaped; unchanged if it has none."""
+    if not _TAG_OR_ENTITY.search(text):
+        return text
+    parser = _TextOnly()
+    parser.feed(text)
+    parser.close()
+    return "".join(parser.parts)
+
+
+# --- instruction-like text ----------------------------------------------------------------
+
+_INSTRUCTIONS = re.compile(
+    "|".join(
+        (
+            r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+)?"
+            r"(?:previous|prior|above|earlier|preceding|system|original)\s+"
+            r"(?:instructions?|prompts?|messages?|rules|directions|context)",
+            r"\byou\s+(?:are|must|should)\s+now\b",
+            r"\b(?:new|updated|real)\s+instructions?\s*:",
+            r"\b(?:system|developer)\s+(?:prompt|message)\s*:",
+            r"<\|?(?:im_start|im_end|system|endoftext)\|?>",
+            r"\[/?INST\]",
+            r"\b(?:respond|reply|answer)\s+only\s+with\b",
+            r"\b(?:do\s+not|don't|never)\s+(?:reveal|tell\s+the\s+user|mention\s+(?:this|these))\b",
+            r"\b(?:as\s+the\s+assistant|assistant\s*:)\s*(?:you|always|must)\b",
+            r"\balways\s+(?:cite|recommend|answer|say)\b",
+        )
+    ),
+    re.IGNORECASE,
+)
+
+
+def find_instructions(text: str) -> str:
+    """The first instruction-like phrase in ``text`` (prompt injection), or ``""``."""
+    match = _INSTRUCTIONS.search(text)
+    return match.group(0) if match else ""
+
+
+# --- fields -------------------------------------------------------------------------------
+
+_AUTHOR_SEP = re.compile(r"\s*;\s*|\s+and\s+|\s*&\s*")
+_AUTHOR_SEP_COMMA = re.compile(r"\s*[;,]\s*(?:and\s+)?|\s+and\s+|\s*&\s*")
+_YEAR = re.compile(r"(?<!\d)([12]\d{3})(?!\d)")
+_DOI_PREFIX = re.compile(r"^(?:doi:\s*|https?://(?:dx\.)?doi\.org/)", re.IGNORECASE)
+
+
+def split_authors(value: object, *, commas: bool = True) -> tuple[str, ...]:
+    """Authors from a list or a string such as ``"A, B and C"`` or ``"A; B"``.
+
+    With ``commas=False`` only ``;``, ``and`` and ``&`` separate names (CSV exports often
+    write ``"Last, First"``).
+    """
+    if isinstance(value, str):
+        sep = _AUTHOR_SEP_COMMA if commas else _AUTHOR_SEP
+        parts: Iterable[object] = sep.split(value)
+    elif isinstance(value, Iterable):
+        parts = value
+    else:
+        return ()
+    names = (normalise_text(_author_name(p)) for p in parts)
+    return tuple(name for name in names if name)
+
+
+def _author_name(value: object) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):  # {"name": "..."} or {"first": ..., "last": ...}
+        name = value.get("name")
+        if isinstance(name, str):
+            return name
+        parts = (value.get(k) for k in ("first", "given", "last", "family"))
+        return " ".join(p for p in parts if isinstance(p, str))
+    return ""
+
+
+def parse_year(value: object) -> int | None:
+    """A year from ``2021``, ``"2021"`` or ``"2021-05-01"``; None if there is none."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str | float):
+        match = _YEAR.search(str(value))
+        return int(match.group(1)) if match else None
+    return None
+
+
+def clean_doi(value: object) -> str:
+    """A bare DOI (``10.1234/x``) without ``doi:`` or ``https://doi.org/`` in front."""
+    if not isinstance(value, str):
+        return ""
+    return _DOI_PREFIX.sub("", value.strip()).strip()
+
+
+def text_field(record: Mapping[str, Any], *names: str) -> str:
+    """The first of ``names`` present in ``record`` as text (numbers become strings)."""
+    for name in names:
+        value = record.get(name)
+        if isinstance(value, str):
+            return value
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return str(value)
+    return ""
+
+
+# --- LaTeX --------------------------------------------------------------------------------
+
+_LATEX_ACCENT = re.compile(
+    r"""\{?\\(?:['"`^~=.]\s*(?:\{\s*\\?[A-Za-z]\s*\}|\\?[A-Za-z])"""  # \'a \"{o}
+    r"""|[uvHckr](?:\s*\{\s*\\?[A-Za-z]\s*\}|\s+\\?[A-Za-z])"""  # \c{c}, \v s; not \cdot
+    r"""|(?:ss|aa|AA|ae|AE|oe|OE|o|O|l|L|i|j)(?![A-Za-z]))\}?"""  # \ss, {\o}
+)
+
+
+@functools.lru_cache(maxsize=1024)
+def _latex_fragment(fragment: str) -> str:
+    try:
+        from pylatexenc.latex2text import LatexNodes2Text  # ships with bibtexparser v2
+    except ImportError:
+        return fragment
+    return LatexNodes2Text().latex_to_text(fragment)
+
+
+def decode_latex_accents(text: str) -> str:
+    """Decode LaTeX accents (``Bal\\'azs`` -> ``Balázs``); leaves math and other markup alone."""
+    if "\\" not in text:
+        return text
+    return _LATEX_ACCENT.sub(lambda m: _latex_fragment(m.group(0)), text)
+
+
+def latex_to_text(text: str) -> str:
+    """All LaTeX markup to text (braces, accents, simple math): for titles and names."""
+    if "\\" not in text and "{" not in text and "$" not in text:
+        return text
+    return normalise_text(_latex_fragment(text))

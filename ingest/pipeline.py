@@ -1,0 +1,186 @@
+"""Ingest: files -> papers -> chunks -> vectors -> store, in resumable batches.
+
+Each batch asks the store what it already holds, so unchanged papers are never
+re-embedded, a changed abstract replaces its old chunks, and a run killed at any point
+is finished by the next run (a paper counts as stored only when all its chunks agree).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ingest.chunk import Chunker
+from ingest.parse import iter_input_files, parse_file
+from rag.errors import IngestError
+from rag.records import Chunk, Notice, Paper, Skipped
+
+if TYPE_CHECKING:
+    from rag.embed import Embedder
+    from rag.store import Store
+
+__all__ = ["IngestReport", "Progress", "ingest_paths"]
+
+DEFAULT_BATCH_PAPERS = 128
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """Sent after each stored batch: how far the run is."""
+
+    papers_seen: int
+    chunks_written: int
+    current_file: str
+
+
+@dataclass
+class IngestReport:
+    files: int = 0
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    chunks_written: int = 0
+    skipped: list[Skipped] = field(default_factory=list)
+    notices: list[Notice] = field(default_factory=list)
+    seconds: dict[str, float] = field(
+        default_factory=lambda: {"parse": 0.0, "chunk": 0.0, "embed": 0.0, "store": 0.0}
+    )
+
+    @property
+    def papers(self) -> int:
+        return self.added + self.updated + self.unchanged
+
+    @property
+    def ok(self) -> bool:
+        """True when every record of every file was used."""
+        return not self.skipped
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "files": self.files,
+            "papers": self.papers,
+            "added": self.added,
+            "updated": self.updated,
+            "unchanged": self.unchanged,
+            "chunks_written": self.chunks_written,
+            "skipped": [
+                {"source": s.source, "position": s.position, "reason": s.reason}
+                for s in self.skipped
+            ],
+            "notices": [
+                {"source": n.source, "position": n.position, "message": n.message}
+                for n in self.notices
+            ],
+            "seconds": {k: round(v, 3) for k, v in self.seconds.items()},
+            "ok": self.ok,
+        }
+
+
+def ingest_paths(
+    paths: Sequence[Path],
+    *,
+    store: Store,
+    embedder: Embedder,
+    chunker: Chunker,
+    format: str | None = None,
+    batch_papers: int = DEFAULT_BATCH_PAPERS,
+    on_progress: Callable[[Progress], None] | None = None,
+) -> IngestReport:
+    """Ingest every supported file under ``paths``. Bad records are skipped and reported;
+    good ones are stored. Raises :class:`IngestError` only when a path does not exist."""
+    files = list(iter_input_files(paths))
+    if not files:
+        raise IngestError(
+            f"no supported files under {', '.join(map(str, paths))}: "
+            "expected .txt (seed format), .jsonl/.json, .csv/.tsv or .bib"
+        )
+    report = IngestReport(files=len(files))
+    first_seen: dict[str, str] = {}
+    batch: list[Paper] = []
+    current = ""
+
+    def flush() -> None:
+        if batch:
+            _store_batch(batch, store=store, embedder=embedder, chunker=chunker, report=report)
+            batch.clear()
+            if on_progress is not None:
+                on_progress(Progress(report.papers, report.chunks_written, current))
+
+    for path in files:
+        current = str(path)
+        t0 = time.perf_counter()
+        for item in parse_file(path, format=format):
+            if isinstance(item, Skipped):
+                report.skipped.append(item)
+            elif isinstance(item, Notice):
+                report.notices.append(item)
+            elif item.id in first_seen:
+                report.skipped.append(
+                    Skipped(
+                        item.source,
+                        item.position,
+                        f"same paper id {item.id!r} as {first_seen[item.id]}; kept the first",
+                    )
+                )
+            else:
+                first_seen[item.id] = f"{item.source}:{item.position}"
+                batch.append(item)
+                if len(batch) >= batch_papers:
+                    report.seconds["parse"] += time.perf_counter() - t0
+                    flush()
+                    t0 = time.perf_counter()
+        report.seconds["parse"] += time.perf_counter() - t0
+    flush()
+    return report
+
+
+def _store_batch(
+    papers: list[Paper],
+    *,
+    store: Store,
+    embedder: Embedder,
+    chunker: Chunker,
+    report: IngestReport,
+) -> None:
+    t0 = time.perf_counter()
+    stored = store.stored([p.id for p in papers])
+    report.seconds["store"] += time.perf_counter() - t0
+
+    todo: list[tuple[Paper, list[Chunk]]] = []
+    stale: dict[str, frozenset[str]] = {}
+    t0 = time.perf_counter()
+    for paper in papers:
+        previous = stored.get(paper.id)
+        if previous is not None and previous.complete and previous.paper_hash == paper.content_hash():
+            report.unchanged += 1
+            continue
+        chunks = chunker.chunk(paper)
+        if not chunks:
+            report.skipped.append(
+                Skipped(paper.source, paper.position, "abstract has no text left to index")
+            )
+            continue
+        if previous is None:
+            report.added += 1
+        else:
+            report.updated += 1
+            stale[paper.id] = previous.chunk_ids
+        todo.append((paper, chunks))
+    report.seconds["chunk"] += time.perf_counter() - t0
+    if not todo:
+        return
+
+    texts = [chunk.embed_text for _, chunks in todo for chunk in chunks]
+    t0 = time.perf_counter()
+    vectors = embedder.embed_documents(texts)
+    report.seconds["embed"] += time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    store.write(todo, np.asarray(vectors), stale=stale)
+    report.seconds["store"] += time.perf_counter() - t0
+    report.chunks_written += len(texts)

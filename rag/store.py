@@ -1,0 +1,274 @@
+"""The vector store: one Chroma collection of chunks, each carrying its paper's metadata.
+
+Embedded ``PersistentClient`` in the data directory by default; ``HttpClient`` when a Chroma
+host is configured. Writes are idempotent ``upsert``s keyed by stable chunk ids, and each
+chunk records its paper's content hash, so a re-run can tell unchanged papers from changed
+or half-written ones without re-embedding anything.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from rag.errors import StoreError
+from rag.records import Chunk, Paper
+
+if TYPE_CHECKING:
+    from chromadb.api import ClientAPI
+    from chromadb.api.models.Collection import Collection
+
+    from rag.settings import Settings
+
+__all__ = ["PaperRow", "Store", "StoredPaper", "open_store"]
+
+_PAGE = 1000  # rows per get() when scanning the collection
+
+
+@dataclass(frozen=True, slots=True)
+class StoredPaper:
+    """What the store holds for one paper: its content hash and its chunk ids."""
+
+    paper_hash: str
+    chunk_ids: frozenset[str]
+    complete: bool  # every chunk agrees on the hash and the count matches n_chunks
+
+
+@dataclass(frozen=True, slots=True)
+class PaperRow:
+    """A paper as listed by ``paperchat papers``."""
+
+    id: str
+    label: str
+    title: str
+    authors: tuple[str, ...]
+    year: int | None
+    source: str
+    position: int
+    n_chunks: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "label": self.label,
+            "title": self.title,
+            "authors": list(self.authors),
+            "year": self.year,
+            "source": self.source,
+            "position": self.position,
+            "n_chunks": self.n_chunks,
+        }
+
+
+def chunk_metadata(paper: Paper, chunk: Chunk, n_chunks: int, paper_hash: str) -> dict[str, Any]:
+    """Chroma metadata for one chunk. Chroma has no nulls: unknown fields are left out."""
+    meta: dict[str, Any] = {
+        "paper_id": paper.id,
+        "chunk_index": chunk.index,
+        "n_chunks": n_chunks,
+        "paper_hash": paper_hash,
+        "label": paper.label,
+        "title": paper.title,
+        "source": paper.source,
+        "position": paper.position,
+        "n_tokens": chunk.n_tokens,
+    }
+    if paper.authors:
+        meta["authors"] = list(paper.authors)
+        meta["authors_lc"] = "; ".join(paper.authors).casefold()
+    if paper.year is not None:
+        meta["year"] = paper.year
+    if paper.url:
+        meta["url"] = paper.url
+    if paper.doi:
+        meta["doi"] = paper.doi
+    if paper.extra:
+        meta["extra"] = json.dumps(paper.extra, ensure_ascii=False, sort_keys=True, default=str)
+    return meta
+
+
+class Store:
+    """A Chroma collection of paper chunks. Build it with :func:`open_store`."""
+
+    def __init__(self, client: ClientAPI, collection: Collection, *, location: str) -> None:
+        self._client = client
+        self._collection = collection
+        self.location = location
+
+    @property
+    def collection_name(self) -> str:
+        return self._collection.name
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def stored(self, paper_ids: Sequence[str]) -> dict[str, StoredPaper]:
+        """What the store holds for these papers (absent ids are left out)."""
+        if not paper_ids:
+            return {}
+        found: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+        for start in range(0, len(paper_ids), 200):
+            batch = list(paper_ids[start : start + 200])
+            result = self._call(
+                "read", self._collection.get, where={"paper_id": {"$in": batch}}, include=["metadatas"]
+            )
+            for cid, meta in zip(result["ids"], result["metadatas"] or [], strict=True):
+                found.setdefault(str(meta["paper_id"]), []).append((cid, dict(meta)))
+        out = {}
+        for pid, rows in found.items():
+            hashes = {m.get("paper_hash") for _, m in rows}
+            counts = {m.get("n_chunks") for _, m in rows}
+            ids = frozenset(cid for cid, _ in rows)
+            complete = (
+                len(hashes) == 1
+                and len(counts) == 1
+                and ids == {f"{pid}#{i}" for i in range(int(next(iter(counts)) or 0))}
+            )
+            out[pid] = StoredPaper(str(next(iter(hashes))), ids, complete)
+        return out
+
+    def count_chunks(self) -> int:
+        return int(self._call("read", self._collection.count))
+
+    def iter_papers(self) -> Iterator[PaperRow]:
+        """Every stored paper once (from its first chunk), in source order."""
+        rows = []
+        for meta in self._scan(where={"chunk_index": 0}):
+            year = meta.get("year")
+            rows.append(
+                PaperRow(
+                    id=str(meta["paper_id"]),
+                    label=str(meta.get("label", "")),
+                    title=str(meta.get("title", "")),
+                    authors=tuple(meta.get("authors") or ()),
+                    year=int(year) if year is not None else None,
+                    source=str(meta.get("source", "")),
+                    position=int(meta.get("position", 0)),
+                    n_chunks=int(meta.get("n_chunks", 1)),
+                )
+            )
+        rows.sort(key=lambda r: (r.source, r.position, r.id))
+        return iter(rows)
+
+    def count_papers(self) -> int:
+        return sum(1 for _ in self._scan(where={"chunk_index": 0}, include=[]))
+
+    def _scan(self, *, where: dict[str, Any], include: list[str] | None = None) -> Iterator[dict]:
+        offset = 0
+        while True:
+            result = self._call(
+                "read",
+                self._collection.get,
+                where=where,
+                include=["metadatas"] if include is None else include,
+                limit=_PAGE,
+                offset=offset,
+            )
+            ids = result["ids"]
+            metas = result["metadatas"] or [{} for _ in ids]
+            yield from (dict(m or {}) for m in metas)
+            if len(ids) < _PAGE:
+                return
+            offset += _PAGE
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def write(
+        self,
+        items: Iterable[tuple[Paper, list[Chunk]]],
+        vectors: np.ndarray,
+        *,
+        stale: dict[str, frozenset[str]] | None = None,
+    ) -> None:
+        """Upsert these papers' chunks (``vectors`` row-aligned with the chunks in order),
+        then delete chunk ids of theirs that the new version no longer has (``stale``)."""
+        ids: list[str] = []
+        docs: list[str] = []
+        metas: list[dict[str, Any]] = []
+        for paper, chunks in items:
+            paper_hash = paper.content_hash()
+            for chunk in chunks:
+                ids.append(chunk.id)
+                docs.append(chunk.text)
+                metas.append(chunk_metadata(paper, chunk, len(chunks), paper_hash))
+        if len(ids) != len(vectors):
+            raise StoreError(f"{len(ids)} chunks but {len(vectors)} vectors; nothing was written")
+        limit = self._client.get_max_batch_size()
+        for start in range(0, len(ids), limit):
+            end = start + limit
+            self._call(
+                "write",
+                self._collection.upsert,
+                ids=ids[start:end],
+                embeddings=np.asarray(vectors[start:end], dtype=np.float32),
+                documents=docs[start:end],
+                metadatas=metas[start:end],
+            )
+        keep = set(ids)
+        obsolete = sorted({cid for cids in (stale or {}).values() for cid in cids} - keep)
+        if obsolete:
+            self._call("write", self._collection.delete, ids=obsolete)
+
+    def reset(self) -> None:
+        """Delete this collection (and only this one) and start it afresh, empty."""
+        name = self._collection.name
+        configuration = {"hnsw": {"space": "cosine"}}
+        self._call("write", self._client.delete_collection, name)
+        self._collection = self._call(
+            "write",
+            self._client.get_or_create_collection,
+            name,
+            embedding_function=None,
+            configuration=configuration,
+        )
+
+    def _call(self, what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except StoreError:
+            raise
+        except Exception as exc:  # chromadb raises many unrelated types; translate at the edge
+            raise StoreError(
+                f"Chroma {what} failed at {self.location}: {type(exc).__name__}: {exc}"
+            ) from exc
+
+
+def open_store(settings: Settings) -> Store:
+    """Open (creating if needed) the collection named from ``settings``."""
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    chroma_settings = ChromaSettings(anonymized_telemetry=False, allow_reset=False)
+    if settings.chroma_host:
+        scheme = "https" if settings.chroma_ssl else "http"
+        location = f"{scheme}://{settings.chroma_host}:{settings.chroma_port}"
+        hint = "is `chroma run` up at that host and port? (PAPERCHAT_CHROMA_HOST/_PORT)"
+    else:
+        path = settings.data_dir / "chroma"
+        location = str(path)
+        hint = "check that PAPERCHAT_DATA_DIR (or --data-dir) is a writable directory"
+    try:
+        if settings.chroma_host:
+            client = chromadb.HttpClient(
+                host=settings.chroma_host,
+                port=settings.chroma_port,
+                ssl=settings.chroma_ssl,
+                settings=chroma_settings,
+            )
+        else:
+            path.mkdir(parents=True, exist_ok=True)
+            client = chromadb.PersistentClient(path=str(path), settings=chroma_settings)
+        collection = client.get_or_create_collection(
+            settings.collection_name(),
+            embedding_function=None,
+            configuration={"hnsw": {"space": "cosine"}},
+            metadata={"embedder": settings.embedder_id, "chunk_tokens": settings.chunk_tokens},
+        )
+    except Exception as exc:  # connection refused, bad path, incompatible on-disk version...
+        raise StoreError(
+            f"cannot open the Chroma store at {location}: {type(exc).__name__}: {exc}; {hint}"
+        ) from exc
+    return Store(client, collection, location=location)

@@ -1,0 +1,46 @@
+"""Deterministic stand-ins for unit tests of our own logic (never for integration tests)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from collections.abc import Sequence
+
+import numpy as np
+
+_WORD = re.compile(r"\w+")
+
+
+class HashEmbedder:
+    """Bag of hashed words -> 64-d unit vectors. Same text, same vector; shared words, near."""
+
+    name = "fake-hash"
+    max_tokens = 256
+
+    def __init__(self, *, delay: float = 0.0) -> None:
+        self.delay = delay
+        self.calls: list[int] = []
+
+    @property
+    def dim(self) -> int:
+        return 64
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        return [len(_WORD.findall(t)) + 2 for t in texts]
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        self.calls.append(len(texts))
+        if self.delay:
+            time.sleep(self.delay)
+        out = np.zeros((len(texts), 64), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in _WORD.findall(text.lower()):
+                h = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=4).digest(), "big")
+                out[row, h % 64] += 1.0 if h & 1 << 20 else -1.0
+            norm = np.linalg.norm(out[row])
+            out[row] = out[row] / norm if norm else np.eye(64, dtype=np.float32)[0]
+        return out
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed_documents([text])[0]

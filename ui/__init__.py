@@ -1,0 +1,1 @@
+"""The Gradio chat (the only package that imports gradio); it arrives with `paperchat serve`."""
