@@ -50,6 +50,9 @@ class PaperRow:
     source: str
     position: int
     n_chunks: int
+    abstract: str = ""
+    url: str = ""
+    doi: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -61,6 +64,8 @@ class PaperRow:
             "source": self.source,
             "position": self.position,
             "n_chunks": self.n_chunks,
+            "url": self.url,
+            "doi": self.doi,
         }
 
 
@@ -77,6 +82,10 @@ def chunk_metadata(paper: Paper, chunk: Chunk, n_chunks: int, paper_hash: str) -
         "position": paper.position,
         "n_tokens": chunk.n_tokens,
     }
+    if chunk.index == 0:
+        # The whole abstract rides on the first chunk: the lexical index is rebuilt from it
+        # and quotes are checked against it, without a second database.
+        meta["abstract"] = paper.abstract
     if paper.authors:
         meta["authors"] = list(paper.authors)
         meta["authors_lc"] = "; ".join(paper.authors).casefold()
@@ -148,6 +157,9 @@ class Store:
                     source=str(meta.get("source", "")),
                     position=int(meta.get("position", 0)),
                     n_chunks=int(meta.get("n_chunks", 1)),
+                    abstract=str(meta.get("abstract", "")),
+                    url=str(meta.get("url", "")),
+                    doi=str(meta.get("doi", "")),
                 )
             )
         rows.sort(key=lambda r: (r.source, r.position, r.id))

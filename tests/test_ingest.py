@@ -15,6 +15,7 @@ import pytest
 
 from ingest.chunk import Chunker
 from ingest.pipeline import ingest_paths
+from rag.records import Paper
 from rag.settings import load_settings
 from rag.store import Store, open_store
 from tests.conftest import ROOT
@@ -57,6 +58,16 @@ def test_sample_corpus_ingests_all_32_papers(store: Store, sample_dir: Path) -> 
     assert store.count_papers() == 32
     assert store.count_chunks() == report.chunks_written >= 32
     _assert_consistent(store)
+    # The whole abstract is kept with the first chunk, verbatim.
+    from ingest.parse import parse_file
+
+    parsed = {
+        p.id: p.abstract
+        for f in sorted(sample_dir.glob("*.txt"))
+        for p in parse_file(f)
+        if isinstance(p, Paper)
+    }
+    assert {row.id: row.abstract for row in store.iter_papers()} == parsed
 
 
 def test_reingest_changes_nothing(store: Store, sample_dir: Path) -> None:
