@@ -8,7 +8,7 @@ is finished by the next run (a paper counts as stored only when all its chunks a
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -156,7 +156,11 @@ def _store_batch(
     t0 = time.perf_counter()
     for paper in papers:
         previous = stored.get(paper.id)
-        if previous is not None and previous.complete and previous.paper_hash == paper.content_hash():
+        if (
+            previous is not None
+            and previous.complete
+            and previous.paper_hash == paper.content_hash()
+        ):
             report.unchanged += 1
             continue
         chunks = chunker.chunk(paper)

@@ -61,9 +61,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print as JSON")
     p.add_argument("--limit", type=int, metavar="N", help="show at most N papers")
 
-    p = sub.add_parser(
-        "reset", parents=[common], help="delete the index for the current settings"
-    )
+    p = sub.add_parser("reset", parents=[common], help="delete the index for the current settings")
     p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     return parser
 
@@ -190,8 +188,10 @@ def _papers(args: argparse.Namespace, settings: Settings) -> int:
         authors = ", ".join(row.authors[:3]) + (" et al." if len(row.authors) > 3 else "")
         year = str(row.year) if row.year else "----"
         name = row.title or row.label
-        print(f"{row.id:<22} {year}  {name[:48]:<48}  {authors[:40]:<40}  "
-              f"{Path(row.source).name}:{row.position}")
+        print(
+            f"{row.id:<22} {year}  {name[:48]:<48}  {authors[:40]:<40}  "
+            f"{Path(row.source).name}:{row.position}"
+        )
     return EXIT_OK
 
 

@@ -15,9 +15,7 @@ __all__ = ["evaluate", "mrr_at", "ndcg_at", "recall_at"]
 
 def ndcg_at(ranked: Sequence[str], rels: Mapping[str, float], k: int) -> float:
     """nDCG@k with gain = relevance and a log2(rank + 1) discount."""
-    dcg = sum(
-        rels.get(doc, 0.0) / math.log2(rank + 2) for rank, doc in enumerate(ranked[:k])
-    )
+    dcg = sum(rels.get(doc, 0.0) / math.log2(rank + 2) for rank, doc in enumerate(ranked[:k]))
     ideal = sorted((r for r in rels.values() if r > 0), reverse=True)[:k]
     idcg = sum(r / math.log2(rank + 2) for rank, r in enumerate(ideal))
     return dcg / idcg if idcg else 0.0

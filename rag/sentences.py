@@ -11,8 +11,46 @@ __all__ = ["split_sentences"]
 
 # Tokens after which a period does not end a sentence.
 _ABBREVIATIONS = frozenset(
-    "e.g i.e et al etc vs cf fig figs eq eqs ref refs no nos approx resp ca dr mr ms prof "
-    "sec sect tab vol pp ch st jr sr inc ltd co corp u.s u.k e.u".split()
+    [
+        "e.g",
+        "i.e",
+        "et",
+        "al",
+        "etc",
+        "vs",
+        "cf",
+        "fig",
+        "figs",
+        "eq",
+        "eqs",
+        "ref",
+        "refs",
+        "no",
+        "nos",
+        "approx",
+        "resp",
+        "ca",
+        "dr",
+        "mr",
+        "ms",
+        "prof",
+        "sec",
+        "sect",
+        "tab",
+        "vol",
+        "pp",
+        "ch",
+        "st",
+        "jr",
+        "sr",
+        "inc",
+        "ltd",
+        "co",
+        "corp",
+        "u.s",
+        "u.k",
+        "e.u",
+    ]
 )
 # A candidate boundary: end punctuation (maybe closing quote/bracket), whitespace, then
 # something that can start a sentence.

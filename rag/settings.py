@@ -54,7 +54,9 @@ class Settings(BaseSettings):
         default="text-embedding-3-small",
         description="Embedding model name when embedder=openai.",
     )
-    embed_batch_size: int = Field(default=32, ge=1, le=1024, description="Texts per embedding call.")
+    embed_batch_size: int = Field(
+        default=32, ge=1, le=1024, description="Texts per embedding call."
+    )
     embed_threads: int = Field(
         default=0, ge=0, le=256, description="ONNX Runtime intra-op threads; 0 = one per core."
     )
@@ -104,7 +106,9 @@ class Settings(BaseSettings):
 
     def collection_name(self) -> str:
         """Named from everything that changes the vectors, so a change never mixes them."""
-        key = f"{self.embedder_id}|{self.tiktoken_encoding}|{self.chunk_tokens}|{self.chunk_overlap}"
+        key = (
+            f"{self.embedder_id}|{self.tiktoken_encoding}|{self.chunk_tokens}|{self.chunk_overlap}"
+        )
         slug = re.sub(r"[^a-zA-Z0-9_-]+", "-", self.embedder_id).strip("-")[:40]
         digest = hashlib.sha256(key.encode()).hexdigest()[:8]
         return f"{self.collection_prefix}-{slug}-c{self.chunk_tokens}o{self.chunk_overlap}-{digest}"

@@ -9,6 +9,7 @@ or half-written ones without re-embedding anything.
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -122,7 +123,10 @@ class Store:
         for start in range(0, len(paper_ids), 200):
             batch = list(paper_ids[start : start + 200])
             result = self._call(
-                "read", self._collection.get, where={"paper_id": {"$in": batch}}, include=["metadatas"]
+                "read",
+                self._collection.get,
+                where={"paper_id": {"$in": batch}},
+                include=["metadatas"],
             )
             for cid, meta in zip(result["ids"], result["metadatas"] or [], strict=True):
                 found.setdefault(str(meta["paper_id"]), []).append((cid, dict(meta)))
@@ -138,6 +142,14 @@ class Store:
             )
             out[pid] = StoredPaper(str(next(iter(hashes))), ids, complete)
         return out
+
+    def generation(self) -> str:
+        """A token that changes whenever any writer changes the collection (indexes built
+        from the store record it, to know when they are stale)."""
+        current = self._call(
+            "read", self._client.get_collection, self._collection.name, embedding_function=None
+        )
+        return str((current.metadata or {}).get("generation", "0"))
 
     def count_chunks(self) -> int:
         return int(self._call("read", self._collection.count))
@@ -223,19 +235,23 @@ class Store:
         obsolete = sorted({cid for cids in (stale or {}).values() for cid in cids} - keep)
         if obsolete:
             self._call("write", self._collection.delete, ids=obsolete)
+        if ids or obsolete:
+            self._bump_generation()
+
+    def _bump_generation(self) -> None:
+        current = self._call(
+            "read", self._client.get_collection, self._collection.name, embedding_function=None
+        )
+        metadata = dict(current.metadata or {}) | {"generation": uuid.uuid4().hex}
+        self._call("write", self._collection.modify, metadata=metadata)
 
     def reset(self) -> None:
         """Delete this collection (and only this one) and start it afresh, empty."""
-        name = self._collection.name
-        configuration = {"hnsw": {"space": "cosine"}}
+        name, metadata = self._collection.name, dict(self._collection.metadata or {})
+        metadata.pop("generation", None)
         self._call("write", self._client.delete_collection, name)
-        self._collection = self._call(
-            "write",
-            self._client.get_or_create_collection,
-            name,
-            embedding_function=None,
-            configuration=configuration,
-        )
+        self._collection = self._call("write", _get_or_create, self._client, name, metadata)
+        self._bump_generation()
 
     def _call(self, what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
         try:
@@ -246,6 +262,16 @@ class Store:
             raise StoreError(
                 f"Chroma {what} failed at {self.location}: {type(exc).__name__}: {exc}"
             ) from exc
+
+
+def _get_or_create(client: ClientAPI, name: str, metadata: dict[str, Any]) -> Collection:
+    # We always pass vectors ourselves: no embedding function, cosine space.
+    return client.get_or_create_collection(
+        name,
+        embedding_function=None,
+        configuration={"hnsw": {"space": "cosine"}},
+        metadata=metadata,
+    )
 
 
 def open_store(settings: Settings) -> Store:
@@ -273,11 +299,14 @@ def open_store(settings: Settings) -> Store:
         else:
             path.mkdir(parents=True, exist_ok=True)
             client = chromadb.PersistentClient(path=str(path), settings=chroma_settings)
-        collection = client.get_or_create_collection(
+        collection = _get_or_create(
+            client,
             settings.collection_name(),
-            embedding_function=None,
-            configuration={"hnsw": {"space": "cosine"}},
-            metadata={"embedder": settings.embedder_id, "chunk_tokens": settings.chunk_tokens},
+            {
+                "embedder": settings.embedder_id,
+                "chunk_tokens": settings.chunk_tokens,
+                "chunk_overlap": settings.chunk_overlap,
+            },
         )
     except Exception as exc:  # connection refused, bad path, incompatible on-disk version...
         raise StoreError(

@@ -50,7 +50,16 @@ def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[st
     path = tmp_path_factory.mktemp("chroma-server")
     log = open(path / "server.log", "wb")  # noqa: SIM115 - closed below
     proc = subprocess.Popen(
-        [str(chroma), "run", "--path", str(path / "db"), "--host", "127.0.0.1", "--port", str(port)],
+        [
+            str(chroma),
+            "run",
+            "--path",
+            str(path / "db"),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ],
         stdout=log,
         stderr=subprocess.STDOUT,
         env={**os.environ, "ANONYMIZED_TELEMETRY": "False"},

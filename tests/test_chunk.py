@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from ingest.chunk import Chunker
@@ -41,7 +43,7 @@ def test_long_abstract_chunks_fit_budget_overlap_and_cover_every_sentence(n: int
     seen = [s for c in chunks for s in split_sentences(c.text)]
     assert sorted(set(seen), key=sentences.index) == sentences
     # Consecutive chunks share whole sentences (the overlap), never more than `overlap`.
-    for a, b in zip(chunks, chunks[1:], strict=False):
+    for a, b in itertools.pairwise(chunks):
         shared = [s for s in split_sentences(b.text) if s in split_sentences(a.text)]
         assert shared, "expected sentence overlap"
         assert _tokens(" ".join(shared)) <= 24

@@ -34,7 +34,11 @@ def _write_jsonl(path: Path, n: int, *, sentences: int = 3, start: int = 0) -> P
 
 def _run(paths: list[Path], store: Store, **kw):  # type: ignore[no-untyped-def]
     return ingest_paths(
-        paths, store=store, embedder=HashEmbedder(), chunker=Chunker(chunk_tokens=64, overlap=8), **kw
+        paths,
+        store=store,
+        embedder=HashEmbedder(),
+        chunker=Chunker(chunk_tokens=64, overlap=8),
+        **kw,
     )
 
 

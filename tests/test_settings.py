@@ -55,9 +55,7 @@ def test_openai_variables_keep_their_usual_names(monkeypatch: pytest.MonkeyPatch
     assert s.openai_base_url == "http://127.0.0.1:9/v1"
 
 
-def test_dotenv_file_is_read_and_env_wins(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_dotenv_file_is_read_and_env_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / ".env").write_text("PAPERCHAT_CHUNK_TOKENS=300\nPAPERCHAT_EMBED_BATCH_SIZE=8\n")
     monkeypatch.setenv("PAPERCHAT_EMBED_BATCH_SIZE", "16")
     s = load_settings()

@@ -1,0 +1,174 @@
+"""The lexical side of retrieval: BM25 over each paper's title and abstract (bm25s).
+
+Chroma has no local BM25 ranking, so this index lives beside it in the data directory. It
+is built from the store's own contents (each paper's abstract rides on its first chunk),
+saved once per ingest, and loaded once at start-up; a search never rebuilds it. The
+store's *generation* it was built from is saved with it, so a process sharing a Chroma
+server with other writers can tell when to refresh.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    import bm25s
+
+    from rag.store import PaperRow
+
+__all__ = ["Bm25Params", "LexicalIndex"]
+
+_FORMAT = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Bm25Params:
+    """BM25 variant and its constants; part of the saved index (a change rebuilds it)."""
+
+    k1: float = 0.9
+    b: float = 0.4
+    method: str = "lucene"
+    stem: bool = True
+    stopwords: str = "en"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "k1": self.k1,
+            "b": self.b,
+            "method": self.method,
+            "stem": self.stem,
+            "stopwords": self.stopwords,
+        }
+
+
+def _stemmer(params: Bm25Params) -> Any:
+    if not params.stem:
+        return None
+    import Stemmer  # PyStemmer
+
+    return Stemmer.Stemmer("english").stemWords
+
+
+def paper_text(row: PaperRow) -> str:
+    """What BM25 sees of a paper: its title (or label) and its abstract."""
+    return f"{row.title or row.label}\n{row.abstract}"
+
+
+class LexicalIndex:
+    """BM25 over papers. ``paper_ids[i]`` is document ``i``."""
+
+    def __init__(
+        self, retriever: bm25s.BM25, paper_ids: list[str], *, params: Bm25Params, generation: str
+    ) -> None:
+        self._retriever = retriever
+        self.paper_ids = paper_ids
+        self.params = params
+        self.generation = generation
+        self._position = {pid: i for i, pid in enumerate(paper_ids)}
+        self._stem = _stemmer(params)
+
+    def __len__(self) -> int:
+        return len(self.paper_ids)
+
+    @classmethod
+    def build(
+        cls, rows: Iterable[PaperRow], *, params: Bm25Params, generation: str
+    ) -> LexicalIndex:
+        import bm25s
+
+        rows = list(rows)
+        texts = [paper_text(r) for r in rows]
+        retriever = bm25s.BM25(k1=params.k1, b=params.b, method=params.method)
+        if texts:
+            tokens = bm25s.tokenize(
+                texts, stopwords=params.stopwords, stemmer=_stemmer(params), show_progress=False
+            )
+            retriever.index(tokens, show_progress=False)
+        return cls(retriever, [r.id for r in rows], params=params, generation=generation)
+
+    def search(
+        self, query: str, *, k: int, allowed: np.ndarray | None = None
+    ) -> list[tuple[str, float]]:
+        """Top ``k`` papers as (paper_id, score), best first; only papers with a positive
+        score. ``allowed`` is a boolean mask over :attr:`paper_ids` (filters)."""
+        import bm25s
+
+        if not self.paper_ids or k <= 0:
+            return []
+        tokens = bm25s.tokenize(
+            [query],
+            stopwords=self.params.stopwords,
+            stemmer=self._stem,
+            return_ids=False,
+            show_progress=False,
+        )[0]
+        vocab = self._retriever.vocab_dict
+        ids = [vocab[t] for t in tokens if t in vocab]
+        if not ids:
+            return []
+        scores = self._retriever.get_scores(ids)
+        if allowed is not None:
+            scores = np.where(allowed, scores, 0.0)
+        k = min(k, len(scores))
+        top = np.argpartition(-scores, k - 1)[:k]
+        top = top[np.argsort(-scores[top], kind="stable")]
+        return [(self.paper_ids[i], float(scores[i])) for i in top if scores[i] > 0]
+
+    def mask(self, paper_ids: Sequence[str] | set[str]) -> np.ndarray:
+        """A boolean mask over the index for these papers (unknown ids ignored)."""
+        out = np.zeros(len(self.paper_ids), dtype=bool)
+        for pid in paper_ids:
+            i = self._position.get(pid)
+            if i is not None:
+                out[i] = True
+        return out
+
+    # -- persistence -------------------------------------------------------------------------
+
+    def save(self, directory: Path) -> None:
+        """Write atomically: a reader sees the old index or the new one, never half."""
+        directory.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".lexical-", dir=directory.parent))
+        try:
+            if self.paper_ids:
+                self._retriever.save(str(tmp / "bm25"), show_progress=False)
+            meta = {
+                "format": _FORMAT,
+                "params": self.params.to_json(),
+                "generation": self.generation,
+                "paper_ids": self.paper_ids,
+            }
+            (tmp / "meta.json").write_text(json.dumps(meta))
+            old = directory.with_name(directory.name + ".old")
+            if directory.exists():
+                os.replace(directory, old)
+            os.replace(tmp, directory)
+            shutil.rmtree(old, ignore_errors=True)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    @classmethod
+    def load(cls, directory: Path, *, params: Bm25Params) -> LexicalIndex | None:
+        """The saved index, or None if there is none or it was built differently."""
+        import bm25s
+
+        try:
+            meta = json.loads((directory / "meta.json").read_text())
+        except (OSError, ValueError):
+            return None
+        if meta.get("format") != _FORMAT or meta.get("params") != params.to_json():
+            return None
+        if meta["paper_ids"]:
+            retriever = bm25s.BM25.load(str(directory / "bm25"), mmap=False, show_progress=False)
+        else:
+            retriever = bm25s.BM25(k1=params.k1, b=params.b, method=params.method)
+        return cls(retriever, list(meta["paper_ids"]), params=params, generation=meta["generation"])
