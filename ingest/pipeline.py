@@ -19,6 +19,7 @@ from ingest.chunk import Chunker
 from ingest.parse import iter_input_files, parse_file
 from rag.errors import IngestError
 from rag.records import Chunk, Notice, Paper, Skipped
+from rag.store import stored_hash
 
 if TYPE_CHECKING:
     from rag.embed import Embedder
@@ -159,7 +160,7 @@ def _store_batch(
         if (
             previous is not None
             and previous.complete
-            and previous.paper_hash == paper.content_hash()
+            and previous.paper_hash == stored_hash(paper)
         ):
             report.unchanged += 1
             continue

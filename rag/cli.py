@@ -54,6 +54,40 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
 
+    p = sub.add_parser(
+        "search",
+        parents=[common],
+        help="find the papers most relevant to a query",
+        description="Hybrid (dense + BM25) search over the stored papers, each paper once.",
+    )
+    p.add_argument("query", metavar="QUERY", help="a question or keywords")
+    p.add_argument("-k", type=int, default=10, metavar="N", help="papers to return (default 10)")
+    p.add_argument("--mode", choices=["hybrid", "dense", "lexical"], default="hybrid")
+    _filter_args(p)
+    p.add_argument("--json", action="store_true", help="print hits as JSON")
+
+    p = sub.add_parser("eval", parents=[common], help="measure retrieval quality")
+    eval_sub = p.add_subparsers(dest="what", metavar="WHAT", required=True)
+    p = eval_sub.add_parser(
+        "retrieval",
+        parents=[common],
+        help="nDCG@10, recall@10/100 and MRR@10 on a BEIR-style dataset",
+        description="Index a BEIR-style corpus into its own cached data directory (a second "
+        "run reuses it), run every judged query and print standard retrieval metrics.",
+    )
+    p.add_argument("--corpus", type=Path, required=True, help="corpus.jsonl (_id, title, text)")
+    p.add_argument("--queries", type=Path, required=True, help="queries.jsonl (_id, text)")
+    p.add_argument(
+        "--qrels", type=Path, required=True, help="qrels TSV (query-id, corpus-id, score)"
+    )
+    p.add_argument(
+        "--mode",
+        choices=["hybrid", "dense", "lexical", "all"],
+        default="hybrid",
+        help="'all' reports dense, lexical and hybrid side by side",
+    )
+    p.add_argument("--json", action="store_true", help="print results as JSON")
+
     p = sub.add_parser("stats", parents=[common], help="what the index holds")
     p.add_argument("--json", action="store_true", help="print as JSON")
 
@@ -66,6 +100,13 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _filter_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--year-from", type=int, metavar="Y", help="only papers from year Y on")
+    p.add_argument("--year-to", type=int, metavar="Y", help="only papers up to year Y")
+    p.add_argument("--author", metavar="A", help="only papers with an author containing A")
+    p.add_argument("--source", metavar="S", help="only papers whose source file contains S")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
@@ -76,7 +117,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         from rag.settings import load_settings
 
         settings = load_settings(data_dir=args.data_dir)
-        handler = {"ingest": _ingest, "stats": _stats, "papers": _papers, "reset": _reset}
+        handler = {
+            "ingest": _ingest,
+            "search": _search,
+            "eval": _eval,
+            "stats": _stats,
+            "papers": _papers,
+            "reset": _reset,
+        }
         return handler[args.command](args, settings)
     except PaperchatError as exc:
         print(f"paperchat: error: {exc}", file=sys.stderr)
@@ -130,6 +178,9 @@ def _ingest(args: argparse.Namespace, settings: Settings) -> int:
     finally:
         if bar is not None:
             bar.close()
+    from rag.retrieve import Retriever
+
+    Retriever.from_settings(settings, store, embedder).index  # noqa: B018 - bring BM25 up to date
     if args.json:
         out = report.to_json() | {"collection": store.collection_name, "store": store.location}
         _print_json(out)
@@ -152,6 +203,63 @@ def _ingest(args: argparse.Namespace, settings: Settings) -> int:
                 file=sys.stderr,
             )
     return EXIT_OK if report.ok else EXIT_PARTIAL
+
+
+def _search(args: argparse.Namespace, settings: Settings) -> int:
+    from rag.embed import make_embedder
+    from rag.retrieve import Filters, Retriever
+
+    filters = Filters(
+        year_from=args.year_from,
+        year_to=args.year_to,
+        author=args.author or "",
+        source=args.source or "",
+    )
+    retriever = Retriever.from_settings(settings, _open(settings), make_embedder(settings))
+    hits = retriever.search(args.query, k=args.k, filters=filters, mode=args.mode)
+    if args.json:
+        _print_json([h.to_json() for h in hits])
+        return EXIT_OK
+    if not hits:
+        print("no papers match" + (" these filters" if filters else ""))
+    for rank, hit in enumerate(hits, 1):
+        p = hit.paper
+        authors = ", ".join(p.authors[:3]) + (" et al." if len(p.authors) > 3 else "")
+        head = f"[{rank}] {p.title or p.label}"
+        meta = " · ".join(x for x in (authors, str(p.year or ""), Path(p.source).name) if x)
+        print(f"{head}  ({hit.score:.3f})\n    {meta}\n    {_shorten(hit.snippet, 220)}")
+    return EXIT_OK
+
+
+def _eval(args: argparse.Namespace, settings: Settings) -> int:
+    from rag.embed import make_embedder
+    from rag.evaluate import eval_retrieval
+
+    modes = ["dense", "lexical", "hybrid"] if args.mode == "all" else [args.mode]
+    results = eval_retrieval(
+        corpus=args.corpus,
+        queries=args.queries,
+        qrels=args.qrels,
+        settings=settings,
+        embedder=make_embedder(settings),
+        modes=modes,
+        on_status=None if args.json else lambda msg: print(msg, file=sys.stderr),
+    )
+    if args.json:
+        _print_json([r.to_json() for r in results])
+        return EXIT_OK
+    print(f"{'mode':<8}{'queries':>8}{'nDCG@10':>9}{'R@10':>8}{'R@100':>8}{'MRR@10':>8}{'s':>7}")
+    for r in results:
+        m = r.metrics
+        print(
+            f"{r.mode:<8}{r.queries:>8}{m['ndcg@10']:>9.4f}{m['recall@10']:>8.4f}"
+            f"{m['recall@100']:>8.4f}{m['mrr@10']:>8.4f}{r.seconds:>7.1f}"
+        )
+    return EXIT_OK
+
+
+def _shorten(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1].rsplit(" ", 1)[0] + " …"
 
 
 def _stats(args: argparse.Namespace, settings: Settings) -> int:

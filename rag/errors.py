@@ -8,6 +8,7 @@ __all__ = [
     "IngestError",
     "PaperchatError",
     "ParseError",
+    "QueryError",
     "StoreError",
 ]
 
@@ -41,3 +42,7 @@ class EmbedderError(PaperchatError):
 
 class StoreError(PaperchatError):
     """The vector store cannot be opened, read or written."""
+
+
+class QueryError(PaperchatError):
+    """A question or search request cannot be run as given (empty, bad option)."""

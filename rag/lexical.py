@@ -9,6 +9,7 @@ server with other writers can tell when to refresh.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -64,16 +65,23 @@ def paper_text(row: PaperRow) -> str:
 
 
 class LexicalIndex:
-    """BM25 over papers. ``paper_ids[i]`` is document ``i``."""
+    """BM25 over papers, and the catalogue of those papers (their metadata, for filters
+    and display). ``paper_ids[i]`` is document ``i``."""
 
     def __init__(
-        self, retriever: bm25s.BM25, paper_ids: list[str], *, params: Bm25Params, generation: str
+        self,
+        retriever: bm25s.BM25,
+        rows: list[PaperRow],
+        *,
+        params: Bm25Params,
+        generation: str,
     ) -> None:
         self._retriever = retriever
-        self.paper_ids = paper_ids
+        self.paper_ids = [r.id for r in rows]
+        self.rows = {r.id: r for r in rows}
         self.params = params
         self.generation = generation
-        self._position = {pid: i for i, pid in enumerate(paper_ids)}
+        self._position = {pid: i for i, pid in enumerate(self.paper_ids)}
         self._stem = _stemmer(params)
 
     def __len__(self) -> int:
@@ -93,7 +101,9 @@ class LexicalIndex:
                 texts, stopwords=params.stopwords, stemmer=_stemmer(params), show_progress=False
             )
             retriever.index(tokens, show_progress=False)
-        return cls(retriever, [r.id for r in rows], params=params, generation=generation)
+        # The catalogue keeps no abstracts: they stay in the store, and memory stays small.
+        rows = [dataclasses.replace(r, abstract="") for r in rows]
+        return cls(retriever, rows, params=params, generation=generation)
 
     def search(
         self, query: str, *, k: int, allowed: np.ndarray | None = None
@@ -145,8 +155,10 @@ class LexicalIndex:
                 "format": _FORMAT,
                 "params": self.params.to_json(),
                 "generation": self.generation,
-                "paper_ids": self.paper_ids,
             }
+            with (tmp / "papers.jsonl").open("w", encoding="utf-8") as fh:
+                for pid in self.paper_ids:
+                    fh.write(json.dumps(self.rows[pid].to_json(), ensure_ascii=False) + "\n")
             (tmp / "meta.json").write_text(json.dumps(meta))
             old = directory.with_name(directory.name + ".old")
             if directory.exists():
@@ -167,8 +179,17 @@ class LexicalIndex:
             return None
         if meta.get("format") != _FORMAT or meta.get("params") != params.to_json():
             return None
-        if meta["paper_ids"]:
-            retriever = bm25s.BM25.load(str(directory / "bm25"), mmap=False, show_progress=False)
-        else:
-            retriever = bm25s.BM25(k1=params.k1, b=params.b, method=params.method)
-        return cls(retriever, list(meta["paper_ids"]), params=params, generation=meta["generation"])
+        from rag.store import PaperRow
+
+        try:
+            with (directory / "papers.jsonl").open(encoding="utf-8") as fh:
+                rows = [PaperRow.from_json(json.loads(line)) for line in fh]
+            if rows:
+                retriever = bm25s.BM25.load(
+                    str(directory / "bm25"), mmap=False, show_progress=False
+                )
+            else:
+                retriever = bm25s.BM25(k1=params.k1, b=params.b, method=params.method)
+        except (OSError, ValueError, KeyError):
+            return None  # damaged or half-written by an old version: rebuild
+        return cls(retriever, rows, params=params, generation=meta["generation"])

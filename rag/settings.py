@@ -69,6 +69,25 @@ class Settings(BaseSettings):
     tiktoken_encoding: Literal["cl100k_base", "o200k_base"] = Field(
         default="cl100k_base", description="tiktoken encoding used to count tokens."
     )
+    retrieval_pool: int = Field(
+        default=400,
+        ge=10,
+        le=10_000,
+        description="Candidates taken from each side (dense chunks, lexical papers) before fusion.",
+    )
+    fusion_alpha: float = Field(
+        default=0.5,
+        ge=0.0,
+        le=1.0,
+        description="Weight of the dense side in hybrid fusion (1 - alpha for lexical).",
+    )
+    bm25_k1: float = Field(default=0.9, ge=0.0, le=10.0, description="BM25 term saturation k1.")
+    bm25_b: float = Field(default=0.4, ge=0.0, le=1.0, description="BM25 length normalisation b.")
+    index_refresh_seconds: float = Field(
+        default=2.0,
+        ge=0.0,
+        description="How often a running process checks the store for other writers' changes.",
+    )
     openai_api_key: SecretStr = Field(
         default=SecretStr(""),
         validation_alias=AliasChoices("OPENAI_API_KEY", "PAPERCHAT_OPENAI_API_KEY"),

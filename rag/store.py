@@ -25,9 +25,17 @@ if TYPE_CHECKING:
 
     from rag.settings import Settings
 
-__all__ = ["PaperRow", "Store", "StoredPaper", "open_store"]
+__all__ = ["PaperRow", "Store", "StoredPaper", "open_store", "stored_hash"]
 
 _PAGE = 1000  # rows per get() when scanning the collection
+# What a chunk's metadata holds. Bump it when that changes: every stored paper then counts
+# as changed, and the next ingest rewrites it in the new layout.
+LAYOUT = 2
+
+
+def stored_hash(paper: Paper) -> str:
+    """The hash a stored paper carries: its content and the metadata layout."""
+    return f"{LAYOUT}:{paper.content_hash()}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +76,21 @@ class PaperRow:
             "url": self.url,
             "doi": self.doi,
         }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> PaperRow:
+        return cls(
+            id=str(data["id"]),
+            label=str(data.get("label", "")),
+            title=str(data.get("title", "")),
+            authors=tuple(data.get("authors") or ()),
+            year=data.get("year"),
+            source=str(data.get("source", "")),
+            position=int(data.get("position", 0)),
+            n_chunks=int(data.get("n_chunks", 1)),
+            url=str(data.get("url", "")),
+            doi=str(data.get("doi", "")),
+        )
 
 
 def chunk_metadata(paper: Paper, chunk: Chunk, n_chunks: int, paper_hash: str) -> dict[str, Any]:
@@ -151,6 +174,44 @@ class Store:
         )
         return str((current.metadata or {}).get("generation", "0"))
 
+    def query(
+        self, vector: np.ndarray, *, n: int, where: dict[str, Any] | None = None
+    ) -> tuple[list[str], list[float]]:
+        """Nearest chunks to ``vector``: (chunk ids, cosine distances), nearest first."""
+        total = self.count_chunks()
+        if total == 0:
+            return [], []
+        result = self._call(
+            "query",
+            self._collection.query,
+            query_embeddings=[np.asarray(vector, dtype=np.float32)],
+            n_results=min(n, total),
+            where=where,
+            include=["distances"],
+        )
+        return list(result["ids"][0]), [float(d) for d in result["distances"][0]]
+
+    def chunks_of(self, paper_ids: Sequence[str]) -> list[tuple[str, int, str, np.ndarray]]:
+        """(chunk id, index, text, vector) of every chunk of these papers."""
+        if not paper_ids:
+            return []
+        result = self._call(
+            "read",
+            self._collection.get,
+            where={"paper_id": {"$in": list(paper_ids)}},
+            include=["documents", "metadatas", "embeddings"],
+        )
+        return [
+            (cid, int(meta["chunk_index"]), doc, np.asarray(emb, dtype=np.float32))
+            for cid, meta, doc, emb in zip(
+                result["ids"],
+                result["metadatas"],
+                result["documents"],
+                result["embeddings"],
+                strict=True,
+            )
+        ]
+
     def count_chunks(self) -> int:
         return int(self._call("read", self._collection.count))
 
@@ -213,7 +274,7 @@ class Store:
         docs: list[str] = []
         metas: list[dict[str, Any]] = []
         for paper, chunks in items:
-            paper_hash = paper.content_hash()
+            paper_hash = stored_hash(paper)
             for chunk in chunks:
                 ids.append(chunk.id)
                 docs.append(chunk.text)

@@ -21,7 +21,7 @@ from rag.errors import ConfigError
 if TYPE_CHECKING:
     import tiktoken
 
-__all__ = ["get_encoding"]
+__all__ = ["get_encoding", "truncate_tokens"]
 
 _URLS = {
     "cl100k_base": "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken",
@@ -60,3 +60,12 @@ def get_encoding(name: str = "cl100k_base") -> tiktoken.Encoding:
     import tiktoken
 
     return tiktoken.get_encoding(name)
+
+
+def truncate_tokens(text: str, max_tokens: int, *, encoding: str = "cl100k_base") -> str:
+    """``text`` cut to its first ``max_tokens`` tokens (whole text if it fits)."""
+    enc = get_encoding(encoding)
+    tokens = enc.encode(text, disallowed_special=())
+    if len(tokens) <= max_tokens:
+        return text
+    return enc.decode(tokens[:max_tokens])
