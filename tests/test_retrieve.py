@@ -171,3 +171,27 @@ def test_lexical_index_is_rebuilt_when_damaged(setup: tuple[Store, Retriever]) -
     (retriever.index_dir / "papers.jsonl").write_text("{not json")
     fresh = Retriever(store, HashEmbedder(), index_dir=retriever.index_dir, refresh_seconds=0)
     assert len(fresh.index) == len(PAPERS)
+
+
+@pytest.mark.integration
+def test_workers_sharing_a_chroma_server_see_each_others_papers(
+    chroma_server: tuple[str, int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    host, port = chroma_server
+    monkeypatch.setenv("PAPERCHAT_CHROMA_HOST", host)
+    monkeypatch.setenv("PAPERCHAT_CHROMA_PORT", str(port))
+    monkeypatch.setenv("PAPERCHAT_COLLECTION_PREFIX", f"w{tmp_path.name[-12:].replace('_', '')}")
+    # Two "workers": separate data dirs (their own lexical copies), one shared collection.
+    settings_a = load_settings(data_dir=tmp_path / "worker-a")
+    settings_b = load_settings(data_dir=tmp_path / "worker-b")
+    store_a, store_b = open_store(settings_a), open_store(settings_b)
+    try:
+        reader = Retriever(store_b, HashEmbedder(), index_dir=lexical_dir(settings_b, store_b),
+                           refresh_seconds=0)  # fmt: skip
+        assert reader.search("federated privacy", k=3) == []
+        _ingest([_write(tmp_path / "papers.jsonl", PAPERS)], store_a)
+        hits = reader.search("federated privacy", k=3, mode="lexical")
+        assert hits[0].paper.id == "fed"
+        assert reader.search("federated privacy", k=1, mode="dense")
+    finally:
+        store_a.reset()
