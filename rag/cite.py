@@ -1,0 +1,361 @@
+"""Citation checking: the markers in an answer -> the sources they really point at.
+
+An answerer sees numbered sources [1]..[k] and writes markers into its answer. Models drift
+(0-based numbers, [5] of four sources, ranges, duplicates), so an answer is never shown as
+written: ``check_citations`` keeps only numbers that point at a source, renumbers the sources
+in order of first use, and quotes for each the abstract sentence(s) that best support the
+claims citing it. Pure logic: no I/O, no models, fast.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from rag.sentences import split_sentences
+
+if TYPE_CHECKING:
+    from rag.store import PaperRow
+
+__all__ = [
+    "MARKER",
+    "CheckedAnswer",
+    "Citation",
+    "Source",
+    "check_citations",
+    "parse_markers",
+    "verify_quote",
+]
+
+# A range wider than this ("[1-100]") is prose, not a citation.
+MAX_RANGE = 20
+
+_DASHES = "-\u2010\u2011\u2012\u2013\u2014"  # hyphen-minus, hyphens, figure/en/em dash
+# Numbers have at most three digits, so years ("[2024]") are never markers.
+_ITEM = rf"(?:\d{{1,3}}\s*[{_DASHES}]\s*\d{{1,3}}|[-\u2212]?\d{{1,3}})"
+MARKER = re.compile(rf"\[\s*{_ITEM}(?:\s*[,;]\s*{_ITEM})*\s*\]")
+_RANGE = re.compile(rf"(\d+)\s*[{_DASHES}]\s*(\d+)")
+
+# A pair of adjacent abstract sentences is quoted together when the weaker one scores at
+# least this share of the stronger one and adds claim words the stronger one lacks.
+_CLOSE = 0.8
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """One numbered source offered to an answerer; ``n`` is 1-based."""
+
+    n: int
+    paper_id: str
+    label: str
+    title: str
+    authors: tuple[str, ...]
+    year: int | None
+    source: str  # the file the paper was ingested from
+    abstract: str  # the stored abstract, verbatim
+
+    @classmethod
+    def from_paper(cls, n: int, paper: PaperRow) -> Source:
+        return cls(
+            n=n,
+            paper_id=paper.id,
+            label=paper.label,
+            title=paper.title,
+            authors=tuple(paper.authors),
+            year=paper.year,
+            source=paper.source,
+            abstract=paper.abstract,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """A source the final answer really cites, renumbered ``n`` = 1..m by first use."""
+
+    n: int
+    source: Source  # the original source; source.n is its number in the prompt
+    quote: str  # verbatim sentence(s) of source.abstract supporting the citing claims
+
+    def to_json(self) -> dict[str, Any]:
+        s = self.source
+        return {
+            "n": self.n,
+            "paper_id": s.paper_id,
+            "label": s.label,
+            "title": s.title,
+            "authors": list(s.authors),
+            "year": s.year,
+            "source": s.source,
+            "quote": self.quote,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class CheckedAnswer:
+    """The answer with markers renumbered and bad ones removed, and what it cites.
+
+    Every marker in ``text`` is within 1..len(citations), every citation is used, and
+    ``citations[i].n == i + 1``. ``dropped`` lists each removed number as ``"[k]"``, once per
+    occurrence, in text order.
+    """
+
+    text: str
+    citations: tuple[Citation, ...]
+    dropped: tuple[str, ...]
+
+
+# -- markers ------------------------------------------------------------------------------
+
+
+def _numbers(marker: str) -> list[int] | None:
+    """The numbers in one MARKER match, ranges expanded; None if it is not a citation."""
+    numbers: list[int] = []
+    for item in re.split(r"[,;]", marker[1:-1]):
+        item = item.strip()
+        if span := _RANGE.fullmatch(item):
+            lo, hi = int(span[1]), int(span[2])
+            if hi < lo or hi - lo + 1 > MAX_RANGE:
+                return None
+            numbers.extend(range(lo, hi + 1))
+        else:
+            numbers.append(int(item.replace("\u2212", "-")))
+    return numbers
+
+
+def parse_markers(text: str) -> list[tuple[int, int, list[int]]]:
+    """``(start, end, numbers)`` for each citation marker in ``text``, in order.
+
+    Accepts ``[1]``, ``[1, 3]``, ``[1-3]`` / ``[1–3]``, ``[1,2,5-6]``; ``[1][2]`` is two
+    markers. Numbers are as written (ranges expanded, duplicates and out-of-range numbers
+    kept). Not markers: ``[a]``, ``[1.5]``, ``[2024]`` (over three digits), a range of more
+    than ``MAX_RANGE`` numbers or a descending one.
+    """
+    found = []
+    for match in MARKER.finditer(text):
+        numbers = _numbers(match.group())
+        if numbers is not None:
+            found.append((match.start(), match.end(), numbers))
+    return found
+
+
+def _format(numbers: Sequence[int]) -> str:
+    return "[" + ", ".join(map(str, sorted(set(numbers)))) + "]"
+
+
+def _unused_chars(text: str, k: int) -> list[str]:
+    """k private-use characters absent from text, to stand in for markers while tidying."""
+    found: list[str] = []
+    code = 0xE000
+    while len(found) < k:
+        if chr(code) not in text:
+            found.append(chr(code))
+        code += 1
+    return found
+
+
+def _tidy(text: str, gap: str, kept: str) -> str:
+    """Delete every ``gap`` (a removed marker) so that no "word ." or double space remains.
+
+    ``kept`` stands for a marker that stays: "[1], [5]." -> "[1].", "[5] and [1]" -> "[1]".
+    """
+    g, k = re.escape(gap), re.escape(kept)
+    sep = r"[ \t]*(?:[,;]|,?[ \t]*(?:and|or)\b|&)?[ \t]*"
+    text = re.sub(rf"{g}(?:{sep}{g})+", gap, text)
+    text = re.sub(rf"\([ \t]*{g}[ \t]*\)", gap, text)
+    text = re.sub(rf"{g}{sep}(?={k})", "", text)
+    text = re.sub(rf"(?<={k}){sep}{g}", "", text)
+    return re.sub(rf"[ \t]*{g}[ \t]*", _close_gap, text)
+
+
+def _close_gap(match: re.Match[str]) -> str:
+    s = match.string
+    left = s[match.start() - 1] if match.start() > 0 else "\n"
+    right = s[match.end()] if match.end() < len(s) else "\n"
+    if left in "\r\n([{" or right in "\r\n.,;:!?)]}":
+        return ""
+    return " " if len(match.group()) > 1 else ""  # longer than the gap: there was a space
+
+
+# -- quotes -------------------------------------------------------------------------------
+
+_STOPWORDS = frozenset(
+    """
+    a about above after again against all also am an and any are as at be because been
+    before being below between both but by can could did do does doing down during each
+    few for from further had has have having he her here hers herself him himself his how
+    however i if in into is it its itself just may me might more most must my myself no nor
+    not now of off on once only or other our ours ourselves out over own same she should so
+    some such than that the their theirs them themselves then there these they this those
+    through thus to too under until up very was we were what when where which while who
+    whom why will with within without would you your yours yourself yourselves
+    """.split()  # noqa: SIM905 - a word list reads better as prose
+)
+
+
+def _stem(word: str) -> str:
+    """A deliberately crude stemmer: "models" = "model", "increases" = "increasing"."""
+    for suffix, repl in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            if suffix == "s" and word.endswith(("ss", "us", "is")):
+                break
+            word = word[: -len(suffix)] + repl
+            break
+    return word[:-1] if len(word) >= 5 and word.endswith("e") else word
+
+
+def _terms(text: str) -> set[str]:
+    words = re.findall(r"\w+", text.casefold())
+    return {_stem(w) for w in words if w not in _STOPWORDS and (len(w) > 1 or w.isdigit())}
+
+
+def _spans(text: str) -> list[tuple[int, int]]:
+    """The exact (start, end) of each sentence of text."""
+    spans = []
+    pos = 0
+    for sentence in split_sentences(text):
+        start = text.find(sentence, pos)
+        if start < 0:  # split_sentences returns slices of its input; this cannot happen
+            raise AssertionError(f"sentence not found in text: {sentence!r}")
+        pos = start + len(sentence)
+        spans.append((start, pos))
+    return spans
+
+
+def _lexical_quote(abstract: str, claim: str) -> str:
+    """The abstract sentence (or two adjacent ones) sharing the most claim words, each word
+    weighted by how rare it is among the abstract's sentences; else the first sentence."""
+    spans = _spans(abstract)
+    if not spans:
+        return ""
+    wanted = _terms(claim)
+    terms = [_terms(abstract[a:b]) & wanted for a, b in spans]
+    df = Counter(t for ts in terms for t in ts)
+    weight = {t: math.log(1 + len(spans) / df[t]) for t in df}
+    scores = [sum(weight[t] for t in ts) for ts in terms]
+    best = max(range(len(spans)), key=lambda i: (scores[i], -i))
+    if scores[best] <= 0:
+        return abstract[spans[0][0] : spans[0][1]]
+    first = last = best
+    neighbours = [i for i in (best - 1, best + 1) if 0 <= i < len(spans)]
+    if neighbours:
+        other = max(neighbours, key=lambda i: (scores[i], -i))
+        if scores[other] >= _CLOSE * scores[best] and terms[other] - terms[best]:
+            first, last = min(best, other), max(best, other)
+    return abstract[spans[first][0] : spans[last][1]]
+
+
+def _locate(quote: str, abstract: str) -> tuple[int, int] | None:
+    words = quote.split()
+    if not words:
+        return None
+    match = re.search(r"\s+".join(map(re.escape, words)), abstract)
+    return match.span() if match else None
+
+
+def verify_quote(quote: str, abstract: str) -> bool:
+    """True if quote occurs verbatim in abstract; a run of whitespace in the quote matches
+    any run of whitespace. An empty quote is valid only for an empty abstract."""
+    if not quote.strip():
+        return not abstract.strip()
+    return _locate(quote, abstract) is not None
+
+
+def _claims(text: str, markers: Sequence[tuple[int, int, list[int]]]) -> list[str]:
+    """For each marker, the answer sentence it supports: the one it sits in, or the one it
+    follows ("... holds. [1] Next ..."); markers are blanked out of the claims."""
+    chars = list(text)
+    for start, end, _ in markers:
+        chars[start:end] = " " * (end - start)
+    masked = "".join(chars)
+    spans = _spans(masked)
+    if not spans:
+        return ["" for _ in markers]
+    starts = [a for a, _ in spans]
+    claims = []
+    for start, _, _ in markers:
+        i = max(bisect_right(starts, start) - 1, 0)
+        claim = " ".join(masked[spans[i][0] : spans[i][1]].split())
+        claims.append(re.sub(r" (?=[.,;:!?])", "", claim))  # "holds [1]." -> "holds ."
+    return claims
+
+
+def _quote(source: Source, claim: str, quote_for: Callable[[Source, str], str] | None) -> str:
+    if quote_for is not None:
+        # A chooser may normalise whitespace; take the exact span from the abstract. One that
+        # returns text not in the abstract is ignored rather than trusted.
+        span = _locate(quote_for(source, claim), source.abstract)
+        if span is not None:
+            return source.abstract[span[0] : span[1]]
+    return _lexical_quote(source.abstract, claim)
+
+
+# -- the check ----------------------------------------------------------------------------
+
+
+def check_citations(
+    text: str,
+    sources: Sequence[Source],
+    *,
+    quote_for: Callable[[Source, str], str] | None = None,
+) -> CheckedAnswer:
+    """Keep the markers of ``text`` that point at one of ``sources``, renumber them by first
+    use, and quote each cited abstract.
+
+    ``sources[i].n`` must be ``i + 1``. Numbers outside 1..len(sources) are removed (a marker
+    left empty disappears with its stray space or comma) and listed in ``dropped``. A marker
+    is rewritten as ``[1, 3]``: sorted, no duplicates, ranges expanded. ``quote_for(source,
+    claims)`` may choose each quote (the default picks sentences by shared words); whatever
+    it returns, the quote is a verbatim span of ``source.abstract``.
+    """
+    for i, src in enumerate(sources, 1):
+        if src.n != i:
+            raise ValueError(f"sources must be numbered 1..{len(sources)}: #{i} has n={src.n}")
+    markers = parse_markers(text)
+    gap, kept = _unused_chars(text, 2)
+    renumber: dict[int, int] = {}  # prompt number -> answer number
+    rewritten: list[str] = []
+    dropped: list[str] = []
+    claims: dict[int, list[str]] = {}  # prompt number -> claims citing it, in order
+    pieces: list[str] = []
+    pos = 0
+    for (start, end, numbers), claim in zip(markers, _claims(text, markers), strict=True):
+        pieces.append(text[pos:start])
+        pos = end
+        new: list[int] = []
+        for k in numbers:
+            if not 1 <= k <= len(sources):
+                dropped.append(f"[{k}]")
+                continue
+            new.append(renumber.setdefault(k, len(renumber) + 1))
+            if claim not in claims.setdefault(k, []):
+                claims[k].append(claim)
+        if new:
+            pieces.append(kept)
+            rewritten.append(_format(new))
+        else:
+            pieces.append(gap)
+    pieces.append(text[pos:])
+    out = _tidy("".join(pieces), gap, kept)
+    # Deleting a marker can join its neighbours into a new one ("[[5]1]" -> "[1]"): drop those
+    # too, so every marker left is one of ours.
+    while spurious := parse_markers(out):
+        for start, end, _ in reversed(spurious):
+            out = out[:start] + gap + out[end:]
+        dropped.extend(f"[{k}]" for _, _, numbers in spurious for k in numbers)
+        out = _tidy(out, gap, kept)
+    markers_left: Iterator[str] = iter(rewritten)
+    out = re.sub(re.escape(kept), lambda _: next(markers_left), out)
+    citations = tuple(
+        Citation(
+            n=new,
+            source=sources[old - 1],
+            quote=_quote(sources[old - 1], " ".join(claims[old]), quote_for),
+        )
+        for old, new in renumber.items()
+    )
+    return CheckedAnswer(text=out, citations=citations, dropped=tuple(dropped))
