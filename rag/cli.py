@@ -66,6 +66,24 @@ def _parser() -> argparse.ArgumentParser:
     _filter_args(p)
     p.add_argument("--json", action="store_true", help="print hits as JSON")
 
+    p = sub.add_parser(
+        "ask",
+        parents=[common],
+        help="answer a question from the papers, citing them",
+        description="Answer from the most relevant abstracts, each claim cited [n]. Offline "
+        "the answer is extractive: the abstracts' own sentences, no language model. Questions "
+        "the papers do not cover are refused (PAPERCHAT_MIN_RELEVANCE).",
+    )
+    p.add_argument("question", metavar="QUESTION", help="a question about the papers")
+    p.add_argument("-k", type=int, default=5, metavar="N", help="papers to draw on (default 5)")
+    _filter_args(p)
+    p.add_argument(
+        "--refs",
+        choices=["markdown", "bibtex"],
+        help="print only the cited papers, as a Markdown list or BibTeX entries",
+    )
+    p.add_argument("--json", action="store_true", help="print the answer and citations as JSON")
+
     p = sub.add_parser("eval", parents=[common], help="measure retrieval quality")
     eval_sub = p.add_subparsers(dest="what", metavar="WHAT", required=True)
     p = eval_sub.add_parser(
@@ -120,6 +138,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         handler = {
             "ingest": _ingest,
             "search": _search,
+            "ask": _ask,
             "eval": _eval,
             "stats": _stats,
             "papers": _papers,
@@ -228,6 +247,50 @@ def _search(args: argparse.Namespace, settings: Settings) -> int:
         head = f"[{rank}] {p.title or p.label}"
         meta = " · ".join(x for x in (authors, str(p.year or ""), Path(p.source).name) if x)
         print(f"{head}  ({hit.score:.3f})\n    {meta}\n    {_shorten(hit.snippet, 220)}")
+    return EXIT_OK
+
+
+def _ask(args: argparse.Namespace, settings: Settings) -> int:
+    from rag.answer import FinalEvent, answer_stream, format_references
+    from rag.embed import make_embedder
+    from rag.retrieve import Filters, Retriever
+
+    filters = Filters(
+        year_from=args.year_from,
+        year_to=args.year_to,
+        author=args.author or "",
+        source=args.source or "",
+    )
+    embedder = make_embedder(settings)
+    retriever = Retriever.from_settings(settings, _open(settings), embedder)
+    events = answer_stream(
+        args.question,
+        retriever=retriever,
+        embedder=embedder,
+        filters=filters,
+        k=args.k,
+        min_relevance=settings.min_relevance,
+    )
+    final = next(e for e in events if isinstance(e, FinalEvent))
+    if args.json:
+        out = final.to_json()
+        del out["type"]
+        _print_json(out)
+    elif args.refs:
+        text = format_references(final.citations, args.refs)
+        if text:
+            print(text)
+        if final.refused:
+            print(f"paperchat: {final.answer}", file=sys.stderr)
+    else:
+        print(final.answer)
+        if final.citations:
+            print("\nReferences")
+        for c in final.citations:
+            s = c.source
+            authors = ", ".join(s.authors[:3]) + (" et al." if len(s.authors) > 3 else "")
+            meta = " · ".join(x for x in (authors, str(s.year or ""), Path(s.source).name) if x)
+            print(f'[{c.n}] {s.title or s.label}\n    {meta}\n    "{_shorten(c.quote, 300)}"')
     return EXIT_OK
 
 

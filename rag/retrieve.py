@@ -222,12 +222,12 @@ class Retriever:
             if not allowed:
                 return []
         pool = max(self.pool, k)
-        vector: np.ndarray | None = None
         dense: dict[str, float] = {}
+        chunk_sims: dict[str, float] = {}
         lexical: dict[str, float] = {}
         if mode in ("hybrid", "dense"):
             vector = self.embedder.embed_query(query)
-            dense = self._dense(vector, pool, filters, allowed)
+            dense, chunk_sims = self._dense(vector, pool, filters, allowed)
         if mode in ("hybrid", "lexical"):
             mask = index.mask(allowed) if allowed is not None else None
             lexical = dict(index.search(query, k=pool, allowed=mask))
@@ -238,7 +238,7 @@ class Retriever:
         else:
             ranked = fuse_minmax(dense, lexical, alpha=self.alpha)
         top = [(pid, s) for pid, s in ranked if pid in index.rows][:k]
-        best = self._passages([pid for pid, _ in top], query, vector, passages)
+        best = self._passages([pid for pid, _ in top], query, chunk_sims, passages)
         return [
             Hit(
                 paper=index.rows[pid],
@@ -252,26 +252,43 @@ class Retriever:
 
     def _dense(
         self, vector: np.ndarray, pool: int, filters: Filters, allowed: set[str] | None
-    ) -> dict[str, float]:
+    ) -> tuple[dict[str, float], dict[str, float]]:
+        """(paper -> best chunk similarity, chunk id -> similarity) for the dense pool."""
+        chunks = self.index.n_chunks
+        if chunks == 0:
+            return {}, {}
         where = _chroma_where(filters, allowed)
-        ids, distances = self.store.query(vector, n=pool, where=where)
-        return group_by_paper(ids, [1.0 - d for d in distances])
+        ids, distances = self.store.query(vector, n=min(pool, chunks), where=where)
+        sims = [1.0 - d for d in distances]
+        return group_by_paper(ids, sims), dict(zip(ids, sims, strict=True))
 
     def _passages(
-        self, paper_ids: list[str], query: str, vector: np.ndarray | None, n: int
+        self, hits: list[str], query: str, chunk_sims: dict[str, float], n: int
     ) -> dict[str, tuple[Passage, ...]]:
-        """Each paper's best ``n`` chunks for this query, best first."""
-        if not paper_ids or n < 1:
+        """Each paper's best ``n`` chunks, best first: ranked by the dense similarities the
+        query already produced, else (chunks the dense pool did not reach, lexical mode) by
+        how many query terms they contain. One read of chunk texts by id; no re-embedding."""
+        if not hits or n < 1:
             return {}
-        if vector is None:
-            vector = self.embedder.embed_query(query)
-        chunks = self.store.chunks_of(paper_ids)
-        out: dict[str, list[Passage]] = {}
-        for chunk_id, index, text, emb in chunks:
-            sim = float(np.dot(emb, vector))
-            out.setdefault(chunk_id.rsplit("#", 1)[0], []).append(
-                Passage(chunk_id, index, text, sim)
+        index = self.index
+        wanted = [f"{pid}#{i}" for pid in hits for i in range(index.rows[pid].n_chunks)]
+        texts = self.store.documents(wanted)
+        unranked = [cid for cid in wanted if cid in texts and cid not in chunk_sims]
+        terms = set(index.analyze([query])[0])
+        overlap = {
+            cid: len(terms.intersection(words))
+            for cid, words in zip(
+                unranked, index.analyze([texts[c] for c in unranked]), strict=True
             )
+        }
+        out: dict[str, list[Passage]] = {}
+        for cid in wanted:
+            if cid not in texts:
+                continue
+            pid, _, number = cid.rpartition("#")
+            # Chunks the dense pool did not reach rank below any that it did, by term overlap.
+            score = chunk_sims[cid] if cid in chunk_sims else -1.0 + overlap[cid] / (len(terms) + 1)
+            out.setdefault(pid, []).append(Passage(cid, int(number), texts[cid], score))
         return {
             pid: tuple(sorted(ps, key=lambda p: (-p.score, p.index))[:n]) for pid, ps in out.items()
         }

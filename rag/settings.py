@@ -102,6 +102,14 @@ class Settings(BaseSettings):
         default=60.0, gt=0, description="Seconds before a call to the OpenAI-compatible API fails."
     )
 
+    min_relevance: float = Field(
+        default=0.30,
+        ge=-1.0,
+        le=1.0,
+        description="Refuse to answer when the best retrieved paper's cosine similarity to the "
+        "question is below this (calibrated on tests/data/sample_questions.jsonl).",
+    )
+
     @field_validator("data_dir")
     @classmethod
     def _expand(cls, value: Path) -> Path:

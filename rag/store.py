@@ -177,40 +177,42 @@ class Store:
     def query(
         self, vector: np.ndarray, *, n: int, where: dict[str, Any] | None = None
     ) -> tuple[list[str], list[float]]:
-        """Nearest chunks to ``vector``: (chunk ids, cosine distances), nearest first."""
-        total = self.count_chunks()
-        if total == 0:
-            return [], []
+        """Nearest chunks to ``vector``: (chunk ids, cosine distances), nearest first.
+        ``n`` must not exceed the number of chunks (callers know it from their index)."""
         result = self._call(
             "query",
             self._collection.query,
             query_embeddings=[np.asarray(vector, dtype=np.float32)],
-            n_results=min(n, total),
+            n_results=n,
             where=where,
             include=["distances"],
         )
         return list(result["ids"][0]), [float(d) for d in result["distances"][0]]
 
-    def chunks_of(self, paper_ids: Sequence[str]) -> list[tuple[str, int, str, np.ndarray]]:
-        """(chunk id, index, text, vector) of every chunk of these papers."""
+    def documents(self, chunk_ids: Sequence[str]) -> dict[str, str]:
+        """Texts of these chunks (absent ids are left out)."""
+        if not chunk_ids:
+            return {}
+        result = self._call(
+            "read", self._collection.get, ids=list(chunk_ids), include=["documents"]
+        )
+        return dict(zip(result["ids"], result["documents"], strict=True))
+
+    def abstracts(self, paper_ids: Sequence[str]) -> dict[str, str]:
+        """{paper_id: stored abstract} for these papers (from their first chunks; absent ids
+        are left out). The retriever's catalogue keeps no abstracts, so answers read them here."""
         if not paper_ids:
-            return []
+            return {}
         result = self._call(
             "read",
             self._collection.get,
-            where={"paper_id": {"$in": list(paper_ids)}},
-            include=["documents", "metadatas", "embeddings"],
+            where={"$and": [{"paper_id": {"$in": list(paper_ids)}}, {"chunk_index": 0}]},
+            include=["metadatas"],
         )
-        return [
-            (cid, int(meta["chunk_index"]), doc, np.asarray(emb, dtype=np.float32))
-            for cid, meta, doc, emb in zip(
-                result["ids"],
-                result["metadatas"],
-                result["documents"],
-                result["embeddings"],
-                strict=True,
-            )
-        ]
+        return {
+            str(meta["paper_id"]): str(meta.get("abstract", ""))
+            for meta in result["metadatas"] or []
+        }
 
     def count_chunks(self) -> int:
         return int(self._call("read", self._collection.count))

@@ -23,14 +23,14 @@ def _env_names(field: str) -> set[str]:
 
 def test_env_example_lists_exactly_the_settings() -> None:
     text = (ROOT / ".env.example").read_text()
-    listed = set(re.findall(r"^([A-Z_]+)=", text, flags=re.M))
+    listed = set(re.findall(r"^([A-Z0-9_]+)=", text, flags=re.M))
     expected = {sorted(_env_names(f))[0] for f in Settings.model_fields}
     assert listed == expected
 
 
 def test_env_example_values_parse_as_the_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
     text = (ROOT / ".env.example").read_text()
-    for key, value in re.findall(r"^([A-Z_]+)=(.*)$", text, flags=re.M):
+    for key, value in re.findall(r"^([A-Z0-9_]+)=(.*)$", text, flags=re.M):
         monkeypatch.setenv(key, value)
     from_example = load_settings()
     monkeypatch.undo()
