@@ -14,11 +14,13 @@ $(BIN)/paperchat: pyproject.toml
 
 setup: $(BIN)/paperchat
 
-## The main job on the embedded default: index the sample corpus and show it.
+## The main job on the embedded default: index the sample corpus, show it, search and ask it.
 run: setup
 	$(BIN)/paperchat ingest $(SAMPLE)
 	$(BIN)/paperchat stats
 	$(BIN)/paperchat papers --limit 8
+	$(BIN)/paperchat search "request scheduling for LLM serving" -k 3
+	$(BIN)/paperchat ask "How do systems reduce KV cache memory in LLM inference?"
 
 test: setup
 	$(BIN)/python -m pytest

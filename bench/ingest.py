@@ -53,13 +53,7 @@ def phase_pipeline(corpus: Path, work: Path) -> dict:
     settings = _settings(work / "data")
     t0 = time.perf_counter()
     embedder = make_embedder(settings)
-    chunker = Chunker(
-        chunk_tokens=settings.chunk_tokens,
-        overlap=settings.chunk_overlap,
-        encoding=settings.tiktoken_encoding,
-        embedder_tokens=embedder.count_tokens,
-        embedder_limit=embedder.max_tokens,
-    )
+    chunker = Chunker.from_settings(settings, embedder)
     store = open_store(settings)
     report = ingest_paths([corpus], store=store, embedder=embedder, chunker=chunker)
     seconds = time.perf_counter() - t0

@@ -50,8 +50,7 @@ def main() -> None:
     embedder = make_embedder(settings)
     store = open_store(settings)
     if store.count_chunks() == 0:
-        chunker = Chunker(settings.chunk_tokens, settings.chunk_overlap, settings.tiktoken_encoding,
-                          embedder.count_tokens, embedder.max_tokens)  # fmt: skip
+        chunker = Chunker.from_settings(settings, embedder)
         ingest_paths([args.corpus], store=store, embedder=embedder, chunker=chunker)
     t0 = time.perf_counter()
     retriever = Retriever.from_settings(settings, store, embedder)

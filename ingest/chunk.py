@@ -12,10 +12,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rag.records import Chunk, Paper
 from rag.sentences import split_sentences
 from rag.tokens import get_encoding
+
+if TYPE_CHECKING:
+    from rag.embed import Embedder
+    from rag.settings import Settings
 
 __all__ = ["Chunker"]
 
@@ -32,6 +37,17 @@ class Chunker:
     encoding: str = "cl100k_base"
     embedder_tokens: CountTokens | None = None
     embedder_limit: int | None = None
+
+    @classmethod
+    def from_settings(cls, settings: Settings, embedder: Embedder) -> Chunker:
+        """The chunker the settings ask for, held to ``embedder``'s own token limit."""
+        return cls(
+            chunk_tokens=settings.chunk_tokens,
+            overlap=settings.chunk_overlap,
+            encoding=settings.tiktoken_encoding,
+            embedder_tokens=embedder.count_tokens,
+            embedder_limit=embedder.max_tokens,
+        )
 
     def __post_init__(self) -> None:
         if not 0 <= self.overlap < self.chunk_tokens:

@@ -157,11 +157,7 @@ def _store_batch(
     t0 = time.perf_counter()
     for paper in papers:
         previous = stored.get(paper.id)
-        if (
-            previous is not None
-            and previous.complete
-            and previous.paper_hash == stored_hash(paper)
-        ):
+        if previous is not None and previous.complete and previous.paper_hash == stored_hash(paper):
             report.unchanged += 1
             continue
         chunks = chunker.chunk(paper)

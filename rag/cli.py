@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from rag.errors import PaperchatError
 
 if TYPE_CHECKING:
+    from rag.retrieve import Filters
     from rag.settings import Settings
     from rag.store import Store
 
@@ -125,6 +126,22 @@ def _filter_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--source", metavar="S", help="only papers whose source file contains S")
 
 
+def _filters(args: argparse.Namespace) -> Filters:
+    from rag.retrieve import Filters
+
+    return Filters(
+        year_from=args.year_from,
+        year_to=args.year_to,
+        author=args.author or "",
+        source=args.source or "",
+    )
+
+
+def _authors(authors: Sequence[str]) -> str:
+    """'A, B, C et al.' for display."""
+    return ", ".join(authors[:3]) + (" et al." if len(authors) > 3 else "")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
@@ -165,13 +182,7 @@ def _ingest(args: argparse.Namespace, settings: Settings) -> int:
     from rag.embed import make_embedder
 
     embedder = make_embedder(settings)
-    chunker = Chunker(
-        chunk_tokens=settings.chunk_tokens,
-        overlap=settings.chunk_overlap,
-        encoding=settings.tiktoken_encoding,
-        embedder_tokens=embedder.count_tokens,
-        embedder_limit=embedder.max_tokens,
-    )
+    chunker = Chunker.from_settings(settings, embedder)
     store = _open(settings)
     bar = None
     if not args.json and sys.stderr.isatty():
@@ -226,14 +237,9 @@ def _ingest(args: argparse.Namespace, settings: Settings) -> int:
 
 def _search(args: argparse.Namespace, settings: Settings) -> int:
     from rag.embed import make_embedder
-    from rag.retrieve import Filters, Retriever
+    from rag.retrieve import Retriever
 
-    filters = Filters(
-        year_from=args.year_from,
-        year_to=args.year_to,
-        author=args.author or "",
-        source=args.source or "",
-    )
+    filters = _filters(args)
     retriever = Retriever.from_settings(settings, _open(settings), make_embedder(settings))
     hits = retriever.search(args.query, k=args.k, filters=filters, mode=args.mode)
     if args.json:
@@ -243,7 +249,7 @@ def _search(args: argparse.Namespace, settings: Settings) -> int:
         print("no papers match" + (" these filters" if filters else ""))
     for rank, hit in enumerate(hits, 1):
         p = hit.paper
-        authors = ", ".join(p.authors[:3]) + (" et al." if len(p.authors) > 3 else "")
+        authors = _authors(p.authors)
         head = f"[{rank}] {p.title or p.label}"
         meta = " · ".join(x for x in (authors, str(p.year or ""), Path(p.source).name) if x)
         print(f"{head}  ({hit.score:.3f})\n    {meta}\n    {_shorten(hit.snippet, 220)}")
@@ -253,14 +259,9 @@ def _search(args: argparse.Namespace, settings: Settings) -> int:
 def _ask(args: argparse.Namespace, settings: Settings) -> int:
     from rag.answer import FinalEvent, answer_stream, format_references
     from rag.embed import make_embedder
-    from rag.retrieve import Filters, Retriever
+    from rag.retrieve import Retriever
 
-    filters = Filters(
-        year_from=args.year_from,
-        year_to=args.year_to,
-        author=args.author or "",
-        source=args.source or "",
-    )
+    filters = _filters(args)
     embedder = make_embedder(settings)
     retriever = Retriever.from_settings(settings, _open(settings), embedder)
     events = answer_stream(
@@ -288,7 +289,7 @@ def _ask(args: argparse.Namespace, settings: Settings) -> int:
             print("\nReferences")
         for c in final.citations:
             s = c.source
-            authors = ", ".join(s.authors[:3]) + (" et al." if len(s.authors) > 3 else "")
+            authors = _authors(s.authors)
             meta = " · ".join(x for x in (authors, str(s.year or ""), Path(s.source).name) if x)
             print(f'[{c.n}] {s.title or s.label}\n    {meta}\n    "{_shorten(c.quote, 300)}"')
     return EXIT_OK
@@ -356,7 +357,7 @@ def _papers(args: argparse.Namespace, settings: Settings) -> int:
         _print_json([r.to_json() for r in rows])
         return EXIT_OK
     for row in rows:
-        authors = ", ".join(row.authors[:3]) + (" et al." if len(row.authors) > 3 else "")
+        authors = _authors(row.authors)
         year = str(row.year) if row.year else "----"
         name = row.title or row.label
         print(

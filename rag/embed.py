@@ -510,5 +510,5 @@ def make_embedder(settings: Settings, *, cache_dir: Path | None = None) -> Embed
     return OnnxMiniLM(
         threads=settings.embed_threads,
         batch_size=settings.embed_batch_size,
-        cache_dir=cache_dir if cache_dir is not None else settings.data_dir / "cache",
+        cache_dir=cache_dir if cache_dir is not None else settings.cache_dir,
     )

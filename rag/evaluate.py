@@ -123,13 +123,7 @@ def eval_retrieval(
     marker = local.data_dir / f"indexed-{store.collection_name}.json"
     if not marker.exists():
         status(f"indexing {corpus} into {local.data_dir} (once; later runs reuse it)")
-        chunker = Chunker(
-            chunk_tokens=local.chunk_tokens,
-            overlap=local.chunk_overlap,
-            encoding=local.tiktoken_encoding,
-            embedder_tokens=embedder.count_tokens,
-            embedder_limit=embedder.max_tokens,
-        )
+        chunker = Chunker.from_settings(local, embedder)
         report = ingest_paths([corpus], store=store, embedder=embedder, chunker=chunker)
         marker.write_text(json.dumps(report.to_json() | {"corpus": str(corpus)}))
     retriever = Retriever.from_settings(local, store, embedder)

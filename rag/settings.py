@@ -22,6 +22,10 @@ def _default_data_dir() -> Path:
     return Path.home() / ".paperchat"
 
 
+def _default_cache_dir() -> Path:
+    return Path.home() / ".cache" / "paperchat"
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="PAPERCHAT_",
@@ -34,6 +38,10 @@ class Settings(BaseSettings):
     data_dir: Path = Field(
         default_factory=_default_data_dir,
         description="Where the embedded Chroma index and caches live.",
+    )
+    cache_dir: Path = Field(
+        default_factory=_default_cache_dir,
+        description="Where derived files shared by every index live (the optimised embedder graph).",
     )
     chroma_host: str = Field(
         default="",
@@ -110,7 +118,7 @@ class Settings(BaseSettings):
         "question is below this (calibrated on tests/data/sample_questions.jsonl).",
     )
 
-    @field_validator("data_dir")
+    @field_validator("data_dir", "cache_dir")
     @classmethod
     def _expand(cls, value: Path) -> Path:
         return value.expanduser()

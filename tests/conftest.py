@@ -16,12 +16,19 @@ ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "data" / "sample"
 
 
+@pytest.fixture(scope="session")
+def _shared_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One embedder-graph cache for the session: building it once is enough."""
+    return tmp_path_factory.mktemp("cache")
+
+
 @pytest.fixture(autouse=True)
-def _isolate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _isolate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, _shared_cache: Path) -> None:
     for key in list(os.environ):
-        if key.startswith(("PAPERCHAT_", "OPENAI_")):
+        if key.startswith(("PAPERCHAT_", "OPENAI_")) and key != "PAPERCHAT_TEST_CHROMA":
             monkeypatch.delenv(key)
     monkeypatch.setenv("PAPERCHAT_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("PAPERCHAT_CACHE_DIR", str(_shared_cache))
     monkeypatch.chdir(tmp_path)  # no stray .env from the repo
 
 

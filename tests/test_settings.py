@@ -39,6 +39,9 @@ def test_env_example_values_parse_as_the_defaults(monkeypatch: pytest.MonkeyPatc
         if field == "data_dir":
             assert from_example.data_dir == Path("~/.paperchat").expanduser()
             continue
+        if field == "cache_dir":
+            assert from_example.cache_dir == Path("~/.cache/paperchat").expanduser()
+            continue
         assert getattr(from_example, field) == getattr(defaults, field), field
 
 
