@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import os
 import re
 import shutil
@@ -51,6 +52,15 @@ class Bm25Params:
             "stem": self.stem,
             "stopwords": self.stopwords,
         }
+
+
+def _bm25s() -> Any:
+    """bm25s, imported on first use. It sets its own logger to DEBUG on import, which
+    prints wherever logging is configured; a library should stay quiet, so undo that."""
+    import bm25s
+
+    logging.getLogger("bm25s").setLevel(logging.WARNING)
+    return bm25s
 
 
 class Analyzer:
@@ -106,8 +116,7 @@ class LexicalIndex:
     def build(
         cls, rows: Iterable[PaperRow], *, params: Bm25Params, generation: str
     ) -> LexicalIndex:
-        import bm25s
-
+        bm25s = _bm25s()
         rows = list(rows)
         analyze = Analyzer(params)
         retriever = bm25s.BM25(k1=params.k1, b=params.b, method=params.method)
@@ -179,7 +188,7 @@ class LexicalIndex:
     @classmethod
     def load(cls, directory: Path, *, params: Bm25Params) -> LexicalIndex | None:
         """The saved index, or None if there is none or it was built differently."""
-        import bm25s
+        bm25s = _bm25s()
 
         try:
             meta = json.loads((directory / "meta.json").read_text())
