@@ -58,18 +58,6 @@ __all__ = [
 # -- events -------------------------------------------------------------------------------
 
 
-def _source_json(s: Source) -> dict[str, Any]:
-    return {
-        "n": s.n,
-        "paper_id": s.paper_id,
-        "label": s.label,
-        "title": s.title,
-        "authors": list(s.authors),
-        "year": s.year,
-        "source": s.source,
-    }
-
-
 @dataclass(frozen=True, slots=True)
 class SourcesEvent:
     """The numbered sources offered to the answer (empty when the answer is refused)."""
@@ -78,7 +66,7 @@ class SourcesEvent:
     sources: tuple[Source, ...]
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, "sources": [_source_json(s) for s in self.sources]}
+        return {"type": self.type, "sources": [s.to_json() for s in self.sources]}
 
 
 @dataclass(frozen=True, slots=True)

@@ -72,6 +72,18 @@ class Source:
             abstract=paper.abstract,
         )
 
+    def to_json(self) -> dict[str, Any]:
+        """The wire form (no abstract: clients get quotes, not whole abstracts)."""
+        return {
+            "n": self.n,
+            "paper_id": self.paper_id,
+            "label": self.label,
+            "title": self.title,
+            "authors": list(self.authors),
+            "year": self.year,
+            "source": self.source,
+        }
+
 
 @dataclass(frozen=True, slots=True)
 class Citation:
@@ -82,17 +94,7 @@ class Citation:
     quote: str  # verbatim sentence(s) of source.abstract supporting the citing claims
 
     def to_json(self) -> dict[str, Any]:
-        s = self.source
-        return {
-            "n": self.n,
-            "paper_id": s.paper_id,
-            "label": s.label,
-            "title": s.title,
-            "authors": list(s.authors),
-            "year": s.year,
-            "source": s.source,
-            "quote": self.quote,
-        }
+        return self.source.to_json() | {"n": self.n, "quote": self.quote}
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,7 +41,7 @@ class Settings(BaseSettings):
     )
     cache_dir: Path = Field(
         default_factory=_default_cache_dir,
-        description="Where derived files shared by every index live (the optimised embedder graph).",
+        description="Where files shared by every index live (the optimised embedder graph).",
     )
     chroma_host: str = Field(
         default="",
