@@ -46,10 +46,6 @@ class Paper:
     doi: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
-    @property
-    def display_name(self) -> str:
-        return self.title or self.label or self.id
-
     def content_hash(self) -> str:
         """Hash of everything that is stored for this paper; a change means re-embedding."""
         parts = [
