@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from rag.records import Chunk, Paper
@@ -61,17 +61,11 @@ class Chunker:
         budget = self.chunk_tokens
         while True:
             texts = self._windows(paper.abstract, heading, budget)
-            chunks = [
-                Chunk(
-                    id=f"{paper.id}#{i}",
-                    paper_id=paper.id,
-                    index=i,
-                    text=text,
-                    n_tokens=self._count(f"{heading}\n{text}" if heading else text),
-                    heading=heading,
-                )
+            drafts = [
+                Chunk(f"{paper.id}#{i}", paper.id, i, text, n_tokens=0, heading=heading)
                 for i, text in enumerate(texts)
             ]
+            chunks = [replace(c, n_tokens=self._count(c.embed_text)) for c in drafts]
             if self._fits_embedder(chunks) or budget <= 16:
                 return chunks
             budget = int(budget * 0.85)

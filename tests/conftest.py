@@ -91,3 +91,15 @@ def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[st
         except subprocess.TimeoutExpired:
             proc.kill()
         log.close()
+
+
+@pytest.fixture
+def on_chroma_server(
+    chroma_server: tuple[str, int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[str, int]:
+    """Settings point at the `chroma run` server, with a collection of this test's own."""
+    host, port = chroma_server
+    monkeypatch.setenv("PAPERCHAT_CHROMA_HOST", host)
+    monkeypatch.setenv("PAPERCHAT_CHROMA_PORT", str(port))
+    monkeypatch.setenv("PAPERCHAT_COLLECTION_PREFIX", f"t{os.getpid()}{time.time_ns()}")
+    return host, port

@@ -159,12 +159,9 @@ def test_sigkill_midway_then_rerun_leaves_exactly_the_right_papers(tmp_path: Pat
 
 @pytest.mark.integration
 def test_same_ingest_against_a_chroma_server(
-    chroma_server: tuple[str, int], sample_dir: Path, monkeypatch: pytest.MonkeyPatch
+    on_chroma_server: tuple[str, int], sample_dir: Path
 ) -> None:
-    host, port = chroma_server
-    monkeypatch.setenv("PAPERCHAT_CHROMA_HOST", host)
-    monkeypatch.setenv("PAPERCHAT_CHROMA_PORT", str(port))
-    monkeypatch.setenv("PAPERCHAT_COLLECTION_PREFIX", f"t{os.getpid()}{time.time_ns() % 10**6}")
+    host, port = on_chroma_server
     store = open_store(load_settings())
     assert store.location == f"http://{host}:{port}"
     try:

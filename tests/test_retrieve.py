@@ -175,12 +175,8 @@ def test_lexical_index_is_rebuilt_when_damaged(setup: tuple[Store, Retriever]) -
 
 @pytest.mark.integration
 def test_workers_sharing_a_chroma_server_see_each_others_papers(
-    chroma_server: tuple[str, int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    on_chroma_server: tuple[str, int], tmp_path: Path
 ) -> None:
-    host, port = chroma_server
-    monkeypatch.setenv("PAPERCHAT_CHROMA_HOST", host)
-    monkeypatch.setenv("PAPERCHAT_CHROMA_PORT", str(port))
-    monkeypatch.setenv("PAPERCHAT_COLLECTION_PREFIX", f"w{tmp_path.name[-12:].replace('_', '')}")
     # Two "workers": separate data dirs (their own lexical copies), one shared collection.
     settings_a = load_settings(data_dir=tmp_path / "worker-a")
     settings_b = load_settings(data_dir=tmp_path / "worker-b")
