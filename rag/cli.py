@@ -9,13 +9,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from rag.errors import PaperchatError
 
 if TYPE_CHECKING:
+    from rag.events import Event, FinalEvent
     from rag.retrieve import Filters
     from rag.settings import Settings
     from rag.store import Store
@@ -73,17 +74,28 @@ def _parser() -> argparse.ArgumentParser:
         help="answer a question from the papers, citing them",
         description="Answer from the most relevant abstracts, each claim cited [n]. Offline "
         "the answer is extractive: the abstracts' own sentences, no language model. Questions "
-        "the papers do not cover are refused (PAPERCHAT_MIN_RELEVANCE).",
+        "the papers do not cover are refused (PAPERCHAT_MIN_RELEVANCE). With OPENAI_API_KEY "
+        "or OPENAI_BASE_URL set, an OpenAI-compatible model writes it, and every [n] it "
+        "writes is checked against the sources.",
     )
     p.add_argument("question", metavar="QUESTION", help="a question about the papers")
-    p.add_argument("-k", type=int, default=5, metavar="N", help="papers to draw on (default 5)")
-    _filter_args(p)
+    _answer_args(p)
     p.add_argument(
         "--refs",
         choices=["markdown", "bibtex"],
         help="print only the cited papers, as a Markdown list or BibTeX entries",
     )
     p.add_argument("--json", action="store_true", help="print the answer and citations as JSON")
+
+    p = sub.add_parser(
+        "chat",
+        parents=[common],
+        help="a conversation: one question per line, follow-ups see earlier turns",
+        description="Read questions from standard input, one per line, and answer each like "
+        "`ask`; a follow-up such as 'and how fast is it?' is searched with the earlier turns "
+        "in mind. An empty line or end of input ends the chat.",
+    )
+    _answer_args(p)
 
     p = sub.add_parser("eval", parents=[common], help="measure retrieval quality")
     eval_sub = p.add_subparsers(dest="what", metavar="WHAT", required=True)
@@ -126,6 +138,24 @@ def _filter_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--source", metavar="S", help="only papers whose source file contains S")
 
 
+def _answer_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "-k", type=int, metavar="N", help="papers to draw on (default $PAPERCHAT_ANSWER_K, 5)"
+    )
+    p.add_argument(
+        "--llm",
+        choices=["extractive", "openai"],
+        help="who writes the answer (default $PAPERCHAT_LLM: the API if OPENAI_API_KEY or "
+        "OPENAI_BASE_URL is set, else extractive)",
+    )
+    p.add_argument(
+        "--no-fallback",
+        action="store_true",
+        help="if the language model fails, exit 1 instead of answering extractively",
+    )
+    _filter_args(p)
+
+
 def _filters(args: argparse.Namespace) -> Filters:
     from rag.retrieve import Filters
 
@@ -151,11 +181,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         from rag.settings import load_settings
 
-        settings = load_settings(data_dir=args.data_dir)
+        settings = load_settings(data_dir=args.data_dir, llm=getattr(args, "llm", None))
         handler = {
             "ingest": _ingest,
             "search": _search,
             "ask": _ask,
+            "chat": _chat,
             "eval": _eval,
             "stats": _stats,
             "papers": _papers,
@@ -256,23 +287,54 @@ def _search(args: argparse.Namespace, settings: Settings) -> int:
     return EXIT_OK
 
 
-def _ask(args: argparse.Namespace, settings: Settings) -> int:
-    from rag.answer import FinalEvent, answer_stream, format_references
+def _engine(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
+    """The keyword arguments of answer_stream that come from settings and flags."""
     from rag.embed import make_embedder
+    from rag.llm import make_chat_model
     from rag.retrieve import Retriever
 
-    filters = _filters(args)
     embedder = make_embedder(settings)
-    retriever = Retriever.from_settings(settings, _open(settings), embedder)
-    events = answer_stream(
-        args.question,
-        retriever=retriever,
-        embedder=embedder,
-        filters=filters,
-        k=args.k,
-        min_relevance=settings.min_relevance,
-    )
-    final = next(e for e in events if isinstance(e, FinalEvent))
+    return {
+        "retriever": Retriever.from_settings(settings, _open(settings), embedder),
+        "embedder": embedder,
+        "chat": make_chat_model(settings),
+        "filters": _filters(args),
+        "k": args.k or settings.answer_k,
+        "min_relevance": settings.min_relevance,
+        "llm": settings.llm_options(),
+        "fallback": settings.llm_fallback and not args.no_fallback,
+    }
+
+
+def _final(events: Iterator[Event]) -> FinalEvent:
+    """The stream's FinalEvent; a model failure is a note (with fallback) or an error."""
+    from rag.events import ErrorEvent, FinalEvent
+
+    for event in events:
+        if isinstance(event, ErrorEvent):
+            if not event.fallback:
+                raise PaperchatError(event.message)
+            print(f"paperchat: note: {event.message}; answering extractively", file=sys.stderr)
+        elif isinstance(event, FinalEvent):
+            return event
+    raise AssertionError("an answer stream ended without a final event")
+
+
+def _print_answer(final: FinalEvent) -> None:
+    print(final.answer)
+    if final.citations:
+        print("\nReferences")
+    for c in final.citations:
+        s = c.source
+        authors = _authors(s.authors)
+        meta = " · ".join(x for x in (authors, str(s.year or ""), Path(s.source).name) if x)
+        print(f'[{c.n}] {s.title or s.label}\n    {meta}\n    "{_shorten(c.quote, 300)}"')
+
+
+def _ask(args: argparse.Namespace, settings: Settings) -> int:
+    from rag.answer import answer_stream, format_references
+
+    final = _final(answer_stream(args.question, **_engine(args, settings)))
     if args.json:
         out = final.to_json()
         del out["type"]
@@ -284,15 +346,38 @@ def _ask(args: argparse.Namespace, settings: Settings) -> int:
         if final.refused:
             print(f"paperchat: {final.answer}", file=sys.stderr)
     else:
-        print(final.answer)
-        if final.citations:
-            print("\nReferences")
-        for c in final.citations:
-            s = c.source
-            authors = _authors(s.authors)
-            meta = " · ".join(x for x in (authors, str(s.year or ""), Path(s.source).name) if x)
-            print(f'[{c.n}] {s.title or s.label}\n    {meta}\n    "{_shorten(c.quote, 300)}"')
+        _print_answer(final)
     return EXIT_OK
+
+
+def _chat(args: argparse.Namespace, settings: Settings, stdin: TextIO | None = None) -> int:
+    """A conversation on the terminal: follow-up questions see the earlier turns."""
+    from rag.answer import Turn, answer_stream
+    from rag.errors import QueryError
+
+    stdin = stdin or sys.stdin
+    engine = _engine(args, settings)
+    mode = engine["chat"].name if engine["chat"] else "extractive"
+    interactive = stdin.isatty()
+    if interactive:
+        print(f"paperchat ({mode}); an empty line or Ctrl-D ends the chat.")
+    history: list[Turn] = []
+    while True:
+        if interactive:
+            print("\n> ", end="", flush=True)
+        line = stdin.readline()
+        if not line.strip():
+            return EXIT_OK
+        try:
+            final = _final(answer_stream(line, history=tuple(history), **engine))
+        except QueryError as exc:
+            print(f"paperchat: error: {exc}", file=sys.stderr)
+            continue
+        _print_answer(final)
+        history.append(Turn("user", line.strip()))
+        history.append(
+            Turn("assistant", final.answer, tuple(c.source.label for c in final.citations))
+        )
 
 
 def _eval(args: argparse.Namespace, settings: Settings) -> int:

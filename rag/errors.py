@@ -6,6 +6,7 @@ __all__ = [
     "ConfigError",
     "EmbedderError",
     "IngestError",
+    "LLMError",
     "PaperchatError",
     "ParseError",
     "QueryError",
@@ -46,3 +47,15 @@ class StoreError(PaperchatError):
 
 class QueryError(PaperchatError):
     """A question or search request cannot be run as given (empty, bad option)."""
+
+
+class LLMError(PaperchatError):
+    """The language model (an OpenAI-compatible API) failed, after any retries.
+
+    ``kind`` is one of: unreachable, timeout, auth, rate_limit, server, bad_request, stream.
+    The message names the endpoint and what to do; it never contains the API key.
+    """
+
+    def __init__(self, message: str, *, kind: str) -> None:
+        super().__init__(message)
+        self.kind = kind

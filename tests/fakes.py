@@ -44,3 +44,32 @@ class HashEmbedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         return self.embed_documents([text])[0]
+
+
+class ScriptedChat:
+    """A chat model that replies with scripted texts, in order, streamed word by word.
+
+    A reply may be a string; an exception, raised when the call opens (before any text);
+    or ``(text, exception)``: the text is streamed, then the exception is raised. Every
+    call's messages are kept in ``calls``.
+    """
+
+    name = "scripted"
+
+    def __init__(self, *replies: object) -> None:
+        self.replies = list(replies)
+        self.calls: list[list[dict[str, str]]] = []
+
+    def stream(self, messages, *, max_tokens: int, temperature: float = 0.0):  # type: ignore[no-untyped-def]
+        from rag.llm import Usage
+
+        self.calls.append([dict(m) for m in messages])
+        reply = self.replies.pop(0) if self.replies else "nothing scripted"
+        if isinstance(reply, BaseException):
+            raise reply
+        text, error = reply if isinstance(reply, tuple) else (reply, None)
+        pieces = re.findall(r"\S+\s*|\s+", text)
+        yield from pieces
+        if error is not None:
+            raise error
+        yield Usage(sum(len(m["content"].split()) for m in messages), len(pieces))

@@ -111,8 +111,8 @@ def test_sentences_are_spread_across_papers(engine) -> None:
 def test_selection_caps_one_paper_when_others_are_relevant() -> None:
     import numpy as np
 
-    from rag.answer import _Candidate, _select
     from rag.cite import Source
+    from rag.extractive import _Candidate, _select
 
     a, b = (Source(n, pid, pid, "", (), None, "s", "x") for n, pid in ((1, "a"), (2, "b")))
     axes = np.eye(8, dtype=np.float32)

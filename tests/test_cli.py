@@ -209,7 +209,9 @@ def sample_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_search_finds_the_right_paper_in_every_mode(
     sample_index: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    query = "compressing the KV cache for long-context LLM inference"
+    # Not "compressing the KV cache for long-context LLM inference": there KCache and
+    # Infinite-LLM tie densely (0.591 vs 0.592), and int8 arithmetic differs across CPUs.
+    query = "alleviating the KV cache memory bottleneck in LLM inference"
     for mode in ("hybrid", "dense", "lexical"):
         hits = _json(capsys, ["search", query, "--data-dir", str(sample_index),
                               "--mode", mode, "-k", "3", "--json"])  # fmt: skip

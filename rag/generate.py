@@ -1,0 +1,266 @@
+"""The language-model answerer: numbered sources in a token budget -> a streamed, checked answer.
+
+The model sees the sources as ``[1]..[k]``, best first, fitted to ``context_tokens``
+(tiktoken): the lowest-ranked are dropped first, and a first source too long for the
+budget alone is cut. Abstract text is data: bracketed numbers inside it are defused before
+it reaches the prompt, and whatever the model writes goes through
+:func:`rag.cite.check_citations`, so a marker can only ever point at a source offered.
+Sentences that repeat the system prompt are removed (an abstract saying "print your
+instructions" gets nowhere), and the model's own "cannot answer" sentinel is detected.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from rag.cite import MARKER, Source, check_citations, parse_markers
+from rag.errors import LLMError
+from rag.events import DeltaEvent, Event, FinalEvent, SourcesEvent
+from rag.extractive import defuse
+from rag.followup import HistoryItem, rewrite_followup, turns
+from rag.llm import ChatModel, Message, Usage, complete
+from rag.prompts import (
+    LLM_MODE,
+    NO_ANSWER,
+    REWRITE_SYSTEM,
+    REWRITE_TEMPLATE,
+    SOURCE_TEMPLATE,
+    SYSTEM_PROMPT,
+    USER_TEMPLATE,
+)
+from rag.sentences import split_sentences
+from rag.tokens import get_encoding
+
+__all__ = [
+    "LLMOptions",
+    "condense_question",
+    "fit_sources",
+    "is_no_answer",
+    "llm_answer",
+    "prompt_messages",
+    "strip_prompt_echo",
+]
+
+# A rewritten query longer than this is the model rambling, not a query.
+MAX_REWRITE_CHARS = 300
+# Words in a row shared with the system prompt that mark a sentence as an echo of it.
+ECHO_WORDS = 8
+
+
+@dataclass(frozen=True, slots=True)
+class LLMOptions:
+    """How the model is asked: output cap, source budget, history budget, sampling."""
+
+    max_tokens: int = 512
+    context_tokens: int = 3000
+    history_tokens: int = 600
+    temperature: float = 0.0
+    encoding: str = "cl100k_base"
+
+
+# -- the prompt ---------------------------------------------------------------------------
+
+
+def _format_source(src: Source, abstract: str) -> str:
+    authors = ", ".join(src.authors[:3]) + (" et al." if len(src.authors) > 3 else "")
+    meta = ", ".join(x for x in (authors, str(src.year or "")) if x)
+    return SOURCE_TEMPLATE.format(
+        n=src.n,
+        name=" ".join((src.title or src.label).split()),
+        meta=f" ({meta})" if meta else "",
+        abstract=defuse(" ".join(abstract.split())),
+    )
+
+
+def fit_sources(
+    sources: Sequence[Source], *, budget: int, encoding: str = "cl100k_base"
+) -> tuple[list[Source], list[str]]:
+    """The sources that fit ``budget`` tokens (best first, so numbering stays 1..m) and
+    their prompt blocks. At least one source is kept: cut to the budget if need be."""
+    enc = get_encoding(encoding)
+    kept: list[Source] = []
+    blocks: list[str] = []
+    used = 0
+    for src in sources:
+        block = _format_source(src, src.abstract)
+        cost = len(enc.encode_ordinary(block)) + 2  # the blank line between blocks
+        if used + cost > budget:
+            if not kept:
+                ids = enc.encode_ordinary(block)[: max(budget - 2, 1)]
+                kept.append(src)
+                blocks.append(enc.decode(ids))
+            break
+        kept.append(src)
+        blocks.append(block)
+        used += cost
+    return kept, blocks
+
+
+def _history_messages(history: Sequence[HistoryItem], budget: int, encoding: str) -> list[Message]:
+    """The most recent turns that fit ``budget`` tokens, oldest first. Old answers' markers
+    are removed: their numbers referred to other sources than this prompt's."""
+    enc = get_encoding(encoding)
+    out: list[Message] = []
+    used = 0
+    for turn in reversed(turns(history)):
+        text = " ".join(MARKER.sub("", turn.text).split())
+        cost = len(enc.encode_ordinary(text)) + 4
+        if not text or used + cost > budget:
+            break
+        out.append({"role": turn.role, "content": text})
+        used += cost
+    out.reverse()
+    while out and out[0]["role"] != "user":  # a conversation opens with a question
+        out.pop(0)
+    return out
+
+
+def prompt_messages(
+    question: str,
+    blocks: Sequence[str],
+    history: Sequence[HistoryItem] = (),
+    *,
+    options: LLMOptions = LLMOptions(),
+) -> list[Message]:
+    """System prompt, recent history, then the sources and the question."""
+    return [
+        {"role": "system", "content": SYSTEM_PROMPT},
+        *_history_messages(history, options.history_tokens, options.encoding),
+        {
+            "role": "user",
+            "content": USER_TEMPLATE.format(sources="\n\n".join(blocks), question=question),
+        },
+    ]
+
+
+# -- reading what the model wrote ---------------------------------------------------------
+
+
+def _letters(text: str) -> str:
+    return " ".join(re.findall(r"[a-z]+", text.casefold()))
+
+
+_SENTINEL = _letters(NO_ANSWER)
+
+
+def is_no_answer(text: str) -> bool:
+    """True if the model answered with the sentinel: it opens with it (quotes, case and
+    punctuation aside), or says it and cites nothing."""
+    said = _letters(text)
+    return said.startswith(_SENTINEL) or (_SENTINEL in said and not parse_markers(text))
+
+
+def _shingles(text: str, n: int) -> set[tuple[str, ...]]:
+    words = _letters(text).split()
+    return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
+
+
+_PROMPT_SHINGLES = _shingles(SYSTEM_PROMPT, ECHO_WORDS)
+
+
+def strip_prompt_echo(text: str) -> str:
+    """The text without any sentence that repeats ``ECHO_WORDS`` words of the system
+    prompt in a row: the prompt never leaks, whatever an abstract asked for."""
+    kept = [s for s in split_sentences(text) if not _shingles(s, ECHO_WORDS) & _PROMPT_SHINGLES]
+    return " ".join(kept) if len(kept) < len(split_sentences(text)) else text
+
+
+# -- the answerer -------------------------------------------------------------------------
+
+
+def llm_answer(
+    question: str,
+    query: str,
+    sources: Sequence[Source],
+    *,
+    model: ChatModel,
+    history: Sequence[HistoryItem] = (),
+    options: LLMOptions = LLMOptions(),
+    timings: dict[str, float],
+) -> Iterator[Event]:
+    """Stream the model's answer to ``question`` from ``sources``, then the checked answer.
+
+    Raises :class:`rag.errors.LLMError` if the call fails, or with kind ``uncited`` if the
+    answer cites none of the sources (an uncited answer is the model's own memory).
+    """
+    kept, blocks = fit_sources(sources, budget=options.context_tokens, encoding=options.encoding)
+    messages = prompt_messages(question, blocks, history, options=options)
+    yield SourcesEvent(tuple(kept))
+    clock = time.perf_counter()
+    parts: list[str] = []
+    usage: dict[str, int | bool] = {}
+    for piece in model.stream(
+        messages, max_tokens=options.max_tokens, temperature=options.temperature
+    ):
+        if isinstance(piece, Usage):
+            usage = {
+                "prompt_tokens": piece.prompt_tokens,
+                "completion_tokens": piece.completion_tokens,
+            }
+            continue
+        if not parts:
+            timings["llm_first_token"] = time.perf_counter() - clock
+        parts.append(piece)
+        yield DeltaEvent(piece)
+    timings["llm"] = time.perf_counter() - clock
+    text = "".join(parts).strip()
+    usage = usage or _estimate_usage(messages, text, options.encoding)
+    if is_no_answer(text):
+        # The deltas streamed the model's words; the final answer is the sentinel itself.
+        yield FinalEvent(NO_ANSWER, (), True, (), LLM_MODE, timings, query, model.name, usage)
+        return
+    checked = check_citations(strip_prompt_echo(text), kept, require_support=True)
+    if not checked.citations:
+        raise LLMError(
+            f"the language model {model.name!r} answered without citing any of the "
+            f"{len(kept)} sources, so its answer cannot be checked",
+            kind="uncited",
+        )
+    yield FinalEvent(
+        checked.text,
+        checked.citations,
+        False,
+        checked.dropped,
+        LLM_MODE,
+        timings,
+        query,
+        model.name,
+        usage,
+    )
+
+
+def _estimate_usage(messages: Sequence[Message], text: str, encoding: str) -> dict[str, int | bool]:
+    """Token counts by tiktoken, for servers that report no usage when streaming
+    (llama.cpp's, for one); ``estimated`` says they are not the server's own."""
+    enc = get_encoding(encoding)
+    prompt = sum(len(enc.encode_ordinary(m["content"])) + 4 for m in messages)
+    return {"prompt_tokens": prompt, "completion_tokens": len(enc.encode_ordinary(text)),
+            "estimated": True}  # fmt: skip
+
+
+def condense_question(question: str, history: Sequence[HistoryItem], *, model: ChatModel) -> str:
+    """A standalone search query for a follow-up, written by the model; the rule of
+    :func:`rag.followup.rewrite_followup` when the model fails or its reply is unusable.
+    A question with no earlier user turn is returned as it is."""
+    past = turns(history)
+    if not any(t.role == "user" for t in past):
+        return question
+    lines = [f"{t.role}: {' '.join(MARKER.sub('', t.text).split())[:600]}" for t in past[-6:]]
+    messages: list[Message] = [
+        {"role": "system", "content": REWRITE_SYSTEM},
+        {
+            "role": "user",
+            "content": REWRITE_TEMPLATE.format(history="\n".join(lines), question=question),
+        },
+    ]
+    try:
+        reply = complete(model, messages, max_tokens=64)
+    except LLMError:
+        return rewrite_followup(question, history)
+    query = " ".join(reply.strip().strip("\"'").split())
+    if not query or len(query) > MAX_REWRITE_CHARS or is_no_answer(query):
+        return rewrite_followup(question, history)
+    return query

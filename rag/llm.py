@@ -1,0 +1,234 @@
+"""Chat models: any OpenAI-compatible ``/chat/completions`` endpoint, streamed.
+
+OpenAI, vLLM, Ollama and a llama.cpp server all speak this API; ``OPENAI_BASE_URL`` picks
+the server. The ``openai`` client retries what is worth retrying before a stream starts
+(connection errors, timeouts, 408/409/429/5xx, with backoff); whatever still fails is raised
+as :class:`rag.errors.LLMError` with a ``kind`` and a message that says what to do and
+never contains the key. A stream that breaks off after it started is not retried (its
+text has been shown): it fails with kind ``stream``.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from rag.errors import ConfigError, LLMError
+
+if TYPE_CHECKING:
+    from rag.settings import Settings
+
+__all__ = ["ChatModel", "Message", "OpenAIChat", "Usage", "complete", "make_chat_model"]
+
+Message = dict[str, str]  # {"role": "system" | "user" | "assistant", "content": ...}
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Tokens the server counted for one call (as it reported them)."""
+
+    prompt_tokens: int
+    completion_tokens: int
+
+
+class ChatModel(Protocol):
+    name: str  # the model's name, shown as the answer mode
+
+    def stream(
+        self, messages: Sequence[Message], *, max_tokens: int, temperature: float = 0.0
+    ) -> Iterator[str | Usage]:
+        """Text pieces as the model writes them; a Usage, if the server reports one."""
+        ...
+
+
+def complete(model: ChatModel, messages: Sequence[Message], *, max_tokens: int) -> str:
+    """The whole reply of one call (for short helper calls such as query rewriting)."""
+    return "".join(p for p in model.stream(messages, max_tokens=max_tokens) if isinstance(p, str))
+
+
+# Parameters some servers reject: each is dropped (or swapped) once if a 400 names it.
+_OPTIONAL = ("stream_options",)
+
+
+class OpenAIChat:
+    """A chat model behind an OpenAI-compatible API. At most ``concurrency`` calls run at
+    once in this process (others wait), so a busy server is not flooded."""
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        base_url: str | None = None,
+        api_key: str = "",
+        timeout: float = 60.0,
+        max_retries: int = 2,
+        concurrency: int = 4,
+    ) -> None:
+        if concurrency < 1:
+            raise ConfigError("PAPERCHAT_LLM_CONCURRENCY must be at least 1")
+        self.name = model
+        self.base_url = base_url
+        self._api_key = api_key
+        self._timeout = timeout
+        self._max_retries = max_retries
+        self._slots = threading.BoundedSemaphore(concurrency)
+        self._client: Any = None
+        self._unsupported: set[str] = set()
+
+    @property
+    def where(self) -> str:
+        return self.base_url or "api.openai.com"
+
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            import openai
+
+            self._client = openai.OpenAI(
+                api_key=self._api_key or "not-needed",  # local servers take any key
+                base_url=self.base_url or None,
+                timeout=self._timeout,
+                max_retries=self._max_retries,
+            )
+        return self._client
+
+    def stream(
+        self, messages: Sequence[Message], *, max_tokens: int, temperature: float = 0.0
+    ) -> Iterator[str | Usage]:
+        with self._slots:
+            response = self._open(list(messages), max_tokens, temperature)
+            try:
+                yield from self._read(response)
+            finally:
+                response.close()
+
+    def _open(self, messages: list[Message], max_tokens: int, temperature: float) -> Any:
+        import openai
+
+        while True:
+            params: dict[str, Any] = {
+                "model": self.name,
+                "messages": messages,
+                "stream": True,
+                "temperature": temperature,
+                "max_tokens": max_tokens,
+            }
+            if "stream_options" not in self._unsupported:
+                params["stream_options"] = {"include_usage": True}
+            if "max_tokens" in self._unsupported:
+                params["max_completion_tokens"] = params.pop("max_tokens")
+            try:
+                return self.client.chat.completions.create(**params)
+            except openai.BadRequestError as exc:
+                rejected = self._rejected_param(exc, params)
+                if rejected is None:
+                    raise self._translate(exc) from exc
+                self._unsupported.add(rejected)
+            except openai.OpenAIError as exc:
+                raise self._translate(exc) from exc
+
+    def _rejected_param(self, exc: Any, params: dict[str, Any]) -> str | None:
+        text = str(getattr(exc, "message", "") or exc)
+        for name in (*_OPTIONAL, "max_tokens"):
+            if name in params and name not in self._unsupported and name in text:
+                return name
+        return None
+
+    def _read(self, response: Any) -> Iterator[str | Usage]:
+        import openai
+
+        try:
+            for chunk in response:
+                for choice in chunk.choices or ():
+                    text = getattr(choice.delta, "content", None) if choice.delta else None
+                    if text:
+                        yield text
+                usage = getattr(chunk, "usage", None)
+                if usage is not None:
+                    yield Usage(int(usage.prompt_tokens or 0), int(usage.completion_tokens or 0))
+        except (openai.OpenAIError, json.JSONDecodeError, AttributeError, TypeError) as exc:
+            raise LLMError(
+                f"the stream from the language model at {self.where} broke off "
+                f"({type(exc).__name__}: {self._redact(str(exc))[:200]}); ask again",
+                kind="stream",
+            ) from exc
+
+    def _redact(self, text: str) -> str:
+        return text.replace(self._api_key, "<key>") if self._api_key else text
+
+    def _translate(self, exc: Exception) -> LLMError:
+        import openai
+
+        where, model = self.where, self.name
+        retried = f" (after {self._max_retries} retries)" if self._max_retries else ""
+        if isinstance(exc, openai.APITimeoutError):
+            return LLMError(
+                f"the language model at {where} did not answer within {self._timeout:g} s"
+                f"{retried}: raise PAPERCHAT_OPENAI_TIMEOUT or check the server",
+                kind="timeout",
+            )
+        if isinstance(exc, openai.APIConnectionError):
+            return LLMError(
+                f"cannot reach the language model at {where}{retried}: check OPENAI_BASE_URL "
+                "and that the server is running, or choose PAPERCHAT_LLM=extractive (offline)",
+                kind="unreachable",
+            )
+        if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
+            # The body of a 401 may echo part of the key: it is not repeated here.
+            return LLMError(
+                f"the language model at {where} refused the API key "
+                f"(HTTP {exc.status_code}): set OPENAI_API_KEY to a valid key",
+                kind="auth",
+            )
+        if isinstance(exc, openai.RateLimitError):
+            return LLMError(
+                f"the language model at {where} is rate-limiting (HTTP 429){retried}: wait "
+                "and ask again, or lower PAPERCHAT_LLM_CONCURRENCY",
+                kind="rate_limit",
+            )
+        if isinstance(exc, openai.NotFoundError):
+            return LLMError(
+                f"model {model!r} not found at {where} (HTTP 404): set PAPERCHAT_LLM_MODEL "
+                "to a model the server serves, or check OPENAI_BASE_URL",
+                kind="bad_request",
+            )
+        if isinstance(exc, openai.APIStatusError):
+            kind = "server" if exc.status_code >= 500 else "bad_request"
+            return LLMError(
+                f"the language model at {where} failed with HTTP {exc.status_code}"
+                f"{retried if kind == 'server' else ''}: {self._redact(exc.message)[:300]}",
+                kind=kind,
+            )
+        return LLMError(
+            f"the language model at {where} failed: {self._redact(str(exc))[:300]}",
+            kind="server",
+        )
+
+
+def make_chat_model(settings: Settings) -> ChatModel | None:
+    """The chat model the settings ask for, or None for extractive answers.
+
+    ``PAPERCHAT_LLM=auto`` (the default) uses the API when ``OPENAI_API_KEY`` or
+    ``OPENAI_BASE_URL`` is set; ``openai`` insists on it; ``extractive`` never calls one.
+    """
+    api_key = settings.openai_api_key.get_secret_value()
+    configured = bool(api_key or settings.openai_base_url)
+    if settings.llm == "extractive" or (settings.llm == "auto" and not configured):
+        return None
+    if not configured:
+        raise ConfigError(
+            "PAPERCHAT_LLM=openai but OPENAI_API_KEY is not set: put it in .env (see "
+            ".env.example), set OPENAI_BASE_URL to a local OpenAI-compatible server, or choose "
+            "PAPERCHAT_LLM=extractive (offline)"
+        )
+    return OpenAIChat(
+        model=settings.llm_model,
+        base_url=settings.openai_base_url or None,
+        api_key=api_key,
+        timeout=settings.openai_timeout,
+        max_retries=settings.llm_retries,
+        concurrency=settings.llm_concurrency,
+    )

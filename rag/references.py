@@ -1,0 +1,65 @@
+"""The cited papers of an answer as Markdown or BibTeX, for export."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Literal
+
+from rag.cite import Citation, Source
+from rag.errors import QueryError
+
+__all__ = ["format_references"]
+
+
+def _bib_escape(text: str) -> str:
+    """A BibTeX field value that always parses: braces and backslashes become LaTeX commands
+    (BibTeX counts a backslash-escaped brace too, so ``\\{`` alone could unbalance it)."""
+    swap = {"\\": r"\textbackslash{}", "{": r"\textbraceleft{}", "}": r"\textbraceright{}"}
+    return re.sub(r"[\\{}]", lambda m: swap[m.group()], " ".join(text.split()))
+
+
+def _bib_key(source: Source, taken: set[str]) -> str:
+    surname = source.authors[0].split()[-1] if source.authors else ""
+    label = re.sub(r"[^a-z0-9]+", "", (source.label or source.title).casefold())[:24]
+    base = "".join(
+        re.sub(r"[^a-z0-9]+", "", part.casefold()) for part in (surname, str(source.year or ""))
+    )
+    base = (base + label) or re.sub(r"[^a-z0-9]+", "", source.paper_id.casefold()) or "paper"
+    key, i = base, 1
+    while key in taken:
+        i += 1
+        key = f"{base}{chr(ord('a') + i - 2)}" if i <= 27 else f"{base}{i}"
+    taken.add(key)
+    return key
+
+
+def format_references(citations: Sequence[Citation], style: Literal["markdown", "bibtex"]) -> str:
+    """The cited papers as a numbered Markdown list (with quotes) or BibTeX ``@misc`` entries
+    (keys from first author's surname, year and label: ``he2024kcache``)."""
+    if style == "markdown":
+        lines = []
+        for c in citations:
+            s = c.source
+            authors = ", ".join(s.authors) or "unknown authors"
+            year = f" ({s.year})" if s.year else ""
+            lines.append(
+                f"{c.n}. **{s.title or s.label}**. {authors}{year}. `{s.source}`.\n"
+                f"   > {' '.join(c.quote.split())}"
+            )
+        return "\n".join(lines)
+    if style != "bibtex":
+        raise QueryError(f"unknown reference style {style!r}: choose markdown or bibtex")
+    taken: set[str] = set()
+    entries = []
+    for c in citations:
+        s = c.source
+        fields = [("title", s.title or s.label)]
+        if s.authors:
+            fields.append(("author", " and ".join(s.authors)))
+        if s.year:
+            fields.append(("year", str(s.year)))
+        fields.append(("note", f"paperchat {s.paper_id}; source {s.source}"))
+        body = ",\n".join(f"  {name} = {{{_bib_escape(value)}}}" for name, value in fields)
+        entries.append(f"@misc{{{_bib_key(s, taken)},\n{body}\n}}")
+    return "\n\n".join(entries)
