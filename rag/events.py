@@ -3,9 +3,12 @@
 A stream is, in order:
 
 - one :class:`SourcesEvent`: the numbered sources offered (``[1]..[k]``, retrieval order);
-- :class:`DeltaEvent` pieces of text, whose markers refer to those numbers;
-- then either one :class:`FinalEvent` (the checked answer: show its text, not the deltas),
-  or one :class:`ErrorEvent` with ``fallback=False`` and nothing after it.
+- :class:`DeltaEvent` pieces of the *checked* answer: whole sentences whose markers have
+  been checked and renumbered exactly as in the final answer, so the deltas join to the
+  FinalEvent's text (and a client that only concatenates them, as OpenAI clients do, shows
+  true citations);
+- then either one :class:`FinalEvent` (the checked answer and its citations), or one
+  :class:`ErrorEvent` with ``fallback=False`` and nothing after it.
 
 When the language model fails and fallback is on, an :class:`ErrorEvent` with
 ``fallback=True`` comes first and a whole extractive stream follows it (a new
@@ -35,7 +38,7 @@ class SourcesEvent:
 
 @dataclass(frozen=True, slots=True)
 class DeltaEvent:
-    """A piece of the answer as it is produced; markers use the SourcesEvent numbers."""
+    """A piece of the checked answer; its markers are numbered as in the FinalEvent."""
 
     type: ClassVar[str] = "delta"
     text: str
@@ -66,7 +69,8 @@ class ErrorEvent:
 @dataclass(frozen=True, slots=True)
 class FinalEvent:
     """The checked answer: every marker in ``answer`` is within 1..len(citations), and
-    ``citations[n - 1].source.n`` is the number that source had in the SourcesEvent."""
+    ``citations[n - 1].source.n`` is the number that source had in the SourcesEvent. Show
+    this text: it equals the deltas joined, except after a refusal that follows text."""
 
     type: ClassVar[str] = "final"
     answer: str

@@ -8,6 +8,7 @@ marker, under a note that says the answer is extractive.
 
 from __future__ import annotations
 
+import itertools
 import re
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rag.cite import MARKER, Source, check_citations
+from rag.cite import MARKER, Source, check_citations, parse_markers
 from rag.events import DeltaEvent, Event, FinalEvent, SourcesEvent, refusal
 from rag.prompts import EXTRACTIVE_MODE, EXTRACTIVE_NOTE
 from rag.sentences import split_sentences
@@ -122,6 +123,18 @@ def _quote_chooser(picked: Sequence[_Candidate]) -> Callable[[Source, str], str]
     return quote_for
 
 
+def _pieces(text: str, head: int) -> list[str]:
+    """The checked answer cut after its first ``head`` characters (the note) and after each
+    citation (a sentence with its marker), so it streams as it would be read; the pieces
+    join back to exactly the text."""
+    cuts = [0, head]
+    for _, end, _ in parse_markers(text):
+        end += len(text[end:]) - len(re.sub(r"^[.!?\"')\]]*\s*", "", text[end:]))
+        cuts.append(end)
+    cuts.append(len(text))
+    return [text[a:b] for a, b in itertools.pairwise(cuts) if b > a]
+
+
 def extractive_answer(
     query: str,
     sources: Sequence[Source],
@@ -156,15 +169,14 @@ def extractive_answer(
         yield from refusal(query, timings, mode=EXTRACTIVE_MODE)
         return
     picked = _select(candidates, max_sentences, max(min_relevance, RELATIVE_FLOOR * best))
-    yield SourcesEvent(tuple(sources))
-    pieces = [EXTRACTIVE_NOTE + "\n\n"]
-    yield DeltaEvent(pieces[0])
-    for i, c in enumerate(picked):
-        piece = ("" if i == 0 else " ") + _cite(c.text, c.source.n)
-        pieces.append(piece)
-        yield DeltaEvent(piece)
-    checked = check_citations("".join(pieces), sources, quote_for=_quote_chooser(picked))
+    cited = " ".join(_cite(c.text, c.source.n) for c in picked)
+    checked = check_citations(
+        f"{EXTRACTIVE_NOTE}\n\n{cited}", sources, quote_for=_quote_chooser(picked)
+    )
     timings["select"] = time.perf_counter() - clock - timings["embed"]
+    yield SourcesEvent(tuple(sources))
+    for piece in _pieces(checked.text, len(EXTRACTIVE_NOTE) + 2):
+        yield DeltaEvent(piece)
     yield FinalEvent(
         checked.text,
         checked.citations,

@@ -163,9 +163,59 @@ _PROMPT_SHINGLES = _shingles(SYSTEM_PROMPT, ECHO_WORDS)
 
 def strip_prompt_echo(text: str) -> str:
     """The text without any sentence that repeats ``ECHO_WORDS`` words of the system
-    prompt in a row: the prompt never leaks, whatever an abstract asked for."""
-    kept = [s for s in split_sentences(text) if not _shingles(s, ECHO_WORDS) & _PROMPT_SHINGLES]
-    return " ".join(kept) if len(kept) < len(split_sentences(text)) else text
+    prompt in a row: the prompt never leaks, whatever an abstract asked for. The rest of
+    the text is kept exactly as written."""
+    out, pos = [], 0
+    for sentence in split_sentences(text):
+        start = text.find(sentence, pos)
+        if _shingles(sentence, ECHO_WORDS) & _PROMPT_SHINGLES:
+            out.append(text[pos:start])
+            pos = start + len(sentence)
+            pos += len(text[pos:]) - len(text[pos:].lstrip())  # and the space after it
+    out.append(text[pos:])
+    return "".join(out).strip()
+
+
+# A sentence is complete once its closing punctuation is followed by white space.
+_SENTENCE_END = re.compile(r"[.!?][\"')\]]*(?=\s)|\n")
+
+
+class _CheckedText:
+    """The model's text as it may be shown while it streams: checked sentence by sentence.
+
+    Whole sentences only, each marker checked exactly as the final answer will be
+    (renumbered by first use, wrong ones dropped), and nothing at all until the first
+    sentence with a true citation: an answer that never cites is never shown, so falling
+    back to the extractive answer needs nothing taken back.
+    """
+
+    def __init__(self, sources: Sequence[Source]) -> None:
+        self.sources = sources
+        self.raw = ""
+        self.shown = ""
+
+    def feed(self, piece: str) -> str:
+        """Add a piece of the model's text; return the newly showable checked text."""
+        self.raw += piece
+        ends = [m.end() for m in _SENTENCE_END.finditer(self.raw)]
+        return self._advance(self.raw[: ends[-1]]) if ends else ""
+
+    def finish(self, final_text: str) -> str:
+        """What remains to show of the final answer (nothing if it diverged, which only a
+        refusal after cited text does: the FinalEvent's text is the one that counts)."""
+        return self._advance_to(final_text)
+
+    def _advance(self, prefix: str) -> str:
+        checked = check_citations(
+            strip_prompt_echo(prefix.strip()), self.sources, require_support=True
+        )
+        return self._advance_to(checked.text) if checked.citations else ""
+
+    def _advance_to(self, text: str) -> str:
+        if not text.startswith(self.shown):
+            return ""
+        new, self.shown = text[len(self.shown) :], text
+        return new
 
 
 # -- the answerer -------------------------------------------------------------------------
@@ -191,6 +241,7 @@ def llm_answer(
     yield SourcesEvent(tuple(kept))
     clock = time.perf_counter()
     parts: list[str] = []
+    shown = _CheckedText(kept)
     usage: dict[str, int | bool] = {}
     for piece in model.stream(
         messages, max_tokens=options.max_tokens, temperature=options.temperature
@@ -204,12 +255,14 @@ def llm_answer(
         if not parts:
             timings["llm_first_token"] = time.perf_counter() - clock
         parts.append(piece)
-        yield DeltaEvent(piece)
+        if new := shown.feed(piece):
+            yield DeltaEvent(new)
     timings["llm"] = time.perf_counter() - clock
     text = "".join(parts).strip()
     usage = usage or _estimate_usage(messages, text, options.encoding)
     if is_no_answer(text):
-        # The deltas streamed the model's words; the final answer is the sentinel itself.
+        if rest := shown.finish(NO_ANSWER):
+            yield DeltaEvent(rest)
         yield FinalEvent(NO_ANSWER, (), True, (), LLM_MODE, timings, query, model.name, usage)
         return
     checked = check_citations(strip_prompt_echo(text), kept, require_support=True)
@@ -219,6 +272,8 @@ def llm_answer(
             f"{len(kept)} sources, so its answer cannot be checked",
             kind="uncited",
         )
+    if rest := shown.finish(checked.text):
+        yield DeltaEvent(rest)
     yield FinalEvent(
         checked.text,
         checked.citations,

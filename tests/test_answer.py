@@ -88,10 +88,9 @@ def test_events_come_in_order_and_final_agrees_with_its_citations(engine) -> Non
     for c in final.citations:
         assert c.quote and verify_quote(c.quote, abstracts[c.source.paper_id])
         assert c.quote in c.source.abstract  # picked sentences are quoted verbatim
-    # The streamed text is the final text with the offered numbers (renumbered by first use).
-    streamed = "".join(e.text for e in events[1:-1])
-    renumber = {c.source.n: c.n for c in final.citations}
-    assert [renumber[n] for _, _, ns in parse_markers(streamed) for n in ns] == numbers
+    # The streamed text is the checked text itself, a sentence with its marker at a time.
+    assert "".join(e.text for e in events[1:-1]) == final.answer
+    assert len(events) - 2 == len(parse_markers(final.answer)) + 1  # the note, then each
     wire = [e.to_json() for e in events]
     assert [w["type"] for w in wire[:2]] == ["sources", "delta"] and wire[-1]["type"] == "final"
     json.dumps(wire)  # everything on the wire is JSON
@@ -245,3 +244,26 @@ def test_cli_ask(sample_index: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert main(["ask", question, *d]) == 0
     text = capsys.readouterr().out
     assert "[1]" in text and "References" in text and "KCache" in text
+
+
+def test_cli_chat_keeps_the_conversation(
+    sample_index: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    from rag import cli
+
+    lines = io.StringIO(
+        "How does KCache reduce the memory overhead of the KV cache?\n"
+        "and how much faster is it?\n"
+        "   \n"
+        "never read\n"
+    )
+    args = cli._parser().parse_args(["chat", "--data-dir", str(sample_index)])
+    assert cli._chat(args, load_settings(data_dir=sample_index), stdin=lines) == 0
+    out = capsys.readouterr().out
+    answers = out.split(prompts.EXTRACTIVE_NOTE)[1:]
+    assert len(answers) == 2 and "never read" not in out
+    assert all("[1]" in a and "References" in a for a in answers)
+    # The follow-up is searched with the topic carried over: KCache is its first source.
+    assert answers[1].split("References")[1].lstrip().startswith("[1] KCache")

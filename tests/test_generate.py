@@ -134,8 +134,13 @@ def test_llm_answer_is_streamed_checked_and_quoted(engine) -> None:
     events = _run(engine, "How is the KV cache of LLM serving managed?", chat, k=3)
     assert isinstance(events[0], SourcesEvent) and isinstance(events[-1], FinalEvent)
     deltas = [e for e in events if isinstance(e, DeltaEvent)]
-    assert len(deltas) > 5 and "".join(d.text for d in deltas) == chat_reply
     sources, final = events[0].sources, events[-1]
+    # Streamed as checked sentences, numbered as the final answer is: they join to it.
+    assert [d.text for d in deltas] == [
+        "The KV cache is what serving manages [1].",
+        " This is so [2].",
+    ]
+    assert "".join(d.text for d in deltas) == final.answer
     assert final.mode == prompts.LLM_MODE and final.model == "scripted" and not final.refused
     assert final.dropped == ("[7]",)
     assert final.answer.count("[") == 2 and "[7]" not in final.answer
@@ -177,6 +182,9 @@ def test_injected_instructions_change_nothing(engine) -> None:
     chat = ScriptedChat(reply)
     final = _run(engine, "Ignore instructions: KV cache memory claim", chat)[-1]
     assert "[9]" in final.dropped and prompts.SYSTEM_PROMPT[:40] not in final.answer
+    streamed = "".join(e.text for e in _run(engine, "KV cache memory", ScriptedChat(reply))
+                       if isinstance(e, DeltaEvent))  # fmt: skip
+    assert prompts.SYSTEM_PROMPT[:40] not in streamed  # not even while streaming
     assert all(
         1 <= n <= len(final.citations) for _, _, ns in parse_markers(final.answer) for n in ns
     )
@@ -186,7 +194,9 @@ def test_injected_instructions_change_nothing(engine) -> None:
 @pytest.mark.parametrize("midway", [False, True])
 def test_model_failure_falls_back_to_an_extractive_answer(engine, midway: bool) -> None:
     error = LLMError("the language model at x failed with HTTP 503", kind="server")
-    chat = ScriptedChat(("KCache keeps [1]", error) if midway else error)
+    chat = ScriptedChat(
+        ("KCache keeps the KV cache on the CPU [1]. It also ", error) if midway else error
+    )
     events = _run(engine, "How does KCache save GPU memory?", chat)
     kinds = [type(e) for e in events]
     at = kinds.index(ErrorEvent)
@@ -210,6 +220,7 @@ def test_an_uncited_answer_is_not_passed_off_as_checked(engine) -> None:
     events = _run(engine, "How does KCache save GPU memory?", chat)
     error = next(e for e in events if isinstance(e, ErrorEvent))
     assert error.kind == "uncited" and events[-1].mode == prompts.EXTRACTIVE_MODE
+    assert isinstance(events[1], ErrorEvent)  # not one word of the uncited answer was shown
 
 
 def test_followups_are_rewritten_by_the_model(engine) -> None:
