@@ -96,8 +96,10 @@ def _run(questions: list[dict], engine: dict[str, Any], chat: OpenAIChat | None)
 
     answered_una = [{**r, "answered": not r["refused"]} for r in una]
     answered_off = [{**r, "answered": not r["refused"]} for r in off]
-    firsts = [r["first_token"] for r in rows if r["first_token"] is not None]
-    totals = [r["total"] for r in rows]
+    # Timings of the answers a reader waits for (refusals return before any model call).
+    answered = [r for r in rows if not r["refused"]]
+    firsts = [r["first_token"] for r in answered if r["first_token"] is not None]
+    totals = [r["total"] for r in answered]
     return {
         "gold_cited": share(ans, "gold_cited"),
         "answerable_refused": share(ans, "refused"),
@@ -107,8 +109,10 @@ def _run(questions: list[dict], engine: dict[str, Any], chat: OpenAIChat | None)
         "dangling_markers_in_final": sum(r["dangling_markers"] for r in rows),
         "fallbacks": sum(bool(r["errors"]) for r in rows),
         "fallback_kinds": sorted({k for r in rows for k in r["errors"]}),
+        "timed_answers": len(answered),
         "first_token_s": {"p50": _pct(firsts, 50), "p95": _pct(firsts, 95)},
         "total_s": {"p50": _pct(totals, 50), "p95": _pct(totals, 95)},
+        "refusal_total_s": {"p50": _pct([r["total"] for r in rows if r["refused"]], 50)},
         "rows": rows,
     }
 

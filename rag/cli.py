@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from rag.errors import PaperchatError
 
 if TYPE_CHECKING:
+    from rag.engine import Engine
     from rag.events import Event, FinalEvent
     from rag.retrieve import Filters
     from rag.settings import Settings
@@ -96,6 +97,24 @@ def _parser() -> argparse.ArgumentParser:
         "in mind. An empty line or end of input ends the chat.",
     )
     _answer_args(p)
+
+    p = sub.add_parser(
+        "serve",
+        parents=[common],
+        help="the chat UI, the JSON API and the OpenAI-compatible API in one server",
+        description="Serve the Gradio chat at /, the JSON API under /api, the "
+        "OpenAI-compatible API under /v1 (model 'paperchat'), OpenAPI docs at /docs and "
+        "/healthz. Without PAPERCHAT_API_KEY it serves on loopback only.",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=7860, help="port (default 7860)")
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="worker processes (more than 1 needs a Chroma server: PAPERCHAT_CHROMA_HOST)",
+    )
+    p.add_argument("--llm", choices=["extractive", "openai"], help="who writes answers")
 
     p = sub.add_parser("eval", parents=[common], help="measure retrieval quality")
     eval_sub = p.add_subparsers(dest="what", metavar="WHAT", required=True)
@@ -187,6 +206,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "search": _search,
             "ask": _ask,
             "chat": _chat,
+            "serve": _serve,
             "eval": _eval,
             "stats": _stats,
             "papers": _papers,
@@ -287,23 +307,16 @@ def _search(args: argparse.Namespace, settings: Settings) -> int:
     return EXIT_OK
 
 
-def _engine(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
-    """The keyword arguments of answer_stream that come from settings and flags."""
-    from rag.embed import make_embedder
-    from rag.llm import make_chat_model
-    from rag.retrieve import Retriever
+def _engine(args: argparse.Namespace, settings: Settings) -> tuple[Engine, dict[str, Any]]:
+    """The engine, and the answer options the flags set."""
+    from rag.engine import Engine
 
-    embedder = make_embedder(settings)
-    return {
-        "retriever": Retriever.from_settings(settings, _open(settings), embedder),
-        "embedder": embedder,
-        "chat": make_chat_model(settings),
+    options = {
         "filters": _filters(args),
-        "k": args.k or settings.answer_k,
-        "min_relevance": settings.min_relevance,
-        "llm": settings.llm_options(),
-        "fallback": settings.llm_fallback and not args.no_fallback,
+        "k": args.k,
+        "fallback": False if args.no_fallback else None,
     }
+    return Engine.from_settings(settings), options
 
 
 def _final(events: Iterator[Event]) -> FinalEvent:
@@ -332,9 +345,10 @@ def _print_answer(final: FinalEvent) -> None:
 
 
 def _ask(args: argparse.Namespace, settings: Settings) -> int:
-    from rag.answer import answer_stream, format_references
+    from rag.answer import format_references
 
-    final = _final(answer_stream(args.question, **_engine(args, settings)))
+    engine, options = _engine(args, settings)
+    final = _final(engine.answer(args.question, **options))
     if args.json:
         out = final.to_json()
         del out["type"]
@@ -352,15 +366,14 @@ def _ask(args: argparse.Namespace, settings: Settings) -> int:
 
 def _chat(args: argparse.Namespace, settings: Settings, stdin: TextIO | None = None) -> int:
     """A conversation on the terminal: follow-up questions see the earlier turns."""
-    from rag.answer import Turn, answer_stream
+    from rag.answer import Turn
     from rag.errors import QueryError
 
     stdin = stdin or sys.stdin
-    engine = _engine(args, settings)
-    mode = engine["chat"].name if engine["chat"] else "extractive"
+    engine, options = _engine(args, settings)
     interactive = stdin.isatty()
     if interactive:
-        print(f"paperchat ({mode}); an empty line or Ctrl-D ends the chat.")
+        print(f"paperchat ({engine.mode}); an empty line or Ctrl-D ends the chat.")
     history: list[Turn] = []
     while True:
         if interactive:
@@ -369,7 +382,7 @@ def _chat(args: argparse.Namespace, settings: Settings, stdin: TextIO | None = N
         if not line.strip():
             return EXIT_OK
         try:
-            final = _final(answer_stream(line, history=tuple(history), **engine))
+            final = _final(engine.answer(line, history=tuple(history), **options))
         except QueryError as exc:
             print(f"paperchat: error: {exc}", file=sys.stderr)
             continue
@@ -378,6 +391,15 @@ def _chat(args: argparse.Namespace, settings: Settings, stdin: TextIO | None = N
         history.append(
             Turn("assistant", final.answer, tuple(c.source.label for c in final.citations))
         )
+
+
+def _serve(args: argparse.Namespace, settings: Settings) -> int:
+    from rag.server import serve
+
+    if args.workers < 1:
+        raise PaperchatError("--workers must be at least 1")
+    serve(settings, host=args.host, port=args.port, workers=args.workers)
+    return EXIT_OK
 
 
 def _eval(args: argparse.Namespace, settings: Settings) -> int:

@@ -189,6 +189,10 @@ class Retriever:
         now = time.monotonic()
         if self._index is not None and now - self._checked < self.refresh_seconds:
             return self._index
+        return self.refresh()
+
+    def refresh(self) -> LexicalIndex:
+        """Bring the lexical index up to date with the store now (e.g. after an ingest)."""
         with self._lock:
             self._index = sync_lexical(self.store, self.index_dir, self.params, self._index)
             self._checked = time.monotonic()

@@ -156,6 +156,17 @@ class Settings(BaseSettings):
         description="When the model fails, answer extractively instead (labelled as such).",
     )
     answer_k: int = Field(default=5, ge=1, le=50, description="Papers an answer draws on.")
+    api_key: SecretStr = Field(
+        default=SecretStr(""),
+        description="When set, /api and /v1 need 'Authorization: Bearer <key>' and the UI asks "
+        "for it at login; empty = no auth, and `serve` binds to loopback only.",
+    )
+    max_question_chars: int = Field(
+        default=2000, ge=10, le=100_000, description="Longest question the server accepts."
+    )
+    max_upload_mb: float = Field(
+        default=50.0, gt=0, le=10_000, description="Largest request body /api/ingest accepts."
+    )
     min_relevance: float = Field(
         default=0.30,
         ge=-1.0,
