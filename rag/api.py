@@ -290,6 +290,15 @@ def create_api(engine: Engine) -> FastAPI:
             "paperchat": _extras(result),
         }  # fmt: skip
 
+    @app.api_route("/api/{rest:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE"],
+                   include_in_schema=False)  # fmt: skip
+    @app.api_route("/v1/{rest:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE"],
+                   include_in_schema=False)  # fmt: skip
+    def unknown(request: Request, rest: str) -> JSONResponse:
+        # Without these, the UI mounted at / would answer an unknown API path with its own
+        # (non-JSON-error) 404.
+        return _error(404, f"Not Found: {request.method} {request.url.path}", "not_found")
+
     return app
 
 
