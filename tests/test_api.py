@@ -111,9 +111,11 @@ def test_ask_json_and_refusal(open_server: str) -> None:
 
 
 def test_ask_streams_events(open_server: str) -> None:
-    body = {"question": QUESTION, "stream": True, "history": [
+    history = [
         {"role": "user", "content": "What is KCache?"},
-        {"role": "assistant", "content": "A KV cache method [1].", "cited": ["KCache"]}]}  # fmt: skip
+        {"role": "assistant", "content": "A KV cache method [1].", "cited": ["KCache"]},
+    ]
+    body = {"question": QUESTION, "stream": True, "history": history}
     with httpx.stream("POST", f"{open_server}/api/ask", json=body, timeout=30) as response:
         assert response.headers["content-type"].startswith("text/event-stream")
         response.read()
@@ -181,8 +183,10 @@ def test_ingest_uploads(tmp_path: Path) -> None:
     lines = [json.dumps(good), "{truncated", json.dumps(good | {"id": "up2", "title": "Other"})]
     jsonl = "\n".join(lines).encode()
     with Server(tmp_path / "data", max_upload_mb=0.01) as server:
-        files = [("files", ("../../evil/papers.jsonl", jsonl, "application/jsonl")),
-                 ("files", ("blob.jsonl", b"\x00\xff\x00binary", "application/octet-stream"))]  # fmt: skip
+        files = [
+            ("files", ("../../evil/papers.jsonl", jsonl, "application/jsonl")),
+            ("files", ("blob.jsonl", b"\x00\xff\x00binary", "application/octet-stream")),
+        ]
         report = httpx.post(f"{server.url}/api/ingest", files=files, timeout=60).json()
         assert report["added"] == 2 and not report["ok"]
         sources = {s["source"] for s in report["skipped"]}
@@ -273,7 +277,9 @@ def test_gradios_openai_chat_loader_works_unchanged(keyed_server: str) -> None:
     replies = list(demo.fn(QUESTION, []))
     assert len(replies) >= 2 and "[1]" in replies[-1]
     # gradio keeps history as content parts; the server joins them back into text
-    history = [{"role": "user", "content": [{"type": "text", "text": QUESTION}]},
-               {"role": "assistant", "content": [{"type": "text", "text": replies[-1]}]}]  # fmt: skip
+    history = [
+        {"role": "user", "content": [{"type": "text", "text": QUESTION}]},
+        {"role": "assistant", "content": [{"type": "text", "text": replies[-1]}]},
+    ]
     follow = list(demo.fn("and how much does it improve throughput?", history))[-1]
     assert "KCache" in follow or "[1]" in follow
