@@ -23,13 +23,14 @@ $(VENV)/.test-deps: $(BIN)/paperchat
 
 setup-test: $(VENV)/.test-deps
 
-## The main job on the embedded default: index the sample corpus, show it, search and ask it.
+## The main job on the embedded default: index the sample corpus, ask it once, then serve the
+## chat UI, the JSON API and the OpenAI-compatible API on http://127.0.0.1:$(PORT).
+PORT ?= 7860
 run: setup
 	$(BIN)/paperchat ingest $(SAMPLE)
 	$(BIN)/paperchat stats
-	$(BIN)/paperchat papers --limit 8
-	$(BIN)/paperchat search "request scheduling for LLM serving" -k 3
 	$(BIN)/paperchat ask "How do systems reduce KV cache memory in LLM inference?"
+	$(BIN)/paperchat serve --port $(PORT)
 
 test: setup-test
 	$(BIN)/python -m pytest

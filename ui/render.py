@@ -16,7 +16,9 @@ from rag.cite import Citation
 
 __all__ = ["answer_markdown", "md_escape", "sources_html"]
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>])")
+# Markdown punctuation, plus ":" and "@" so bare URLs and e-mail addresses are not
+# auto-linked (GitHub-flavoured Markdown links "http://..." found in plain text).
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>:@])")
 
 
 def md_escape(text: str) -> str:
