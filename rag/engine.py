@@ -7,6 +7,7 @@ Building an Engine opens the store but loads no model: the embedder loads on fir
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -155,6 +156,7 @@ class Engine:
             "store": self.store.location,
             "embedder": self.settings.embedder_id,
             "llm": {"mode": "llm" if self.chat else "extractive", "model": self.mode},
+            "worker_pid": os.getpid(),
         }
         if not papers:
             info["hint"] = (

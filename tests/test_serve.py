@@ -1,0 +1,80 @@
+"""`paperchat serve` as users start it: a real process, several workers on a Chroma server."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from rag.cli import main
+from tests.conftest import SAMPLE, free_port
+
+pytestmark = pytest.mark.integration
+
+
+def test_workers_need_a_chroma_server(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--workers", "2"]) == 1
+    assert "PAPERCHAT_CHROMA_HOST" in capsys.readouterr().err
+
+
+def test_no_key_refuses_a_public_address(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--host", "0.0.0.0"]) == 1
+    assert "PAPERCHAT_API_KEY" in capsys.readouterr().err
+
+
+def _workers(log: Path) -> set[int]:
+    """The worker processes uvicorn reports as started."""
+    return {int(m) for m in re.findall(r"Started server process \[(\d+)\]", log.read_text())}
+
+
+def test_two_workers_serve_one_index(on_chroma_server: tuple[str, int], tmp_path: Path) -> None:
+    assert main(["ingest", str(SAMPLE), "--json"]) == 0
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    log_path = tmp_path / "serve.log"
+    log = log_path.open("wb")
+    env = {**os.environ, "PAPERCHAT_INDEX_REFRESH_SECONDS": "0.5"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rag.cli", "serve", "--port", str(port), "--workers", "2"],
+        stdout=log, stderr=subprocess.STDOUT, env=env,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:  # until both workers have started and one answers
+            assert proc.poll() is None, log_path.read_text()
+            try:
+                health = httpx.get(f"{url}/healthz", headers={"connection": "close"}).json()
+            except httpx.TransportError:
+                time.sleep(0.3)
+                continue
+            assert health["papers"] == 32 and health["worker_pid"] in _workers(log_path)
+            if len(_workers(log_path)) == 2:
+                break
+            time.sleep(0.3)
+        assert len(_workers(log_path)) == 2, log_path.read_text()
+        answer = httpx.post(
+            f"{url}/api/ask",
+            json={"question": "How does KCache reduce KV cache memory?"},
+            timeout=30,
+        )
+        assert answer.json()["citations"][0]["label"] == "KCache"
+        # An upload through whichever worker takes it is seen by every worker.
+        paper = (
+            b'{"id": "w1", "title": "Worker test", "abstract": "Shared indexes across workers."}'
+        )
+        report = httpx.post(f"{url}/api/ingest", files=[("files", ("w.jsonl", paper))], timeout=60)
+        assert report.json()["added"] == 1
+        time.sleep(1.0)  # past the refresh interval
+        seen = [httpx.get(f"{url}/healthz", headers={"connection": "close"}).json()
+                for _ in range(20)]  # fmt: skip
+        assert all(h["papers"] == 33 for h in seen)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+        log.close()
