@@ -20,6 +20,8 @@ import importlib.metadata
 import logging
 import os
 import tempfile
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -35,6 +37,7 @@ if TYPE_CHECKING:
     from rag.settings import Settings
 
 __all__ = [
+    "CachedEmbedder",
     "Embedder",
     "OnnxMiniLM",
     "OpenAIEmbedder",
@@ -488,6 +491,53 @@ class OpenAIEmbedder:
                 f"to {vectors.shape[1]}"
             )
         return vectors
+
+
+# --------------------------------------------------------------------------------------
+# Remembering document vectors
+
+
+class CachedEmbedder:
+    """An embedder that remembers the vectors of the documents it embedded (LRU, at most
+    ``max_items``), so the same texts are never embedded twice: the extractive answerer
+    embeds the sentences of the papers it draws on, which recur from question to question.
+    Queries are not remembered."""
+
+    def __init__(self, inner: Embedder, *, max_items: int = 20_000) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.max_tokens = inner.max_tokens
+        self.max_items = max_items
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        return self.inner.count_tokens(texts)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.inner.embed_query(text)
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        texts = list(texts)
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:
+            found = {t: self._vectors[t] for t in texts if t in self._vectors}
+            for text in found:
+                self._vectors.move_to_end(text)
+        missing = list(dict.fromkeys(t for t in texts if t not in found))
+        if missing:
+            fresh = self.inner.embed_documents(missing)
+            found.update(zip(missing, fresh, strict=True))
+            with self._lock:
+                self._vectors.update(zip(missing, fresh, strict=True))
+                while len(self._vectors) > self.max_items:
+                    self._vectors.popitem(last=False)
+        return np.stack([found[t] for t in texts])
 
 
 def make_embedder(settings: Settings, *, cache_dir: Path | None = None) -> Embedder:

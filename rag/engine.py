@@ -13,6 +13,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from rag.embed import CachedEmbedder
 from rag.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -48,6 +49,8 @@ class Engine:
         self.embedder = embedder
         self.chat = chat
         self.retriever: Retriever = Retriever.from_settings(settings, store, embedder)
+        # Answers embed their papers' sentences; those recur, so they are remembered.
+        self.sentence_embedder = CachedEmbedder(embedder)
         self._openai: ChatModel | None = chat
         self._ingest_lock = threading.Lock()
 
@@ -106,7 +109,7 @@ class Engine:
         return answer_stream(
             question,
             retriever=self.retriever,
-            embedder=self.embedder,
+            embedder=self.sentence_embedder,
             chat=self.chat_for(llm),
             history=history,
             filters=filters,

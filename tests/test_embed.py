@@ -301,3 +301,27 @@ def test_make_embedder_openai(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     assert isinstance(emb, OpenAIEmbedder)
     assert (emb.name, emb.batch_size, emb.base_url) == ("openai-nomic", 5, "http://127.0.0.1:9/v1")
     assert emb.name == Settings(embedder="openai", embed_model="nomic").embedder_id
+
+
+def test_cached_embedder_embeds_each_text_once_and_forgets_the_oldest() -> None:
+    from rag.embed import CachedEmbedder
+    from tests.fakes import HashEmbedder
+
+    inner = HashEmbedder()
+    cached = CachedEmbedder(inner, max_items=3)
+    first = cached.embed_documents(["a b", "c d", "a b"])
+    assert inner.calls == [2] and first.shape == (3, 64)
+    assert np.array_equal(first[0], first[2]) and np.array_equal(
+        first, inner.embed_documents(["a b", "c d", "a b"])
+    )
+    inner.calls.clear()
+    again = cached.embed_documents(["c d", "e f"])
+    assert inner.calls == [1] and np.array_equal(again[0], first[1])  # only "e f" was new
+    cached.embed_documents(["g h"])  # 4 texts: the least recently used ("a b") goes
+    inner.calls.clear()
+    cached.embed_documents(["c d", "e f", "g h"])
+    assert inner.calls == []
+    cached.embed_documents(["a b"])
+    assert inner.calls == [1]
+    assert cached.embed_documents([]).shape == (0, 64)
+    assert np.array_equal(cached.embed_query("x y"), inner.embed_query("x y"))
