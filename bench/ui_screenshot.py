@@ -1,0 +1,82 @@
+"""A screenshot of the chat UI answering an example question (for the README).
+
+Starts `paperchat serve` on an index of the given corpus, asks the first example question
+in headless Chromium (Debian's, as in the UI tests) and saves the page as a PNG.
+
+    python bench/ui_screenshot.py --corpus data/sample --out docs/ui.png
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from ui.app import EXAMPLES  # noqa: E402
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--corpus", type=Path, nargs="+", default=[ROOT / "data" / "sample"])
+    ap.add_argument("--question", default=EXAMPLES[0])
+    ap.add_argument("--out", type=Path, default=ROOT / "docs" / "ui.png")
+    args = ap.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "PAPERCHAT_"))}
+    env["PAPERCHAT_DATA_DIR"] = tempfile.mkdtemp(prefix="paperchat-shot-")
+    cli = [sys.executable, "-m", "rag.cli"]
+    subprocess.run([*cli, "ingest", *map(str, args.corpus)], env=env, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"http://127.0.0.1:{port}"
+    proc = subprocess.Popen([*cli, "serve", "--port", str(port)], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                httpx.get(f"{url}/healthz", timeout=1).raise_for_status()
+                break
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        with sync_playwright() as p:
+            browser = p.chromium.launch(
+                executable_path=shutil.which("chromium") or "/usr/bin/chromium",
+                args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                      "--disable-component-update", "--disable-sync", "--no-first-run"],
+            )  # fmt: skip
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(url, wait_until="domcontentloaded")
+            box = page.locator("#pc-question textarea")
+            box.wait_for(timeout=30_000)
+            box.fill(args.question)
+            box.press("Enter")
+            page.wait_for_selector("#pc-sources .pc-source", timeout=30_000)
+            page.wait_for_function(
+                "() => document.querySelector('#pc-chat').innerText.includes('References')"
+            )
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(args.out), full_page=True)
+            browser.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+    print(f"saved {args.out}")
+
+
+if __name__ == "__main__":
+    main()
