@@ -34,13 +34,12 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from rag.answer import answer_stream  # noqa: E402
 from rag.cite import parse_markers  # noqa: E402
 from rag.cli import main as cli  # noqa: E402
 from rag.embed import make_embedder  # noqa: E402
+from rag.engine import Engine  # noqa: E402
 from rag.events import ErrorEvent, FinalEvent  # noqa: E402
 from rag.llm import OpenAIChat  # noqa: E402
-from rag.retrieve import Retriever  # noqa: E402
 from rag.settings import load_settings  # noqa: E402
 from rag.store import open_store  # noqa: E402
 
@@ -61,10 +60,10 @@ def _pct(values: list[float], q: float) -> float | None:
     return round(float(np.percentile(values, q)), 4) if values else None
 
 
-def _run(questions: list[dict], engine: dict[str, Any], chat: OpenAIChat | None) -> dict:
+def _run(questions: list[dict], engine: Engine) -> dict:
     rows = []
     for q in questions:
-        events = list(answer_stream(q["question"], chat=chat, **engine))
+        events = list(engine.answer(q["question"]))
         final = next(e for e in events if isinstance(e, FinalEvent))
         errors = [e.kind for e in events if isinstance(e, ErrorEvent)]
         numbers = [n for _, _, ns in parse_markers(final.answer) for n in ns]
@@ -117,7 +116,7 @@ def _run(questions: list[dict], engine: dict[str, Any], chat: OpenAIChat | None)
     }
 
 
-def _calibration(questions: list[dict], retriever: Retriever, k: int) -> dict[str, Any]:
+def _calibration(questions: list[dict], retriever: Any, k: int) -> dict[str, Any]:
     """The best dense score among each question's top-k papers, by group."""
     groups: dict[str, list[float]] = {"answerable": [], "unanswerable": [], "offtopic": []}
     for q in questions:
@@ -187,17 +186,13 @@ def main() -> None:
     if code not in (0, 3):
         raise SystemExit(f"ingest failed ({code})")
     settings = load_settings(
-        llm_context_tokens=args.llm_context_tokens, llm_max_tokens=args.llm_max_tokens
+        llm_context_tokens=args.llm_context_tokens,
+        llm_max_tokens=args.llm_max_tokens,
+        answer_k=args.k,
     )
-    embedder = make_embedder(settings)
-    retriever = Retriever.from_settings(settings, open_store(settings), embedder)
-    engine = {
-        "retriever": retriever,
-        "embedder": embedder,
-        "k": args.k,
-        "min_relevance": settings.min_relevance,
-        "llm": settings.llm_options(),
-    }
+    store, embedder = open_store(settings), make_embedder(settings)
+    engine = Engine(settings, store=store, embedder=embedder, chat=None)
+    retriever = engine.retriever
     questions = _questions(args.questions)
     if args.offtopic:
         questions += _questions(args.offtopic, offtopic=True, limit=args.offtopic_limit)
@@ -213,12 +208,14 @@ def main() -> None:
         "answerers": {},
     }
     print(f"calibration (best dense score by group): {json.dumps(result['calibration'])}")
-    result["answerers"]["extractive"] = _run(questions, engine, None)
+    result["answerers"]["extractive"] = _run(questions, engine)
 
     def with_llm(url: str, model: str) -> None:
         chat = OpenAIChat(model=model, base_url=url, timeout=120)
-        subset = [q for q in questions if not q["offtopic"]][: args.llm_limit]
-        result["answerers"][f"llm:{model}"] = _run(subset, engine, chat) | {
+        # A fresh engine: its sentence cache starts cold, as the extractive run's did.
+        with_chat = Engine(settings, store=store, embedder=embedder, chat=chat)
+        subset = questions[: args.llm_limit] if args.llm_limit else questions
+        result["answerers"][f"llm:{model}"] = _run(subset, with_chat) | {
             "context_tokens": args.llm_context_tokens,
             "max_tokens": args.llm_max_tokens,
         }

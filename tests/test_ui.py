@@ -122,3 +122,14 @@ def test_paper_text_is_shown_not_run(page) -> None:  # type: ignore[no-untyped-d
     chat = page.locator("#pc-chat")
     assert chat.locator("a[href*='attacker']").count() == 0  # a link in an abstract is text
     assert "[a link](http://attacker.example)" in chat.inner_text()
+
+
+def test_errors_are_chat_messages(page) -> None:  # type: ignore[no-untyped-def]
+    box = page.locator("#pc-question textarea")
+    box.fill("why " * 600)  # over PAPERCHAT_MAX_QUESTION_CHARS
+    box.press("Enter")
+    page.wait_for_function(
+        "() => document.querySelector('#pc-chat').innerText.includes('Please shorten it')",
+        timeout=15_000,
+    )
+    assert "Traceback" not in page.locator("#pc-chat").inner_text()
