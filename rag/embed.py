@@ -402,15 +402,11 @@ class OpenAIEmbedder:
     @property
     def client(self) -> Any:
         if self._client is None:
-            try:
-                import openai
-            except ImportError as exc:
-                raise EmbedderError(
-                    "PAPERCHAT_EMBEDDER=openai needs the package 'openai' (pip install openai)"
-                ) from exc
-            self._client = openai.OpenAI(
-                api_key=self._api_key or "not-needed",
-                base_url=self.base_url or None,
+            from rag.llm import openai_client
+
+            self._client = openai_client(
+                api_key=self._api_key,
+                base_url=self.base_url,
                 timeout=self._timeout,
                 max_retries=self._max_retries,
             )

@@ -21,7 +21,15 @@ from rag.errors import ConfigError, LLMError
 if TYPE_CHECKING:
     from rag.settings import Settings
 
-__all__ = ["ChatModel", "Message", "OpenAIChat", "Usage", "complete", "make_chat_model"]
+__all__ = [
+    "ChatModel",
+    "Message",
+    "OpenAIChat",
+    "Usage",
+    "complete",
+    "make_chat_model",
+    "openai_client",
+]
 
 Message = dict[str, str]  # {"role": "system" | "user" | "assistant", "content": ...}
 
@@ -42,6 +50,18 @@ class ChatModel(Protocol):
     ) -> Iterator[str | Usage]:
         """Text pieces as the model writes them; a Usage, if the server reports one."""
         ...
+
+
+def openai_client(*, api_key: str, base_url: str | None, timeout: float, max_retries: int) -> Any:
+    """The ``openai`` client for an OpenAI-compatible server (chat and embeddings alike)."""
+    import openai
+
+    return openai.OpenAI(
+        api_key=api_key or "not-needed",  # local servers take any key
+        base_url=base_url or None,
+        timeout=timeout,
+        max_retries=max_retries,
+    )
 
 
 def complete(model: ChatModel, messages: Sequence[Message], *, max_tokens: int) -> str:
@@ -85,11 +105,9 @@ class OpenAIChat:
     @property
     def client(self) -> Any:
         if self._client is None:
-            import openai
-
-            self._client = openai.OpenAI(
-                api_key=self._api_key or "not-needed",  # local servers take any key
-                base_url=self.base_url or None,
+            self._client = openai_client(
+                api_key=self._api_key,
+                base_url=self.base_url,
                 timeout=self._timeout,
                 max_retries=self._max_retries,
             )

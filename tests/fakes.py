@@ -73,3 +73,29 @@ class ScriptedChat:
         if error is not None:
             raise error
         yield Usage(sum(len(m["content"].split()) for m in messages), len(pieces))
+
+
+def small_index(folder, papers):  # type: ignore[no-untyped-def]
+    """A real embedded store and retriever over ``papers`` ({id: (title, authors,
+    abstract)}, all from 2024), embedded by HashEmbedder: (store, retriever, embedder)."""
+    import json
+
+    from ingest.chunk import Chunker
+    from ingest.pipeline import ingest_paths
+    from rag.retrieve import Retriever, lexical_dir
+    from rag.settings import load_settings
+    from rag.store import open_store
+
+    path = folder / "papers.jsonl"
+    with path.open("w") as fh:
+        for pid, (title, authors, abstract) in papers.items():
+            rec = {"id": pid, "title": title, "authors": authors, "abstract": abstract}
+            fh.write(json.dumps(rec | {"year": 2024}) + "\n")
+    settings = load_settings()
+    store = open_store(settings)
+    embedder = HashEmbedder()
+    ingest_paths([path], store=store, embedder=embedder, chunker=Chunker(64, 8))
+    retriever = Retriever(
+        store, embedder, index_dir=lexical_dir(settings, store), refresh_seconds=0
+    )
+    return store, retriever, embedder

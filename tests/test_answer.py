@@ -7,8 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from ingest.chunk import Chunker
-from ingest.pipeline import ingest_paths
 from rag import prompts
 from rag.answer import (
     DeltaEvent,
@@ -23,10 +21,10 @@ from rag.answer import (
 from rag.cite import parse_markers, verify_quote
 from rag.cli import main
 from rag.errors import QueryError
-from rag.retrieve import Retriever, lexical_dir
+from rag.retrieve import Retriever
 from rag.settings import load_settings
 from rag.store import Store, open_store
-from tests.fakes import HashEmbedder
+from tests.fakes import HashEmbedder, small_index
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -52,19 +50,7 @@ PAPERS = {
 
 @pytest.fixture
 def engine(tmp_path: Path) -> tuple[Store, Retriever, HashEmbedder]:
-    path = tmp_path / "papers.jsonl"
-    with path.open("w") as fh:
-        for pid, (title, authors, abstract) in PAPERS.items():
-            rec = {"id": pid, "title": title, "authors": authors, "abstract": abstract}
-            fh.write(json.dumps(rec | {"year": 2024}) + "\n")
-    settings = load_settings()
-    store = open_store(settings)
-    embedder = HashEmbedder()
-    ingest_paths([path], store=store, embedder=embedder, chunker=Chunker(64, 8))
-    retriever = Retriever(
-        store, embedder, index_dir=lexical_dir(settings, store), refresh_seconds=0
-    )
-    return store, retriever, embedder
+    return small_index(tmp_path, PAPERS)
 
 
 def _run(engine: tuple[Store, Retriever, HashEmbedder], question: str, **kw: object) -> list:

@@ -3,13 +3,10 @@ failure and fallback, follow-up rewriting. (The real server is in test_llm_serve
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from ingest.chunk import Chunker
-from ingest.pipeline import ingest_paths
 from rag import prompts
 from rag.answer import answer_stream
 from rag.cite import Source, parse_markers, verify_quote
@@ -24,11 +21,10 @@ from rag.generate import (
     strip_prompt_echo,
 )
 from rag.llm import OpenAIChat, make_chat_model
-from rag.retrieve import Retriever, lexical_dir
+from rag.retrieve import Retriever
 from rag.settings import load_settings
-from rag.store import open_store
 from rag.tokens import get_encoding
-from tests.fakes import HashEmbedder, ScriptedChat
+from tests.fakes import HashEmbedder, ScriptedChat, small_index
 
 PAPERS = {
     "kv": ("KCache", ["Qiaozhi He"],
@@ -49,18 +45,7 @@ PAPERS = {
 
 @pytest.fixture
 def engine(tmp_path: Path) -> tuple[Retriever, HashEmbedder]:
-    path = tmp_path / "papers.jsonl"
-    with path.open("w") as fh:
-        for pid, (title, authors, abstract) in PAPERS.items():
-            rec = {"id": pid, "title": title, "authors": authors, "abstract": abstract}
-            fh.write(json.dumps(rec | {"year": 2024}) + "\n")
-    settings = load_settings()
-    store = open_store(settings)
-    embedder = HashEmbedder()
-    ingest_paths([path], store=store, embedder=embedder, chunker=Chunker(64, 8))
-    retriever = Retriever(
-        store, embedder, index_dir=lexical_dir(settings, store), refresh_seconds=0
-    )
+    _, retriever, embedder = small_index(tmp_path, PAPERS)
     return retriever, embedder
 
 
