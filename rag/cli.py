@@ -115,6 +115,11 @@ def _parser() -> argparse.ArgumentParser:
         help="worker processes (more than 1 needs a Chroma server: PAPERCHAT_CHROMA_HOST)",
     )
     p.add_argument("--llm", choices=["extractive", "openai"], help="who writes answers")
+    p.add_argument(
+        "--no-ui",
+        action="store_true",
+        help="serve only the APIs and /healthz (no gradio import: a faster start)",
+    )
 
     p = sub.add_parser("eval", parents=[common], help="measure retrieval quality")
     eval_sub = p.add_subparsers(dest="what", metavar="WHAT", required=True)
@@ -398,6 +403,8 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
 
     if args.workers < 1:
         raise PaperchatError("--workers must be at least 1")
+    if args.no_ui:
+        settings = settings.model_copy(update={"ui": False})
     serve(settings, host=args.host, port=args.port, workers=args.workers)
     return EXIT_OK
 

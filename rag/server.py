@@ -25,16 +25,26 @@ log = logging.getLogger("paperchat.server")
 
 
 def create_app(settings: Settings) -> FastAPI:
-    """The whole server for ``settings``: engine loaded and warm, API, UI at /."""
-    import gradio as gr
-
+    """The whole server for ``settings``: engine loaded and warm, API, UI at / (unless
+    ``settings.ui`` is off: gradio is then never imported, which saves most of start-up)."""
     from rag.api import create_api
     from rag.engine import Engine
-    from ui.app import CSS, build_ui
 
     engine = Engine.from_settings(settings)
     engine.warm_up()  # ready means ready: the first question does not load the model
     app = create_api(engine)
+    if not settings.ui:
+
+        @app.get("/", include_in_schema=False)
+        def root() -> dict[str, str]:
+            return {"paperchat": "API only (PAPERCHAT_UI=false)", "docs": "/docs"}
+
+        return app
+
+    import gradio as gr
+
+    from ui.app import CSS, build_ui
+
     key = settings.api_key.get_secret_value()
 
     def login(_user: str, password: str) -> bool:
@@ -93,6 +103,7 @@ def serve(settings: Settings, *, host: str, port: int, workers: int) -> None:
         # Each worker re-reads the settings from the environment: pass on what the CLI set.
         os.environ["PAPERCHAT_DATA_DIR"] = str(settings.data_dir)
         os.environ["PAPERCHAT_LLM"] = settings.llm
+        os.environ["PAPERCHAT_UI"] = str(settings.ui).lower()
         uvicorn.run("rag.server:app_factory", factory=True, host=host, port=port,
                     workers=workers, log_level="info")  # fmt: skip
     else:

@@ -161,6 +161,10 @@ class Settings(BaseSettings):
         description="When set, /api and /v1 need 'Authorization: Bearer <key>' and the UI asks "
         "for it at login; empty = no auth, and `serve` binds to loopback only.",
     )
+    ui: bool = Field(
+        default=True,
+        description="Serve the chat UI at / (false: only the APIs, which start faster).",
+    )
     max_question_chars: int = Field(
         default=2000, ge=10, le=100_000, description="Longest question the server accepts."
     )

@@ -241,25 +241,22 @@ class Store:
         return iter(rows)
 
     def count_papers(self) -> int:
-        return sum(1 for _ in self._scan(where={"chunk_index": 0}, include=[]))
+        return len(self._ids(where={"chunk_index": 0}))
 
-    def _scan(self, *, where: dict[str, Any], include: list[str] | None = None) -> Iterator[dict]:
-        offset = 0
-        while True:
+    def _ids(self, *, where: dict[str, Any]) -> list[str]:
+        return list(self._call("read", self._collection.get, where=where, include=[])["ids"])
+
+    def _scan(self, *, where: dict[str, Any]) -> Iterator[dict]:
+        """Metadata of every chunk matching ``where``: the ids in one call, then the rows by
+        id a page at a time. Paging with ``offset`` re-reads every row before each page, so
+        its cost grew with the square of the collection: 9.9 s against 3.1 s by id for the
+        first chunks of 52,086 papers (100,000 chunks, bench/scale)."""
+        ids = self._ids(where=where)
+        for start in range(0, len(ids), _PAGE):
             result = self._call(
-                "read",
-                self._collection.get,
-                where=where,
-                include=["metadatas"] if include is None else include,
-                limit=_PAGE,
-                offset=offset,
+                "read", self._collection.get, ids=ids[start : start + _PAGE], include=["metadatas"]
             )
-            ids = result["ids"]
-            metas = result["metadatas"] or [{} for _ in ids]
-            yield from (dict(m or {}) for m in metas)
-            if len(ids) < _PAGE:
-                return
-            offset += _PAGE
+            yield from (dict(m or {}) for m in result["metadatas"] or [])
 
     # -- writing ---------------------------------------------------------------------------
 

@@ -78,3 +78,14 @@ def test_two_workers_serve_one_index(on_chroma_server: tuple[str, int], tmp_path
         proc.terminate()
         proc.wait(timeout=20)
         log.close()
+
+
+def test_api_only_server_never_imports_gradio(tmp_path: Path) -> None:
+    code = (
+        "import sys; from rag.server import create_app; from rag.settings import load_settings;"
+        f"app = create_app(load_settings(data_dir={str(tmp_path)!r}, ui=False));"
+        "assert 'gradio' not in sys.modules, 'gradio imported';"
+        "assert {'/healthz', '/api/ask', '/v1/chat/completions', '/'} <= "
+        "{r.path for r in app.routes}"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)

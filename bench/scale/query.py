@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import sys
 import time
 from pathlib import Path
@@ -70,7 +69,11 @@ def main() -> None:
         ms = np.array(times) * 1000
         out[mode] = {"p50_ms": round(float(np.percentile(ms, 50)), 2),
                      "p95_ms": round(float(np.percentile(ms, 95)), 2)}  # fmt: skip
-    out["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    # VmHWM, not getrusage's ru_maxrss: Linux keeps ru_maxrss across execve, so a child
+    # of a large builder process would report the builder's peak as its own.
+    hwm = next(line for line in Path("/proc/self/status").read_text().splitlines()
+               if line.startswith("VmHWM:"))  # fmt: skip
+    out["peak_rss_mb"] = round(int(hwm.split()[1]) / 1024, 1)
     out["pid"] = os.getpid()
     print(json.dumps(out))
 
