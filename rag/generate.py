@@ -16,7 +16,7 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from rag.cite import MARKER, Source, check_citations, parse_markers
+from rag.cite import MARKER, CheckedAnswer, Source, check_citations, parse_markers
 from rag.errors import LLMError
 from rag.events import DeltaEvent, Event, FinalEvent, SourcesEvent
 from rag.extractive import defuse
@@ -193,23 +193,27 @@ class _CheckedText:
         self.sources = sources
         self.raw = ""
         self.shown = ""
+        self._complete = 0  # length of the raw text up to its last complete sentence
+
+    def check(self, text: str) -> CheckedAnswer:
+        """The checked form of (some of) the model's text, as the final answer has it."""
+        return check_citations(strip_prompt_echo(text.strip()), self.sources, require_support=True)
 
     def feed(self, piece: str) -> str:
         """Add a piece of the model's text; return the newly showable checked text."""
+        start = self._complete
         self.raw += piece
-        ends = [m.end() for m in _SENTENCE_END.finditer(self.raw)]
-        return self._advance(self.raw[: ends[-1]]) if ends else ""
+        ends = [m.end() for m in _SENTENCE_END.finditer(self.raw, start)]
+        if not ends:
+            return ""  # no new sentence completed: nothing new to check
+        self._complete = ends[-1]
+        checked = self.check(self.raw[: self._complete])
+        return self._advance_to(checked.text) if checked.citations else ""
 
     def finish(self, final_text: str) -> str:
         """What remains to show of the final answer (nothing if it diverged, which only a
         refusal after cited text does: the FinalEvent's text is the one that counts)."""
         return self._advance_to(final_text)
-
-    def _advance(self, prefix: str) -> str:
-        checked = check_citations(
-            strip_prompt_echo(prefix.strip()), self.sources, require_support=True
-        )
-        return self._advance_to(checked.text) if checked.citations else ""
 
     def _advance_to(self, text: str) -> str:
         if not text.startswith(self.shown):
@@ -265,7 +269,7 @@ def llm_answer(
             yield DeltaEvent(rest)
         yield FinalEvent(NO_ANSWER, (), True, (), LLM_MODE, timings, query, model.name, usage)
         return
-    checked = check_citations(strip_prompt_echo(text), kept, require_support=True)
+    checked = shown.check(text)
     if not checked.citations:
         raise LLMError(
             f"the language model {model.name!r} answered without citing any of the "

@@ -196,24 +196,32 @@ def measure(data_dir: Path, chroma: tuple[str, int] | None, queries: Path, n: in
 
 
 def cold_start(data_dir: Path, env: dict[str, str]) -> dict[str, Any]:
-    """Seconds from `paperchat serve` to a 200 from /healthz, and the server's memory."""
+    """Seconds from `paperchat serve` to a 200 from /healthz and the server's peak memory,
+    with the UI and without it (--no-ui: the APIs only)."""
+    out: dict[str, Any] = {}
+    for key, flags in (("serve", []), ("api_only", ["--no-ui"])):
+        ready, rss = _time_to_ready(env, flags)
+        out[f"{key}_ready_s"], out[f"{key}_rss_mb"] = ready, rss
+    return out
+
+
+def _time_to_ready(env: dict[str, str], flags: list[str]) -> tuple[float | None, float | None]:
     import httpx
 
     port = _free_port()
     start = time.perf_counter()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "rag.cli", "serve", "--port", str(port)],
+        [sys.executable, "-m", "rag.cli", "serve", "--port", str(port), *flags],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     try:
         while time.perf_counter() - start < 600 and proc.poll() is None:
             try:
                 if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
-                    ready = time.perf_counter() - start
-                    return {"serve_ready_s": round(ready, 2), "serve_rss_mb": _vm_hwm_mb(proc.pid)}
+                    return round(time.perf_counter() - start, 2), _vm_hwm_mb(proc.pid)
             except httpx.HTTPError:
                 time.sleep(0.05)
-        return {"serve_ready_s": None, "serve_rss_mb": None}
+        return None, None
     finally:
         proc.terminate()
         proc.wait(timeout=30)
@@ -324,8 +332,8 @@ def plot(result: dict[str, Any], path: Path) -> None:
 
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--corpus", type=Path, required=True, help="BEIR corpus.jsonl (SciFact)")
-    ap.add_argument("--queries", type=Path, required=True, help="queries JSONL (text or question)")
+    ap.add_argument("--corpus", type=Path, help="BEIR corpus.jsonl (SciFact)")
+    ap.add_argument("--queries", type=Path, help="queries JSONL (text or question)")
     ap.add_argument("--sizes", type=int, nargs="+", default=[5000, 100_000, 1_000_000])
     ap.add_argument("--backends", nargs="+", choices=["embedded", "server"],
                     default=["embedded", "server"])  # fmt: skip
@@ -336,12 +344,27 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--keep", action="store_true", help="keep the indexes")
     ap.add_argument("--skip-serve", action="store_true", help="do not time `paperchat serve`")
     ap.add_argument("--out", type=Path, default=ROOT / "bench/results/scale.json")
+    ap.add_argument(
+        "--merge", type=Path, nargs="+", metavar="JSON",
+        help="run nothing: merge earlier runs' results into --out and plot them",
+    )  # fmt: skip
     return ap
 
 
+def merge(paths: list[Path]) -> dict[str, Any]:
+    """One result from several runs (each size measured in one run, side by side)."""
+    runs = [json.loads(p.read_text()) for p in paths]
+    rows = sorted((r for run in runs for r in run["results"]),
+                  key=lambda r: (r["target_chunks"], r["backend"]))  # fmt: skip
+    return runs[0] | {"results": rows, "merged_from": [str(p) for p in paths]}
+
+
 def main() -> None:
-    args = parser().parse_args()
-    result = run(args)
+    ap = parser()
+    args = ap.parse_args()
+    if not args.merge and not (args.corpus and args.queries):
+        ap.error("--corpus and --queries are needed (or --merge)")
+    result = merge(args.merge) if args.merge else run(args)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     try:
