@@ -184,14 +184,14 @@ def create_api(engine: Engine) -> FastAPI:
 
     guarded = [Depends(authorized)]
 
-    def question_ok(question: str) -> str:
+    def question_ok(question: str, field: str = "question") -> str:
         question = question.strip()
         if not question:
-            raise ApiError(422, "question: the question is empty", "invalid_request")
+            raise ApiError(422, f"{field}: the {field} is empty", "invalid_request")
         if len(question) > settings.max_question_chars:
             raise ApiError(
                 413,
-                f"question: {len(question)} characters, over the limit of "
+                f"{field}: {len(question)} characters, over the limit of "
                 f"{settings.max_question_chars} (PAPERCHAT_MAX_QUESTION_CHARS)",
                 "question_too_long",
             )
@@ -206,7 +206,7 @@ def create_api(engine: Engine) -> FastAPI:
 
     @app.post("/api/search", dependencies=guarded, tags=["api"])
     def search(body: SearchRequest) -> dict[str, Any]:
-        query = question_ok(body.query)
+        query = question_ok(body.query, "query")
         filters = body.filters.to_filters() if body.filters else None
         hits = engine.search(query, k=body.k, filters=filters, mode=body.mode)
         return {"query": query, "hits": [h.to_json() for h in hits]}
