@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -43,17 +44,33 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _wait_for_port(proc: subprocess.Popen, port: int, log: Path, what: str) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"{what} exited: {log.read_text()}")
+@contextlib.contextmanager
+def server_process(cmd: list[str], port: int, folder: Path, **popen: object) -> Iterator[None]:
+    """Run a server on ``port`` (its output in ``folder/server.log``) until the block ends."""
+    log_path = folder / "server.log"
+    with log_path.open("wb") as log:
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, **popen)  # type: ignore[call-overload]
         try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError(f"{what} did not start within 60 s: {log.read_text()}")
+            deadline = time.monotonic() + 60
+            while True:
+                if proc.poll() is not None:
+                    raise RuntimeError(f"{cmd[0]} exited: {log_path.read_text()}")
+                try:
+                    with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                        break
+                except OSError as exc:
+                    if time.monotonic() > deadline:
+                        raise RuntimeError(
+                            f"{cmd[0]} did not start: {log_path.read_text()}"
+                        ) from exc
+                    time.sleep(0.2)
+            yield
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
 
 
 @pytest.fixture(scope="session")
@@ -68,32 +85,10 @@ def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[st
     chroma = Path(sys.executable).with_name("chroma")
     port = free_port()
     path = tmp_path_factory.mktemp("chroma-server")
-    log = open(path / "server.log", "wb")  # noqa: SIM115 - closed below
-    proc = subprocess.Popen(
-        [
-            str(chroma),
-            "run",
-            "--path",
-            str(path / "db"),
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-        ],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        env={**os.environ, "ANONYMIZED_TELEMETRY": "False"},
-    )
-    try:
-        _wait_for_port(proc, port, path / "server.log", "chroma run")
+    cmd = [str(chroma), "run", "--path", str(path / "db"), "--host", "127.0.0.1",
+           "--port", str(port)]  # fmt: skip
+    with server_process(cmd, port, path, env={**os.environ, "ANONYMIZED_TELEMETRY": "False"}):
         yield "127.0.0.1", port
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
 
 
 @pytest.fixture
@@ -134,23 +129,10 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     except ImportError:
         pytest.fail("the LLM tests need llama-cpp-python[server]: run `make test` (setup-test)")
     port = free_port()
-    path = tmp_path_factory.mktemp("llama-server")
-    log_path = path / "server.log"
-    log = open(log_path, "wb")  # noqa: SIM115 - closed below
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_gguf()),
-         "--model_alias", "smollm2", "--host", "127.0.0.1", "--port", str(port),
-         "--n_ctx", "4096", "--n_threads", "2", "--seed", "0", "--api_key", LLAMA_KEY],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    try:
-        _wait_for_port(proc, port, log_path, "llama_cpp.server")
+    cmd = [
+        sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_gguf()),
+        "--model_alias", "smollm2", "--host", "127.0.0.1", "--port", str(port),
+        "--n_ctx", "4096", "--n_threads", "2", "--seed", "0", "--api_key", LLAMA_KEY,
+    ]  # fmt: skip
+    with server_process(cmd, port, tmp_path_factory.mktemp("llama-server")):
         yield f"http://127.0.0.1:{port}/v1"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
