@@ -1,6 +1,6 @@
 """Sentence splitting for abstracts: good enough for scientific prose, fast, no models.
 
-Used by the chunker (chunks end on sentence boundaries) and, later, for quotes.
+Used by the chunker (chunks end on sentence boundaries), for quotes and by the answerers.
 """
 
 from __future__ import annotations
