@@ -494,17 +494,18 @@ class OpenAIEmbedder:
 
 
 class CachedEmbedder:
-    """An embedder that remembers the vectors of the documents it embedded (LRU, at most
-    ``max_items``), so the same texts are never embedded twice: the extractive answerer
-    embeds the sentences of the papers it draws on, which recur from question to question.
-    Queries are not remembered."""
+    """An embedder that remembers the vectors it made (one LRU of at most ``max_items``
+    texts), so the same text is never embedded twice: the extractive answerer embeds the
+    sentences of the papers it draws on, which recur from question to question, and an
+    answer's query is embedded once for retrieval and once for choosing sentences."""
 
     def __init__(self, inner: Embedder, *, max_items: int = 20_000) -> None:
         self.inner = inner
         self.name = inner.name
         self.max_tokens = inner.max_tokens
         self.max_items = max_items
-        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        # (kind, text) -> vector: an embedder may embed queries and documents differently.
+        self._vectors: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
 
     @property
@@ -515,25 +516,31 @@ class CachedEmbedder:
         return self.inner.count_tokens(texts)
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self.inner.embed_query(text)
+        return self._remembered("q", [text], lambda missing: [self.inner.embed_query(missing[0])])[
+            0
+        ]
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         texts = list(texts)
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack(self._remembered("d", texts, self.inner.embed_documents))
+
+    def _remembered(self, kind: str, texts: list[str], embed: Any) -> list[np.ndarray]:
+        """The vectors of ``texts``, embedding (with ``embed``) only those not remembered."""
         with self._lock:
-            found = {t: self._vectors[t] for t in texts if t in self._vectors}
+            found = {t: self._vectors[kind, t] for t in texts if (kind, t) in self._vectors}
             for text in found:
-                self._vectors.move_to_end(text)
+                self._vectors.move_to_end((kind, text))
         missing = list(dict.fromkeys(t for t in texts if t not in found))
         if missing:
-            fresh = self.inner.embed_documents(missing)
+            fresh = embed(missing)
             found.update(zip(missing, fresh, strict=True))
             with self._lock:
-                self._vectors.update(zip(missing, fresh, strict=True))
+                self._vectors.update(((kind, t), v) for t, v in zip(missing, fresh, strict=True))
                 while len(self._vectors) > self.max_items:
                     self._vectors.popitem(last=False)
-        return np.stack([found[t] for t in texts])
+        return [found[t] for t in texts]
 
 
 def make_embedder(settings: Settings, *, cache_dir: Path | None = None) -> Embedder:

@@ -48,9 +48,11 @@ class Engine:
         self.store = store
         self.embedder = embedder
         self.chat = chat
-        self.retriever: Retriever = Retriever.from_settings(settings, store, embedder)
-        # Answers embed their papers' sentences; those recur, so they are remembered.
+        # Answers embed their papers' sentences, which recur, and their query twice (to
+        # retrieve, to choose sentences): the vectors are remembered. Ingest uses the plain
+        # embedder: chunk vectors are stored, not needed again in memory.
         self.sentence_embedder = CachedEmbedder(embedder)
+        self.retriever: Retriever = Retriever.from_settings(settings, store, self.sentence_embedder)
         self._openai: ChatModel | None = chat
         self._ingest_lock = threading.Lock()
 

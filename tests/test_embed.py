@@ -325,3 +325,6 @@ def test_cached_embedder_embeds_each_text_once_and_forgets_the_oldest() -> None:
     assert inner.calls == [1]
     assert cached.embed_documents([]).shape == (0, 64)
     assert np.array_equal(cached.embed_query("x y"), inner.embed_query("x y"))
+    inner.calls.clear()
+    cached.embed_query("x y")  # the same query again: remembered
+    assert inner.calls == []
