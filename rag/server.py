@@ -41,9 +41,8 @@ def create_app(settings: Settings) -> FastAPI:
 
         return app
 
-    import gradio as gr
-
     from ui.app import CSS, build_ui
+    from ui.gradio_import import gr
 
     key = settings.api_key.get_secret_value()
 

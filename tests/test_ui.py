@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -29,6 +31,26 @@ EVIL = {
     "authors": ['Mallory <img src=x onerror="window.pwned=3"><b>Bold</b>'],
     "year": 2024,
 }
+
+
+# -- importing gradio --------------------------------------------------------------------------
+
+
+def test_gradio_imports_without_rewriting_its_stubs() -> None:
+    """A fresh interpreter imports the UI; gradio's stub writer is replaced before its first
+    component is defined, so no .pyi in its package is touched (if a gradio release renames
+    the writer, this fails and ui/gradio_import.py needs a look)."""
+    import gradio
+
+    stubs = sorted(Path(gradio.__file__).parent.rglob("*.pyi"))
+    before = {p: p.stat().st_mtime_ns for p in stubs}
+    done = subprocess.run(
+        [sys.executable, "-c", "import ui.app, ui.gradio_import as g, gradio;"
+         "print(g.skips_stub_writing(), gradio.__version__)"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    assert done.stdout.split()[0] == "True", done.stdout + done.stderr
+    assert {p: p.stat().st_mtime_ns for p in stubs} == before
 
 
 # -- rendering (no browser) -------------------------------------------------------------------

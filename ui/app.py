@@ -1,17 +1,16 @@
-"""The Gradio chat: the only module that imports gradio. It reads the same events as the
-CLI and the API, so a citation means the same thing here."""
+"""The Gradio chat: the only module that uses gradio (imported through ui.gradio_import).
+It reads the same events as the CLI and the API, so a citation means the same thing here."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-import gradio as gr
-
 from rag.errors import PaperchatError
 from rag.events import DeltaEvent, ErrorEvent, FinalEvent
 from rag.followup import Turn
 from rag.retrieve import Filters
+from ui.gradio_import import gr
 from ui.render import answer_markdown, md_escape, sources_html
 
 if TYPE_CHECKING:
