@@ -233,9 +233,8 @@ def create_api(engine: Engine) -> FastAPI:
         """The stored papers, ``limit`` (1-500) from ``offset``."""
         if offset < 0 or not 1 <= limit <= 500:
             raise ApiError(422, "offset must be >= 0 and limit 1..500", "invalid_request")
-        rows = engine.papers()
-        page = rows[offset : offset + limit]
-        return {"total": len(rows), "offset": offset, "limit": limit,
+        total, page = engine.papers(offset, limit)
+        return {"total": total, "offset": offset, "limit": limit,
                 "papers": [r.to_json() for r in page]}  # fmt: skip
 
     @app.post("/api/ingest", dependencies=guarded, tags=["api"])

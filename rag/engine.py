@@ -126,10 +126,11 @@ class Engine:
     ) -> list[Hit]:
         return self.retriever.search(query, k=k, filters=filters, mode=mode)
 
-    def papers(self) -> list[PaperRow]:
-        """Every stored paper in source order (from the lexical catalogue, which keeps the
-        store's order: no scan, no sort per request)."""
-        return list(self.retriever.index.rows.values())
+    def papers(self, offset: int = 0, limit: int | None = None) -> tuple[int, list[PaperRow]]:
+        """(how many papers are stored, ``limit`` of them from ``offset`` in source order),
+        from the catalogue: no scan of the store, no sort, and rows made for the page only."""
+        catalogue = self.retriever.index.catalogue
+        return len(catalogue), catalogue.page(offset, len(catalogue) if limit is None else limit)
 
     def ingest(self, paths: Sequence[Path], *, format: str | None = None) -> IngestReport:
         """Ingest files, as ``paperchat ingest`` does; one ingest at a time per process."""
@@ -149,7 +150,7 @@ class Engine:
         return report
 
     def health(self) -> dict[str, Any]:
-        papers = len(self.retriever.index.rows)
+        papers = len(self.retriever.index.catalogue)
         info: dict[str, Any] = {
             "status": "ok",
             "index_loaded": True,

@@ -9,7 +9,6 @@ server with other writers can tell when to refresh.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import logging
 import os
@@ -23,6 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from rag.catalogue import Catalogue
+
 if TYPE_CHECKING:
     import bm25s
 
@@ -30,7 +31,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Bm25Params", "LexicalIndex"]
 
-_FORMAT = 2
+_FORMAT = 3  # 3: the catalogue by column (catalogue.json)
+CATALOGUE = "catalogue.json"
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")  # bm25s's default token pattern
 
 
@@ -95,18 +97,17 @@ class LexicalIndex:
     def __init__(
         self,
         retriever: bm25s.BM25,
-        rows: list[PaperRow],
+        catalogue: Catalogue,
         *,
         params: Bm25Params,
         generation: str,
     ) -> None:
         self._retriever = retriever
-        self.paper_ids = [r.id for r in rows]
-        self.rows = {r.id: r for r in rows}
+        self.catalogue = catalogue
+        self.paper_ids = catalogue.ids
         self.params = params
         self.generation = generation
-        self.n_chunks = sum(r.n_chunks for r in rows)
-        self._position = {pid: i for i, pid in enumerate(self.paper_ids)}
+        self.n_chunks = catalogue.n_chunks
         self.analyze_one = Analyzer(params)
 
     def __len__(self) -> int:
@@ -123,8 +124,7 @@ class LexicalIndex:
         if rows:
             retriever.index([analyze(paper_text(r)) for r in rows], show_progress=False)
         # The catalogue keeps no abstracts: they stay in the store, and memory stays small.
-        rows = [dataclasses.replace(r, abstract="") for r in rows]
-        return cls(retriever, rows, params=params, generation=generation)
+        return cls(retriever, Catalogue.from_rows(rows), params=params, generation=generation)
 
     def analyze(self, texts: Sequence[str]) -> list[list[str]]:
         """The terms BM25 sees in each text."""
@@ -154,7 +154,7 @@ class LexicalIndex:
         """A boolean mask over the index for these papers (unknown ids ignored)."""
         out = np.zeros(len(self.paper_ids), dtype=bool)
         for pid in paper_ids:
-            i = self._position.get(pid)
+            i = self.catalogue.position(pid)
             if i is not None:
                 out[i] = True
         return out
@@ -173,9 +173,7 @@ class LexicalIndex:
                 "params": self.params.to_json(),
                 "generation": self.generation,
             }
-            with (tmp / "papers.jsonl").open("w", encoding="utf-8") as fh:
-                for pid in self.paper_ids:
-                    fh.write(json.dumps(self.rows[pid].to_json(), ensure_ascii=False) + "\n")
+            self.catalogue.save(tmp / CATALOGUE)
             (tmp / "meta.json").write_text(json.dumps(meta))
             old = directory.with_name(directory.name + ".old")
             if directory.exists():
@@ -196,17 +194,16 @@ class LexicalIndex:
             return None
         if meta.get("format") != _FORMAT or meta.get("params") != params.to_json():
             return None
-        from rag.store import PaperRow
-
         try:
-            with (directory / "papers.jsonl").open(encoding="utf-8") as fh:
-                rows = [PaperRow.from_json(json.loads(line)) for line in fh]
-            if rows:
-                retriever = bm25s.BM25.load(
-                    str(directory / "bm25"), mmap=False, show_progress=False
-                )
+            catalogue = Catalogue.load(directory / CATALOGUE)
+            if len(catalogue):
+                # Memory-mapped: nothing is read until a query needs a term's postings, and
+                # what is read stays in the page cache, shared by every worker on the machine.
+                retriever = bm25s.BM25.load(str(directory / "bm25"), mmap=True, show_progress=False)
             else:
                 retriever = bm25s.BM25(k1=params.k1, b=params.b, method=params.method)
         except (OSError, ValueError, KeyError):
             return None  # damaged or half-written by an old version: rebuild
-        return cls(retriever, rows, params=params, generation=meta["generation"])
+        if len(catalogue) and retriever.scores.get("num_docs") != len(catalogue):
+            return None  # the catalogue and the postings are not from one build: rebuild
+        return cls(retriever, catalogue, params=params, generation=meta["generation"])

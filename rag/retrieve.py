@@ -53,15 +53,19 @@ class Filters:
         )
 
     def matches(self, row: PaperRow) -> bool:
-        if self.year_from is not None and (row.year is None or row.year < self.year_from):
+        return self.keeps(row.year, row.authors, row.source)
+
+    def keeps(self, year: int | None, authors: Sequence[str], source: str) -> bool:
+        """The predicate on a paper's year, authors and source (what the catalogue holds)."""
+        if self.year_from is not None and (year is None or year < self.year_from):
             return False
-        if self.year_to is not None and (row.year is None or row.year > self.year_to):
+        if self.year_to is not None and (year is None or year > self.year_to):
             return False
         if self.author:
             needle = self.author.casefold().strip()
-            if not any(needle in a.casefold() for a in row.authors):
+            if not any(needle in a.casefold() for a in authors):
                 return False
-        return not (self.source and self.source.casefold() not in row.source.casefold())
+        return not (self.source and self.source.casefold() not in source.casefold())
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -222,7 +226,7 @@ class Retriever:
         filters = filters or Filters()
         allowed: set[str] | None = None
         if filters:
-            allowed = {pid for pid, row in index.rows.items() if filters.matches(row)}
+            allowed = index.catalogue.select(filters.keeps)
             if not allowed:
                 return []
         pool = max(self.pool, k)
@@ -241,11 +245,11 @@ class Retriever:
             ranked = sorted(lexical.items(), key=lambda kv: (-kv[1], kv[0]))
         else:
             ranked = fuse_minmax(dense, lexical, alpha=self.alpha)
-        top = [(pid, s) for pid, s in ranked if pid in index.rows][:k]
+        top = [(pid, s) for pid, s in ranked if pid in index.catalogue][:k]
         best = self._passages([pid for pid, _ in top], query, chunk_sims, passages)
         return [
             Hit(
-                paper=index.rows[pid],
+                paper=index.catalogue[pid],
                 score=score,
                 dense=dense.get(pid),
                 lexical=lexical.get(pid),
@@ -275,7 +279,7 @@ class Retriever:
         if not hits or n < 1:
             return {}
         index = self.index
-        wanted = [f"{pid}#{i}" for pid in hits for i in range(index.rows[pid].n_chunks)]
+        wanted = [f"{pid}#{i}" for pid in hits for i in range(index.catalogue[pid].n_chunks)]
         texts = self.store.documents(wanted)
         unranked = [cid for cid in wanted if cid in texts and cid not in chunk_sims]
         terms = set(index.analyze([query])[0])

@@ -168,7 +168,7 @@ def test_ingest_after_startup_is_visible_to_search(
 def test_lexical_index_is_rebuilt_when_damaged(setup: tuple[Store, Retriever]) -> None:
     store, retriever = setup
     retriever.search("cache", k=1)
-    (retriever.index_dir / "papers.jsonl").write_text("{not json")
+    (retriever.index_dir / "catalogue.json").write_text("{not json")
     fresh = Retriever(store, HashEmbedder(), index_dir=retriever.index_dir, refresh_seconds=0)
     assert len(fresh.index) == len(PAPERS)
 

@@ -44,7 +44,7 @@ def _filters(year_from: float | None, year_to: float | None, author: str) -> Fil
 
 def build_ui(engine: Engine) -> gr.Blocks:
     """The chat page for ``engine``."""
-    papers = len(engine.retriever.index.rows)
+    papers = len(engine.retriever.index.catalogue)
     mode = engine.mode
 
     def respond(
