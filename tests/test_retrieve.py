@@ -191,3 +191,33 @@ def test_workers_sharing_a_chroma_server_see_each_others_papers(
         assert reader.search("federated privacy", k=1, mode="dense")
     finally:
         store_a.reset()
+
+
+def test_analyzer_gives_bm25s_words_stemmed_and_stays_right_past_its_memory() -> None:
+    import re
+
+    import Stemmer
+    from bm25s.stopwords import STOPWORDS_EN
+
+    from rag.lexical import Analyzer, Bm25Params
+
+    texts = [
+        "Caching the KV-cache: GPUs' memory_bandwidth in 2024 (x86_64), naïve émigré café.",
+        "The running runners ran; a b cd ΔH 漢字 über-fast I/O, e.g. 3.5x speed-ups.",
+        "",
+        "   \n\t ",
+    ]
+    stop, stem = frozenset(STOPWORDS_EN), Stemmer.Stemmer("english").stemWords
+
+    def reference(text: str) -> list[str]:  # what bm25s's pattern and PyStemmer give
+        return stem([w for w in re.findall(r"(?u)\b\w\w+\b", text.lower()) if w not in stop])
+
+    analyze = Analyzer(Bm25Params())
+    assert [analyze(t) for t in texts] == [reference(t) for t in texts]
+    assert analyze(texts[0])[:3] == ["cach", "kv", "cach"]
+    small = Analyzer(Bm25Params())
+    small._terms._limit = 3  # forgets every few words: answers must not change
+    assert [small(t) for t in texts * 2] == [reference(t) for t in texts * 2]
+    assert len(small._terms) <= 3
+    plain = Analyzer(Bm25Params(stem=False, stopwords=""))
+    assert plain("The running runners") == ["the", "running", "runners"]
