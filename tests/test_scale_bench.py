@@ -74,3 +74,19 @@ def test_the_bench_runs_end_to_end_on_a_tiny_size(tmp_path: Path) -> None:
         assert row["queries"] == 3 and row["disk_mb"] > 0 and row["peak_rss_mb"] > 0
         for mode in ("dense", "lexical", "hybrid"):
             assert 0 < row[mode]["p50_ms"] <= row[mode]["p95_ms"]
+
+
+def test_startup_bench_compares_the_catalogue_formats_on_a_real_index(tmp_path: Path) -> None:
+    from bench import startup
+    from tests.fakes import small_index
+
+    _store, retriever, _ = small_index(tmp_path, {
+        f"p{i}": (f"Paper {i}", ["Ada Lovelace"], an.text) for i, an in enumerate(_anchors())
+    })  # fmt: skip
+    assert len(retriever.index) == 5  # built and saved
+    out = startup.index_load(tmp_path / "data", repeat=1)  # asserts the two formats agree
+    assert out["papers"] == 5
+    assert set(out["median_s"]) == {
+        "catalogue_jsonl_rows_s", "catalogue_columns_s", "bm25_read_s", "bm25_mmap_s"
+    }  # fmt: skip
+    assert all(v > 0 for v in out["median_s"].values())
