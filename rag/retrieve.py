@@ -10,6 +10,8 @@ predicate applied on both sides, so a filter gives the same papers whichever sid
 
 from __future__ import annotations
 
+import hashlib
+import re
 import threading
 import time
 from collections.abc import Sequence
@@ -320,13 +322,26 @@ def _chroma_where(filters: Filters, allowed: set[str] | None) -> dict[str, Any] 
 
 
 def lexical_dir(settings: Settings, store: Store) -> Path:
-    """Where this collection's lexical index lives (one per collection, per machine)."""
-    server = (
-        settings.chroma_host.replace(":", "_") + f"_{settings.chroma_port}"
-        if settings.chroma_host
-        else "local"
-    )
+    """Where this collection's lexical index lives (one per collection, per machine). On a
+    server, collections of one name in different tenants or databases are different."""
+    from rag.store import DEFAULT_DATABASE
+
+    if not settings.chroma_host:
+        return settings.data_dir / "lexical" / "local" / store.collection_name
+    server = settings.chroma_host.replace(":", "_") + f"_{settings.chroma_port}"
+    place = (settings.chroma_tenant, settings.chroma_database)
+    if place != DEFAULT_DATABASE:
+        server += "_" + "_".join(_safe(p) for p in place) + "_" + _digest(place)
     return settings.data_dir / "lexical" / server / store.collection_name
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", name)[:40]
+
+
+def _digest(parts: tuple[str, ...]) -> str:
+    """Tells apart names that _safe makes alike ("a/b" and "a-b")."""
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:8]
 
 
 def sync_lexical(

@@ -52,6 +52,21 @@ class Settings(BaseSettings):
     )
     chroma_port: int = Field(default=8000, ge=1, le=65535, description="Chroma server port.")
     chroma_ssl: bool = Field(default=False, description="Use HTTPS to reach the Chroma server.")
+    chroma_tenant: str = Field(
+        default="default_tenant", min_length=1, description="Chroma tenant on the server."
+    )
+    chroma_database: str = Field(
+        default="default_database", min_length=1, description="Chroma database on the server."
+    )
+    chroma_token: SecretStr = Field(
+        default=SecretStr(""),
+        description="Token for a Chroma server that requires one; empty = none.",
+    )
+    chroma_token_header: Literal["Authorization", "X-Chroma-Token"] = Field(
+        default="Authorization",
+        description="How the token is sent: Authorization (as Bearer) or X-Chroma-Token "
+        "(Chroma Cloud).",
+    )
     collection_prefix: str = Field(
         default="paperchat",
         description="Prefix of the Chroma collection name (the rest is derived from settings).",
@@ -183,6 +198,13 @@ class Settings(BaseSettings):
     @classmethod
     def _expand(cls, value: Path) -> Path:
         return value.expanduser()
+
+    @field_validator("chroma_token")
+    @classmethod
+    def _printable(cls, value: SecretStr) -> SecretStr:
+        if any(not 32 < ord(c) < 127 for c in value.get_secret_value()):
+            raise ValueError("the token must be printable ASCII without spaces")
+        return value
 
     @model_validator(mode="after")
     def _check(self) -> Settings:

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = ["PaperRow", "Store", "StoredPaper", "open_store", "stored_hash"]
 
 _PAGE = 1000  # rows per get() when scanning the collection
+DEFAULT_DATABASE = ("default_tenant", "default_database")  # Chroma's, on every server
 # What a chunk's metadata holds. Bump it when that changes: every stored paper then counts
 # as changed, and the next ingest rewrites it in the new layout.
 LAYOUT = 2
@@ -340,10 +341,24 @@ def open_store(settings: Settings) -> Store:
     from chromadb.config import Settings as ChromaSettings
 
     chroma_settings = ChromaSettings(anonymized_telemetry=False, allow_reset=False)
+    token = settings.chroma_token.get_secret_value()
+    if settings.chroma_host and token:
+        chroma_settings = ChromaSettings(
+            anonymized_telemetry=False,
+            allow_reset=False,
+            chroma_client_auth_provider="chromadb.auth.token_authn.TokenAuthClientProvider",
+            chroma_client_auth_credentials=token,
+            chroma_auth_token_transport_header=settings.chroma_token_header,
+        )
     if settings.chroma_host:
         scheme = "https" if settings.chroma_ssl else "http"
         location = f"{scheme}://{settings.chroma_host}:{settings.chroma_port}"
-        hint = "is `chroma run` up at that host and port? (PAPERCHAT_CHROMA_HOST/_PORT)"
+        if (settings.chroma_tenant, settings.chroma_database) != DEFAULT_DATABASE:
+            location += f"/{settings.chroma_tenant}/{settings.chroma_database}"
+        hint = (
+            "is `chroma run` up at that host and port, and do the tenant, database and token "
+            "exist there? (PAPERCHAT_CHROMA_HOST, _PORT, _TENANT, _DATABASE, _TOKEN)"
+        )
     else:
         path = settings.data_dir / "chroma"
         location = str(path)
@@ -355,6 +370,8 @@ def open_store(settings: Settings) -> Store:
                 port=settings.chroma_port,
                 ssl=settings.chroma_ssl,
                 settings=chroma_settings,
+                tenant=settings.chroma_tenant,
+                database=settings.chroma_database,
             )
         else:
             path.mkdir(parents=True, exist_ok=True)
@@ -369,7 +386,8 @@ def open_store(settings: Settings) -> Store:
             },
         )
     except Exception as exc:  # connection refused, bad path, incompatible on-disk version...
+        detail = str(exc).replace(token, "***") if token else str(exc)
         raise StoreError(
-            f"cannot open the Chroma store at {location}: {type(exc).__name__}: {exc}; {hint}"
+            f"cannot open the Chroma store at {location}: {type(exc).__name__}: {detail}; {hint}"
         ) from exc
     return Store(client, collection, location=location)
