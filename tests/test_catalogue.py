@@ -104,3 +104,13 @@ def test_saved_index_is_memory_mapped_and_mismatches_rebuild(tmp_path: Path) -> 
     # A catalogue from another build (one paper fewer) than the postings: not used.
     Catalogue.from_rows(ROWS[:2]).save(tmp_path / "lex" / CATALOGUE)
     assert LexicalIndex.load(tmp_path / "lex", params=params) is None
+
+
+def test_an_index_saved_by_the_previous_format_is_rebuilt_not_misread(tmp_path: Path) -> None:
+    params = Bm25Params()
+    LexicalIndex.build(ROWS, params=params, generation="g1").save(tmp_path / "lex")
+    meta = json.loads((tmp_path / "lex" / "meta.json").read_text())
+    (tmp_path / "lex" / "meta.json").write_text(json.dumps(meta | {"format": 2}))
+    (tmp_path / "lex" / CATALOGUE).unlink()  # format 2 kept papers.jsonl instead
+    (tmp_path / "lex" / "papers.jsonl").write_text(json.dumps(ROWS[0].to_json()) + "\n")
+    assert LexicalIndex.load(tmp_path / "lex", params=params) is None
