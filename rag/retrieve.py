@@ -11,6 +11,7 @@ predicate applied on both sides, so a filter gives the same papers whichever sid
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 import threading
 import time
@@ -29,6 +30,8 @@ if TYPE_CHECKING:
     from rag.embed import Embedder
     from rag.settings import Settings
     from rag.store import PaperRow, Store
+
+log = logging.getLogger("paperchat.retrieve")
 
 __all__ = ["Filters", "Hit", "Mode", "Passage", "Retriever", "fuse_minmax", "group_by_paper"]
 
@@ -355,6 +358,17 @@ def sync_lexical(
     saved = LexicalIndex.load(directory, params=params)
     if saved is not None and saved.generation == generation:
         return saved
-    rebuilt = LexicalIndex.build(store.iter_papers(), params=params, generation=generation)
+    start = time.perf_counter()
+    rows = list(store.iter_papers())
+    scanned = time.perf_counter()
+    rebuilt = LexicalIndex.build(rows, params=params, generation=generation)
+    built = time.perf_counter()
     rebuilt.save(directory)
+    rebuilt.timings |= {"scan_s": scanned - start, "save_s": time.perf_counter() - built}
+    log.info(
+        "lexical index rebuilt: %d papers in %.1f s (%s)",
+        len(rebuilt),
+        time.perf_counter() - start,
+        ", ".join(f"{k[:-2]} {v:.1f} s" for k, v in rebuilt.timings.items()),
+    )
     return rebuilt

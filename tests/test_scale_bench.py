@@ -71,6 +71,7 @@ def test_the_bench_runs_end_to_end_on_a_tiny_size(tmp_path: Path) -> None:
     assert small["chunks"] == result["base"]["chunks"] == 5 and small["papers"] == 5
     assert large["chunks"] >= 40 and large["papers"] > 5
     for row in (small, large):
+        assert set(row["lexical_phases_s"]) == {"scan_s", "analyze_s", "bm25_s", "save_s"}
         assert row["queries"] == 3 and row["disk_mb"] > 0 and row["peak_rss_mb"] > 0
         for mode in ("dense", "lexical", "hybrid"):
             assert 0 < row[mode]["p50_ms"] <= row[mode]["p95_ms"]

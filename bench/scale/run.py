@@ -178,6 +178,7 @@ def build(
         "insert_s": round(insert_s, 2),
         "insert_chunks_per_s": round(written / insert_s, 1),
         "lexical_build_s": round(lexical_s, 2),
+        "lexical_phases_s": {k: round(v, 2) for k, v in index.timings.items()},
     }
 
 
