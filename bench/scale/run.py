@@ -306,7 +306,7 @@ def plot(result: dict[str, Any], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, (lat, mem) = plt.subplots(1, 2, figsize=(11, 4.2))
+    fig, (lat, mem, start) = plt.subplots(1, 3, figsize=(15, 4.2))
     for backend, style in (("embedded", "-"), ("server", "--")):
         rows = [r for r in result["results"] if r["backend"] == backend]
         if not rows:
@@ -319,6 +319,18 @@ def plot(result: dict[str, Any], path: Path) -> None:
                  label=f"query process peak RSS ({backend})")  # fmt: skip
         mem.plot(xs, [r["disk_mb"] for r in rows], style, marker="s", color="C3",
                  label=f"index on disk ({backend})")  # fmt: skip
+        for key, colour, what in (("serve", "C4", "with UI"), ("api_only", "C5", "--no-ui")):
+            ready = [(x, r.get(f"{key}_ready_s")) for x, r in zip(xs, rows, strict=True)]
+            ready = [(x, y) for x, y in ready if y is not None]
+            if ready:
+                start.plot(*zip(*ready, strict=True), style, marker="o", color=colour,
+                           label=f"serve {what} ({backend})")  # fmt: skip
+    start.axhline(3.0, color="grey", linestyle=":", label="aim at 100k chunks (3 s)")
+    start.set_xscale("log")
+    start.set_xlabel("chunks in the index")
+    start.set_ylabel("start to /healthz ready (s)")
+    start.set_ylim(bottom=0)
+    start.legend(fontsize=7)
     for ax in (lat, mem):
         ax.set_xscale("log")
         ax.set_yscale("log")
@@ -326,7 +338,7 @@ def plot(result: dict[str, Any], path: Path) -> None:
         ax.legend(fontsize=7)
     lat.set_ylabel("retrieval latency p95 (ms), k=10")
     mem.set_ylabel("MB")
-    fig.suptitle("paperchat retrieval at scale, 2 cores")
+    fig.suptitle("paperchat at scale: retrieval, memory and start-up, 2 cores")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
 
