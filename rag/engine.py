@@ -89,9 +89,12 @@ class Engine:
         return self._openai
 
     def warm_up(self) -> None:
-        """Load the embedder and the lexical index now rather than on the first question."""
+        """Load now what the first question would otherwise wait for: the embedder, the
+        lexical index, and Chroma's vector index, which Chroma reads from disk on the first
+        query (9.3 s of the first question at 1M chunks, bench/scale/query.py)."""
         self.embedder.embed_query("warm up")
-        self.retriever.index  # noqa: B018 - loads (or rebuilds) the BM25 index
+        if len(self.retriever.index):
+            self.retriever.search("warm up", k=1, mode="dense")
 
     # -- operations -------------------------------------------------------------------------
 

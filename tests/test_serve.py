@@ -89,3 +89,35 @@ def test_api_only_server_never_imports_gradio(tmp_path: Path) -> None:
         "{r.path for r in app.routes}"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+def test_warm_up_loads_the_vector_index_and_its_failure_stops_the_start(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from rag.engine import Engine
+    from rag.errors import StoreError
+    from rag.retrieve import Retriever
+    from rag.server import create_app
+    from rag.settings import load_settings
+
+    settings = load_settings(ui=False)
+    searched: list[str] = []
+    real_search = Retriever.search
+
+    def search(self, query, **kw):  # type: ignore[no-untyped-def]
+        searched.append(kw.get("mode", "hybrid"))
+        return real_search(self, query, **kw)
+
+    monkeypatch.setattr(Retriever, "search", search)
+    create_app(settings)  # an empty index: nothing to warm, and no error
+    assert searched == []
+    assert main(["ingest", str(SAMPLE)]) == 0
+    create_app(settings)
+    assert searched == ["dense"]  # Chroma read its vector index before "ready"
+
+    def broken(_self: Engine) -> None:
+        raise StoreError("cannot open the Chroma store at x: test")
+
+    monkeypatch.setattr(Engine, "warm_up", broken)
+    with pytest.raises(StoreError, match="test"):
+        create_app(settings)
