@@ -2,9 +2,9 @@
 
 It is what filters, hits and the paper list read, and it loads at every start, so it is
 stored and held as columns: one JSON document of lists, not one object per paper. A
-``PaperRow`` is made only for a paper someone asks for. At 52k papers this loads in
-0.07 s where a JSON line per paper, each made into a row, took 0.29 s
-(bench/scale, docs/benchmarks.md); at 526k papers the difference is seconds of start-up.
+``PaperRow`` is made only for a paper someone asks for. It loads in 0.055 s for 52k
+papers where a JSON line per paper, each made into a row, took 0.31 s, and in 1.1 s for
+526k papers against 3.3 s (bench/startup.py, docs/benchmarks.md).
 """
 
 from __future__ import annotations

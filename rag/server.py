@@ -36,7 +36,7 @@ def create_app(settings: Settings) -> FastAPI:
     engine = Engine.from_settings(settings)
     # Ready means ready: the first question loads no model and no index. Loading Chroma's
     # vector index is mostly native code, importing gradio mostly Python, so the two
-    # overlap on two cores (1M chunks: 7.8 s one after the other, 6.4 s together).
+    # overlap on two cores (1M chunks, one run each: 7.8 s one after the other, 6.4 s together).
     with ThreadPoolExecutor(1, thread_name_prefix="paperchat-warm-up") as pool:
         warm = pool.submit(engine.warm_up)
         app = create_api(engine)

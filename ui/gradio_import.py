@@ -1,12 +1,12 @@
-"""Import gradio without the work it does for its own developers: about 1 s of every start.
+"""Import gradio without the work it does for its own developers: ~1.2 s of every start.
 
 Each gradio component class, as it is defined, re-parses its module's source, renders a
 type-stub template and rewrites the ``.pyi`` beside it in site-packages
 (``gradio.component_meta.create_or_modify_pyi``, called from the component metaclass). The
 stubs are for editors working on gradio itself; nothing reads them at run time, and writing
-into site-packages is something a server should not do. On these machines it was 1.0 s of
-a 2.1-2.3 s ``import gradio`` (cProfile: ``ast.get_source_segment`` re-splitting whole
-files, 162 calls).
+into site-packages is something a server should not do. Skipping it takes ``import
+gradio`` from 2.41 s to 1.26 s on these machines (bench/startup.py; cProfile puts the
+time in ``ast.get_source_segment`` re-splitting whole files, 162 calls).
 
 The function is looked up as a module global each time a class is made, so it is replaced
 right after ``gradio.component_meta`` runs and before the first component is defined: a
