@@ -340,16 +340,15 @@ def open_store(settings: Settings) -> Store:
     import chromadb
     from chromadb.config import Settings as ChromaSettings
 
-    chroma_settings = ChromaSettings(anonymized_telemetry=False, allow_reset=False)
     token = settings.chroma_token.get_secret_value()
+    auth: dict[str, Any] = {}
     if settings.chroma_host and token:
-        chroma_settings = ChromaSettings(
-            anonymized_telemetry=False,
-            allow_reset=False,
-            chroma_client_auth_provider="chromadb.auth.token_authn.TokenAuthClientProvider",
-            chroma_client_auth_credentials=token,
-            chroma_auth_token_transport_header=settings.chroma_token_header,
-        )
+        auth = {
+            "chroma_client_auth_provider": "chromadb.auth.token_authn.TokenAuthClientProvider",
+            "chroma_client_auth_credentials": token,
+            "chroma_auth_token_transport_header": settings.chroma_token_header,
+        }
+    chroma_settings = ChromaSettings(anonymized_telemetry=False, allow_reset=False, **auth)
     if settings.chroma_host:
         scheme = "https" if settings.chroma_ssl else "http"
         location = f"{scheme}://{settings.chroma_host}:{settings.chroma_port}"
