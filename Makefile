@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 SAMPLE := data/sample
 
-.PHONY: setup setup-test chromium run test lint bench-ingest clean
+.PHONY: setup setup-test chromium run test test-unit lint bench-ingest clean
 
 $(BIN)/paperchat: pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -42,9 +42,15 @@ run: setup
 test: setup-test
 	$(BIN)/python -m pytest
 
+## Fast and offline: no server, no browser, no network (unit tests with deterministic fakes,
+## the real embedded Chroma and the shipped embedder).
+test-unit: setup
+	$(BIN)/python -m pytest -m "not integration and not browser and not slow" -q
+
 lint: setup
 	$(BIN)/ruff check rag ingest ui tests bench
 	$(BIN)/ruff format --check rag ingest ui tests bench
+	$(BIN)/mypy
 
 ## Ingest benchmark; CORPUS is a BEIR-style corpus.jsonl (e.g. SciFact's).
 bench-ingest: setup

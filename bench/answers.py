@@ -34,14 +34,14 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from rag.cite import parse_markers  # noqa: E402
-from rag.cli import main as cli  # noqa: E402
-from rag.embed import make_embedder  # noqa: E402
+from rag.answer.chat import OpenAIChat  # noqa: E402
+from rag.answer.cite import parse_markers  # noqa: E402
+from rag.answer.events import ErrorEvent, FinalEvent  # noqa: E402
 from rag.engine import Engine  # noqa: E402
-from rag.events import ErrorEvent, FinalEvent  # noqa: E402
-from rag.llm import OpenAIChat  # noqa: E402
+from rag.index.embed import make_embedder  # noqa: E402
+from rag.index.store import open_store  # noqa: E402
 from rag.settings import load_settings  # noqa: E402
-from rag.store import open_store  # noqa: E402
+from ui.cli.main import main as cli  # noqa: E402
 
 
 def _questions(path: Path, *, offtopic: bool = False, limit: int | None = None) -> list[dict]:
@@ -79,7 +79,7 @@ def _run(questions: list[dict], engine: Engine) -> dict:
                 and any(c.source.label == q["gold"] for c in final.citations),
                 "removed_markers": len(final.dropped),
                 "dangling_markers": sum(not 1 <= n <= len(final.citations) for n in numbers),
-                "mode": final.mode,
+                "mode": final.answerer,
                 "errors": errors,
                 "first_token": final.timings.get("first_token"),
                 "total": final.timings["total"],

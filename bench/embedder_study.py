@@ -73,7 +73,7 @@ def variants(cache: Path) -> list[Variant]:
     import onnx
     import onnxruntime as ort
 
-    from rag import embed
+    from rag.index import minilm as embed
 
     source = embed.packaged_file(embed._MODEL_DIST, embed._MODEL_FILE)
     graphs: dict[str, bytes] = {}
@@ -254,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
         make_reference(args.corpus, args.make_reference)
         return 0
 
-    from rag.embed import load_tokenizer
+    from rag.index.minilm import load_tokenizer
 
     load_at_start = os.getloadavg()
     ids, texts = read_corpus(args.corpus, args.limit)

@@ -47,8 +47,8 @@ def _settings(data_dir: Path):  # type: ignore[no-untyped-def]
 def phase_pipeline(corpus: Path, work: Path) -> dict:
     from ingest.chunk import Chunker
     from ingest.pipeline import ingest_paths
-    from rag.embed import make_embedder
-    from rag.store import open_store
+    from rag.index.embed import make_embedder
+    from rag.index.store import open_store
 
     settings = _settings(work / "data")
     t0 = time.perf_counter()
@@ -82,7 +82,7 @@ def phase_naive(work: Path) -> dict:
     """(a): deliberately the straightforward way."""
     import onnxruntime as ort
 
-    from rag.embed import load_tokenizer, packaged_file
+    from rag.index.minilm import load_tokenizer, packaged_file
 
     texts = json.loads((work / "texts.json").read_text())["texts"]
     t0 = time.perf_counter()
@@ -114,7 +114,7 @@ def phase_chroma(work: Path) -> dict:
     from chromadb.config import Settings as ChromaSettings
     from chromadb.utils.embedding_functions.onnx_mini_lm_l6_v2 import ONNXMiniLM_L6_V2
 
-    from rag.embed import packaged_file
+    from rag.index.minilm import packaged_file
 
     model_dir = work / "chroma-model"
     onnx_dir = model_dir / ONNXMiniLM_L6_V2.EXTRACTED_FOLDER_NAME

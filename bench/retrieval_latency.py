@@ -40,11 +40,11 @@ def main() -> None:
 
     from ingest.chunk import Chunker
     from ingest.pipeline import ingest_paths
-    from rag.embed import make_embedder
-    from rag.evaluate import eval_settings, load_queries
+    from rag.index.embed import make_embedder
+    from rag.index.store import open_store
     from rag.retrieve import Retriever
     from rag.settings import load_settings
-    from rag.store import open_store
+    from ui.cli.evaluate import eval_settings, load_queries
 
     settings = eval_settings(load_settings(data_dir=args.data_dir), args.corpus)
     embedder = make_embedder(settings)

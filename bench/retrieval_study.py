@@ -127,19 +127,19 @@ def make_embedder(graph: str = "shipped", threads: int = 0):
     try:
         import inspect
 
-        from rag.embed import OnnxMiniLM
+        from rag.index.minilm import OnnxMiniLM
 
         # The shipped graph (int8 weights, fp32 maths): the vectors the issue's reference
-        # figures were measured with. rag.embed may default to a faster re-quantised graph.
+        # figures were measured with. rag.index.embed may default to a faster re-quantised graph.
         if "graph" in inspect.signature(OnnxMiniLM).parameters:
             emb = OnnxMiniLM(graph=graph, threads=threads)
         else:
             emb = OnnxMiniLM(threads=threads)
             graph = "shipped"
         emb.embed_query("probe")
-        return emb, f"rag.embed.OnnxMiniLM(graph={graph!r})"
+        return emb, f"rag.index.embed.OnnxMiniLM(graph={graph!r})"
     except Exception as exc:  # the module is being written concurrently; fall back
-        print(f"rag.embed unusable ({type(exc).__name__}: {exc}); using direct onnxruntime")
+        print(f"rag.index.embed unusable ({type(exc).__name__}: {exc}); using direct onnxruntime")
         return _DirectMiniLM(), "direct onnxruntime"
 
 
@@ -1071,7 +1071,7 @@ def int8_graph_check(data: Data, res: dict) -> dict:
     recommended hybrid with int8 query vectors against the cached chunk vectors."""
     try:
         emb, _ = make_embedder("int8")
-    except Exception as exc:  # rag.embed is being written concurrently
+    except Exception as exc:  # rag.index.embed is being written concurrently
         return {"error": f"{type(exc).__name__}: {exc}"}
     st: Study = res["study"]
     q8 = emb.embed_documents([data.queries[q] for q in data.qids])
@@ -1116,7 +1116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for graph in (args.graph, "int8"):
         try:
             emb, name = make_embedder(graph, threads=1)
-        except Exception as exc:  # rag.embed is being written concurrently
+        except Exception as exc:  # rag.index.embed is being written concurrently
             lat[graph] = {"error": f"{type(exc).__name__}: {exc}"}
             continue
         lat[graph] = measure_latency(data, res, rec["params"], emb)

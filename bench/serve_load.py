@@ -99,7 +99,7 @@ def main() -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "PAPERCHAT_"))}
     env["PAPERCHAT_DATA_DIR"] = tempfile.mkdtemp(prefix="paperchat-load-")
     env["PAPERCHAT_LLM"] = "extractive"
-    paperchat = [sys.executable, "-m", "rag.cli"]
+    paperchat = [sys.executable, "-m", "ui.cli.main"]
     subprocess.run([*paperchat, "ingest", *map(str, args.corpus), "--json"], env=env,
                    check=True, stdout=subprocess.DEVNULL)  # fmt: skip
     port = _free_port()

@@ -3,7 +3,7 @@ by side in one run (alternating, fresh processes), so the ratios survive a noisy
 
     python bench/startup.py --data-dir /tmp/paperchat-scale/embedded-100000
 
-1. ``import gradio`` as gradio does it, and through ``ui.gradio_import`` (which skips
+1. ``import gradio`` as gradio does it, and through ``ui.web.gradio_import`` (which skips
    gradio's rewriting of its own type stubs), each in a fresh interpreter.
 2. The catalogue of ``--data-dir``'s lexical index: one JSON line per paper, each made into
    a ``PaperRow`` (as before), against the columns of ``catalogue.json`` (now).
@@ -34,7 +34,7 @@ from run import _env, _time_to_ready  # noqa: E402  (bench/scale/run.py)
 
 GRADIO = {
     "plain": "import time; t = time.perf_counter(); import gradio; print(time.perf_counter() - t)",
-    "ui.gradio_import": "import time; t = time.perf_counter(); import ui.gradio_import; "
+    "ui.web.gradio_import": "import time; t = time.perf_counter(); import ui.web.gradio_import; "
     "print(time.perf_counter() - t)",
 }
 
@@ -42,13 +42,13 @@ LOAD = """
 import json, sys, time
 from pathlib import Path
 import bm25s
-from rag.catalogue import Catalogue
-from rag.store import PaperRow
+from rag.index.catalogue import Catalogue
+from rag.records import PaperRow
 index, lines = Path(sys.argv[1]), Path(sys.argv[2])
 out = {}
 t = time.perf_counter()
 with lines.open(encoding="utf-8") as fh:
-    rows = [PaperRow.from_json(json.loads(line)) for line in fh]
+    rows = [PaperRow.from_mapping(json.loads(line)) for line in fh]
 out["catalogue_jsonl_rows_s"] = time.perf_counter() - t
 t = time.perf_counter()
 catalogue = Catalogue.load(index / "catalogue.json")
@@ -72,12 +72,12 @@ def gradio_import(repeat: int) -> dict[str, Any]:
             times[name].append(float(done.stdout.split()[-1]))
     med = {k: statistics.median(v) for k, v in times.items()}
     return {"median_s": {k: round(v, 3) for k, v in med.items()}, "runs_s": times,
-            "ratio": round(med["plain"] / med["ui.gradio_import"], 2)}  # fmt: skip
+            "ratio": round(med["plain"] / med["ui.web.gradio_import"], 2)}  # fmt: skip
 
 
 def index_load(data_dir: Path, repeat: int) -> dict[str, Any]:
     (index,) = {p.parent for p in (data_dir / "lexical").rglob("catalogue.json")}
-    from rag.catalogue import Catalogue
+    from rag.index.catalogue import Catalogue
 
     catalogue = Catalogue.load(index / "catalogue.json")
     with tempfile.TemporaryDirectory() as tmp:

@@ -23,7 +23,7 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ui.app import EXAMPLES  # noqa: E402
+from ui.web.chat import EXAMPLES  # noqa: E402
 
 
 def main() -> None:
@@ -36,7 +36,7 @@ def main() -> None:
 
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "PAPERCHAT_"))}
     env["PAPERCHAT_DATA_DIR"] = tempfile.mkdtemp(prefix="paperchat-shot-")
-    cli = [sys.executable, "-m", "rag.cli"]
+    cli = [sys.executable, "-m", "ui.cli.main"]
     subprocess.run([*cli, "ingest", *map(str, args.corpus)], env=env, check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
     with socket.socket() as s:

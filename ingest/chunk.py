@@ -19,7 +19,7 @@ from rag.sentences import split_sentences
 from rag.tokens import get_encoding
 
 if TYPE_CHECKING:
-    from rag.embed import Embedder
+    from rag.index.embed import Embedder
     from rag.settings import Settings
 
 __all__ = ["Chunker"]

@@ -16,14 +16,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ingest.chunk import Chunker
-from ingest.parse import iter_input_files, parse_file
+from ingest.parse.detect import iter_input_files
+from ingest.parse.dispatch import parse_file
 from rag.errors import IngestError
+from rag.index.store import stored_hash
 from rag.records import Chunk, Notice, Paper, Skipped
-from rag.store import stored_hash
 
 if TYPE_CHECKING:
-    from rag.embed import Embedder
-    from rag.store import Store
+    from rag.index.embed import Embedder
+    from rag.index.store import Store
 
 __all__ = ["IngestReport", "Progress", "ingest_paths"]
 

@@ -1,8 +1,13 @@
-"""The engine every face shares: store, embedder, retriever and chat model, built once from
-settings, and the operations the CLI, the HTTP API and the UI offer on them.
+"""The engine: one index and the models that answer from it, and what may be asked of them.
+
+Every face (CLI, HTTP API, web UI) reads and removes through one :class:`Engine`; papers
+come in through the ingester (:mod:`ingest.ingester`), which writes into the engine's store
+and then calls :meth:`Engine.refresh`. Both are built in one place from the settings
+(:mod:`ui.app`).
 
 Building an Engine opens the store but loads no model: the embedder loads on first use
-(``warm_up`` does it eagerly, for servers that should be ready before they say so).
+(:meth:`Engine.warm_up` does it eagerly, for servers that should be ready before they say
+so), and the chat model is made when an answer first needs it.
 """
 
 from __future__ import annotations
@@ -10,25 +15,31 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from rag.embed import CachedEmbedder
-from rag.errors import ConfigError
+from rag.answer.chat import make_chat_model
+from rag.answer.events import Answer, Event, collect
+from rag.answer.generate import LLMOptions
+from rag.answer.stream import answer_stream
+from rag.index.embed import CachedEmbedder, make_embedder
+from rag.index.store import open_store
+from rag.retrieve import Retriever
 
 if TYPE_CHECKING:
-    from ingest.pipeline import IngestReport
-    from rag.embed import Embedder
-    from rag.events import Event
-    from rag.followup import HistoryItem
-    from rag.llm import ChatModel
-    from rag.retrieve import Filters, Hit, Mode, Retriever
+    from rag.answer.chat import ChatModel
+    from rag.answer.followup import HistoryItem
+    from rag.index.embed import Embedder
+    from rag.index.store import Store
+    from rag.records import PaperRow
+    from rag.retrieve import Filters, Hit, Mode
     from rag.settings import Settings
-    from rag.store import PaperRow, Store
 
-__all__ = ["Engine"]
+__all__ = ["AnswererChoice", "Engine"]
 
-LLMChoice = Literal["extractive", "openai"] | None
+# Who writes a request's answer: the settings' choice (None), no model, or the configured one.
+AnswererChoice = Literal["extractive", "openai"] | None
+
+_UNSET: Any = object()
 
 
 class Engine:
@@ -40,53 +51,50 @@ class Engine:
         *,
         store: Store,
         embedder: Embedder,
-        chat: ChatModel | None,
+        chat: ChatModel | None = _UNSET,
     ) -> None:
-        from rag.retrieve import Retriever
-
         self.settings = settings
         self.store = store
         self.embedder = embedder
-        self.chat = chat
         # Answers embed their papers' sentences, which recur, and their query twice (to
         # retrieve, to choose sentences): the vectors are remembered. Ingest uses the plain
         # embedder: chunk vectors are stored, not needed again in memory.
-        self.sentence_embedder = CachedEmbedder(embedder)
-        self.retriever: Retriever = Retriever.from_settings(settings, store, self.sentence_embedder)
-        self._openai: ChatModel | None = chat
-        self._ingest_lock = threading.Lock()
+        self.answer_embedder = CachedEmbedder(embedder)
+        self.retriever = Retriever.from_settings(settings, store, self.answer_embedder)
+        self._chat = chat
+        self._openai: ChatModel | None = None if chat is _UNSET else chat
+        self._lock = threading.Lock()
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Engine:
-        from rag.embed import make_embedder
-        from rag.llm import make_chat_model
-        from rag.store import open_store
+        return cls(settings, store=open_store(settings), embedder=make_embedder(settings))
 
-        return cls(
-            settings,
-            store=open_store(settings),
-            embedder=make_embedder(settings),
-            chat=make_chat_model(settings),
-        )
-
-    # -- models ---------------------------------------------------------------------------
+    # -- who answers ------------------------------------------------------------------------
 
     @property
-    def mode(self) -> str:
+    def chat(self) -> ChatModel | None:
+        """The chat model the settings choose (None: extractive answers); made on first use,
+        so a command that only searches never needs a model configured."""
+        with self._lock:
+            if self._chat is _UNSET:
+                self._chat = make_chat_model(self.settings)
+            return self._chat
+
+    @property
+    def answerer(self) -> str:
         """What writes answers by default: "extractive" or the model's name."""
         return self.chat.name if self.chat is not None else "extractive"
 
-    def chat_for(self, llm: LLMChoice) -> ChatModel | None:
-        """The chat model for a request's ``llm`` choice (None: the settings' default)."""
-        if llm is None:
+    def chat_for(self, choice: AnswererChoice) -> ChatModel | None:
+        """The chat model for a request's choice (None: the settings' default)."""
+        if choice is None:
             return self.chat
-        if llm == "extractive":
+        if choice == "extractive":
             return None
-        if self._openai is None:
-            from rag.llm import make_chat_model
-
-            self._openai = make_chat_model(self.settings.model_copy(update={"llm": "openai"}))
-        return self._openai
+        with self._lock:
+            if self._openai is None:
+                self._openai = make_chat_model(self.settings.model_copy(update={"llm": "openai"}))
+            return self._openai
 
     def warm_up(self) -> None:
         """Load now what the first question would otherwise wait for: the embedder, the
@@ -96,7 +104,7 @@ class Engine:
         if len(self.retriever.index):
             self.retriever.search("warm up", k=1, mode="dense")
 
-    # -- operations -------------------------------------------------------------------------
+    # -- reading ----------------------------------------------------------------------------
 
     def answer(
         self,
@@ -104,25 +112,34 @@ class Engine:
         *,
         history: Sequence[HistoryItem] = (),
         filters: Filters | None = None,
-        llm: LLMChoice = None,
+        llm: AnswererChoice = None,
         k: int | None = None,
         fallback: bool | None = None,
     ) -> Iterator[Event]:
-        """:func:`rag.answer.answer_stream` with this engine's parts and settings."""
-        from rag.answer import answer_stream
-
+        """The answer to ``question`` as a stream of events (:mod:`rag.answer.events`)."""
+        s = self.settings
         return answer_stream(
             question,
             retriever=self.retriever,
-            embedder=self.sentence_embedder,
+            embedder=self.answer_embedder,
             chat=self.chat_for(llm),
             history=history,
             filters=filters,
-            k=k or self.settings.answer_k,
-            min_relevance=self.settings.min_relevance,
-            llm=self.settings.llm_options(),
-            fallback=self.settings.llm_fallback if fallback is None else fallback,
+            k=k or s.answer_k,
+            min_relevance=s.min_relevance,
+            llm=LLMOptions(
+                max_tokens=s.llm_max_tokens,
+                context_tokens=s.llm_context_tokens,
+                history_tokens=s.llm_history_tokens,
+                temperature=s.llm_temperature,
+                encoding=s.tiktoken_encoding,
+            ),
+            fallback=s.llm_fallback if fallback is None else fallback,
         )
+
+    def ask(self, question: str, **options: Any) -> Answer:
+        """:meth:`answer`, collapsed into the final answer (the same options)."""
+        return collect(self.answer(question, **options))
 
     def search(
         self, query: str, *, k: int = 10, filters: Filters | None = None, mode: Mode = "hybrid"
@@ -135,49 +152,56 @@ class Engine:
         catalogue = self.retriever.index.catalogue
         return len(catalogue), catalogue.page(offset, len(catalogue) if limit is None else limit)
 
-    def ingest(self, paths: Sequence[Path], *, format: str | None = None) -> IngestReport:
-        """Ingest files, as ``paperchat ingest`` does; one ingest at a time per process."""
-        from ingest.chunk import Chunker
-        from ingest.pipeline import ingest_paths
-
-        with self._ingest_lock:
-            report = ingest_paths(
-                paths,
-                store=self.store,
-                embedder=self.embedder,
-                chunker=Chunker.from_settings(self.settings, self.embedder),
-                format=format,
-                batch_papers=max(self.settings.embed_batch_size * 4, 32),
-            )
-            self.retriever.refresh()
-        return report
+    def stats(self) -> dict[str, Any]:
+        """What the index holds and where (``paperchat stats``)."""
+        index = self.retriever.index
+        s = self.settings
+        return {
+            "papers": len(index),
+            "chunks": index.n_chunks,
+            "collection": self.store.collection_name,
+            "embedder": s.embedder_id,
+            "chunk_tokens": s.chunk_tokens,
+            "chunk_overlap": s.chunk_overlap,
+            "store": self.store.location,
+            "data_dir": str(s.data_dir),
+        }
 
     def health(self) -> dict[str, Any]:
-        papers = len(self.retriever.index.catalogue)
+        index = self.retriever.index
         info: dict[str, Any] = {
             "status": "ok",
             "index_loaded": True,
-            "papers": papers,
-            "chunks": self.retriever.index.n_chunks,
+            "papers": len(index),
+            "chunks": index.n_chunks,
             "collection": self.store.collection_name,
             "store": self.store.location,
             "embedder": self.settings.embedder_id,
-            "llm": {"mode": "llm" if self.chat else "extractive", "model": self.mode},
+            "llm": {"mode": "llm" if self.chat else "extractive", "model": self.answerer},
             "worker_pid": os.getpid(),
         }
-        if not papers:
+        if not len(index):
             info["hint"] = (
                 "the index is empty: run `paperchat ingest data/sample` (or your files), "
                 "or POST files to /api/ingest"
             )
         return info
 
+    # -- changing ---------------------------------------------------------------------------
 
-def require_shared_store(settings: Settings, workers: int) -> None:
-    """Several worker processes need a Chroma server: the embedded store is one process's."""
-    if workers > 1 and not settings.chroma_host:
-        raise ConfigError(
-            f"--workers {workers} needs a Chroma server: the embedded store cannot be shared "
-            "by several processes. Start `chroma run` and set PAPERCHAT_CHROMA_HOST, or use "
-            "--workers 1"
-        )
+    def refresh(self) -> None:
+        """Bring the lexical index and catalogue up to date with the store now (after an
+        ingest or a removal; other writers' changes are noticed on their own)."""
+        self.retriever.refresh()
+
+    def remove(self, paper_ids: Sequence[str]) -> list[str]:
+        """Delete these papers (their chunks, lexical entries and catalogue rows); the ids
+        that were stored. Removing an absent paper is no error."""
+        removed = self.store.remove(paper_ids)
+        self.refresh()
+        return removed
+
+    def reset(self) -> None:
+        """Delete the whole collection these settings name, and start it empty."""
+        self.store.reset()
+        self.refresh()

@@ -1,14 +1,25 @@
-"""The records that flow through ingest and retrieval: papers, chunks, skipped input."""
+"""The records that flow through ingest and retrieval: papers, chunks, stored paper rows,
+skipped input; and the one way a paper's authors are written for people."""
 
 from __future__ import annotations
 
 import hashlib
 import re
 import unicodedata
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Chunk", "Notice", "Paper", "Skipped", "content_id", "normalise_text"]
+__all__ = [
+    "Chunk",
+    "Notice",
+    "Paper",
+    "PaperRow",
+    "Skipped",
+    "content_id",
+    "format_authors",
+    "normalise_text",
+]
 
 _WS = re.compile(r"\s+")
 
@@ -16,6 +27,12 @@ _WS = re.compile(r"\s+")
 def normalise_text(text: str) -> str:
     """NFC-normalise and collapse whitespace; the form ids and hashes are computed on."""
     return _WS.sub(" ", unicodedata.normalize("NFC", text)).strip()
+
+
+def format_authors(authors: Sequence[str], *, limit: int = 3) -> str:
+    """'A, B, C et al.': the first ``limit`` authors, for people to read."""
+    shown = ", ".join(authors[:limit])
+    return shown + (" et al." if len(authors) > limit else "")
 
 
 def content_id(text: str, *, prefix: str = "h") -> str:
@@ -62,6 +79,65 @@ class Paper:
             repr(sorted(self.extra.items())),
         ]
         return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:16]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PaperRow:
+    """A stored paper as the index knows it (what lists, filters, hits and sources show).
+
+    Made in one place, :meth:`from_mapping`, from the store's metadata or the catalogue's
+    columns; written in one JSON shape, :meth:`to_json`, by every face.
+    """
+
+    id: str
+    label: str
+    title: str
+    authors: tuple[str, ...]
+    year: int | None
+    source: str
+    position: int
+    n_chunks: int
+    abstract: str = ""
+    url: str = ""
+    doi: str = ""
+
+    @property
+    def name(self) -> str:
+        """What people call the paper: its title, else its label."""
+        return self.title or self.label
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> PaperRow:
+        """From a mapping with the fields' names (``paper_id`` is read as ``id``)."""
+        year = data.get("year")
+        return cls(
+            id=str(data["id"] if "id" in data else data["paper_id"]),
+            label=str(data.get("label") or ""),
+            title=str(data.get("title") or ""),
+            authors=tuple(data.get("authors") or ()),
+            year=int(year) if year is not None else None,
+            source=str(data.get("source") or ""),
+            position=int(data.get("position") or 0),
+            n_chunks=int(data.get("n_chunks") or 1),
+            abstract=str(data.get("abstract") or ""),
+            url=str(data.get("url") or ""),
+            doi=str(data.get("doi") or ""),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The one JSON shape of a paper (no abstract: it can be long; ask for it)."""
+        return {
+            "paper_id": self.id,
+            "label": self.label,
+            "title": self.title,
+            "authors": list(self.authors),
+            "year": self.year,
+            "source": self.source,
+            "position": self.position,
+            "n_chunks": self.n_chunks,
+            "url": self.url,
+            "doi": self.doi,
+        }
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,9 +10,6 @@ predicate applied on both sides, so a filter gives the same papers whichever sid
 
 from __future__ import annotations
 
-import hashlib
-import logging
-import re
 import threading
 import time
 from collections.abc import Sequence
@@ -23,17 +20,27 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from rag.errors import QueryError
-from rag.lexical import Bm25Params, LexicalIndex
+from rag.index.lexical import Bm25Params, LexicalIndex
+from rag.index.sync import lexical_dir, sync_lexical
 from rag.tokens import truncate_tokens
 
 if TYPE_CHECKING:
-    from rag.embed import Embedder
+    from rag.index.embed import Embedder
+    from rag.index.store import Store
+    from rag.records import PaperRow
     from rag.settings import Settings
-    from rag.store import PaperRow, Store
 
-log = logging.getLogger("paperchat.retrieve")
 
-__all__ = ["Filters", "Hit", "Mode", "Passage", "Retriever", "fuse_minmax", "group_by_paper"]
+__all__ = [
+    "Filters",
+    "Hit",
+    "Mode",
+    "Passage",
+    "Retriever",
+    "fuse_minmax",
+    "group_by_paper",
+    "lexical_dir",
+]
 
 # Longer queries are cut to this many tokens (a pasted abstract is fine; a pasted book is not).
 MAX_QUERY_TOKENS = 512
@@ -322,53 +329,3 @@ def _chroma_where(filters: Filters, allowed: set[str] | None) -> dict[str, Any] 
     if not clauses:
         return None
     return clauses[0] if len(clauses) == 1 else {"$and": clauses}
-
-
-def lexical_dir(settings: Settings, store: Store) -> Path:
-    """Where this collection's lexical index lives (one per collection, per machine). On a
-    server, collections of one name in different tenants or databases are different."""
-    from rag.store import DEFAULT_DATABASE
-
-    if not settings.chroma_host:
-        return settings.data_dir / "lexical" / "local" / store.collection_name
-    server = settings.chroma_host.replace(":", "_") + f"_{settings.chroma_port}"
-    place = (settings.chroma_tenant, settings.chroma_database)
-    if place != DEFAULT_DATABASE:
-        server += "_" + "_".join(_safe(p) for p in place) + "_" + _digest(place)
-    return settings.data_dir / "lexical" / server / store.collection_name
-
-
-def _safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", name)[:40]
-
-
-def _digest(parts: tuple[str, ...]) -> str:
-    """Tells apart names that _safe makes alike ("a/b" and "a-b")."""
-    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:8]
-
-
-def sync_lexical(
-    store: Store, directory: Path, params: Bm25Params, current: LexicalIndex | None = None
-) -> LexicalIndex:
-    """An index matching the store's current generation: ``current`` if it still is, else
-    the saved one if it is, else rebuilt from the store (and saved)."""
-    generation = store.generation()
-    if current is not None and current.generation == generation:
-        return current
-    saved = LexicalIndex.load(directory, params=params)
-    if saved is not None and saved.generation == generation:
-        return saved
-    start = time.perf_counter()
-    rows = list(store.iter_papers())
-    scanned = time.perf_counter()
-    rebuilt = LexicalIndex.build(rows, params=params, generation=generation)
-    built = time.perf_counter()
-    rebuilt.save(directory)
-    rebuilt.timings |= {"scan_s": scanned - start, "save_s": time.perf_counter() - built}
-    log.info(
-        "lexical index rebuilt: %d papers in %.1f s (%s)",
-        len(rebuilt),
-        time.perf_counter() - start,
-        ", ".join(f"{k[:-2]} {v:.1f} s" for k, v in rebuilt.timings.items()),
-    )
-    return rebuilt

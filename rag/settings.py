@@ -10,13 +10,10 @@ from __future__ import annotations
 import hashlib
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
-
-if TYPE_CHECKING:
-    from rag.generate import LLMOptions
 
 __all__ = ["Settings", "load_settings"]
 
@@ -214,18 +211,6 @@ class Settings(BaseSettings):
                 f"PAPERCHAT_CHUNK_TOKENS ({self.chunk_tokens})"
             )
         return self
-
-    def llm_options(self) -> LLMOptions:
-        """How the language model is asked (see rag.generate)."""
-        from rag.generate import LLMOptions
-
-        return LLMOptions(
-            max_tokens=self.llm_max_tokens,
-            context_tokens=self.llm_context_tokens,
-            history_tokens=self.llm_history_tokens,
-            temperature=self.llm_temperature,
-            encoding=self.tiktoken_encoding,
-        )
 
     @property
     def embedder_id(self) -> str:

@@ -9,6 +9,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from rag.answer.cite import Source
+from rag.records import PaperRow
+
 _WORD = re.compile(r"\w+")
 
 
@@ -61,7 +64,7 @@ class ScriptedChat:
         self.calls: list[list[dict[str, str]]] = []
 
     def stream(self, messages, *, max_tokens: int, temperature: float = 0.0):  # type: ignore[no-untyped-def]
-        from rag.llm import Usage
+        from rag.answer.chat import Usage
 
         self.calls.append([dict(m) for m in messages])
         reply = self.replies.pop(0) if self.replies else "nothing scripted"
@@ -82,9 +85,9 @@ def small_index(folder, papers):  # type: ignore[no-untyped-def]
 
     from ingest.chunk import Chunker
     from ingest.pipeline import ingest_paths
+    from rag.index.store import open_store
     from rag.retrieve import Retriever, lexical_dir
     from rag.settings import load_settings
-    from rag.store import open_store
 
     path = folder / "papers.jsonl"
     with path.open("w") as fh:
@@ -99,3 +102,19 @@ def small_index(folder, papers):  # type: ignore[no-untyped-def]
         store, embedder, index_dir=lexical_dir(settings, store), refresh_seconds=0
     )
     return store, retriever, embedder
+
+
+def make_source(
+    n: int,
+    paper_id: str,
+    label: str = "",
+    title: str = "",
+    authors: Sequence[str] = (),
+    year: int | None = None,
+    source: str = "s.txt",
+    abstract: str = "",
+) -> Source:
+    """A numbered source for a paper with these fields (the old positional order)."""
+    row = PaperRow(id=paper_id, label=label, title=title, authors=tuple(authors), year=year,
+                   source=source, position=n, n_chunks=1, abstract=abstract)  # fmt: skip
+    return Source(n, row)

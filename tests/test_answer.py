@@ -7,24 +7,18 @@ from pathlib import Path
 
 import pytest
 
-from rag import prompts
-from rag.answer import (
-    DeltaEvent,
-    FinalEvent,
-    SourcesEvent,
-    Turn,
-    answer_stream,
-    format_references,
-    is_followup,
-    rewrite_followup,
-)
-from rag.cite import parse_markers, verify_quote
-from rag.cli import main
+from rag.answer import prompts
+from rag.answer.cite import parse_markers, verify_quote
+from rag.answer.events import DeltaEvent, FinalEvent, SourcesEvent
+from rag.answer.followup import Turn, is_followup, rewrite_followup
+from rag.answer.references import format_references
+from rag.answer.stream import answer_stream
 from rag.errors import QueryError
+from rag.index.store import Store, open_store
 from rag.retrieve import Retriever
 from rag.settings import load_settings
-from rag.store import Store, open_store
-from tests.fakes import HashEmbedder, small_index
+from tests.fakes import HashEmbedder, make_source, small_index
+from ui.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -66,7 +60,7 @@ def test_events_come_in_order_and_final_agrees_with_its_citations(engine) -> Non
     assert all(isinstance(e, DeltaEvent) for e in events[1:-1]) and len(events) > 3
     sources, final = events[0].sources, events[-1]
     assert [s.n for s in sources] == list(range(1, len(sources) + 1))
-    assert not final.refused and final.mode == prompts.EXTRACTIVE_MODE and not final.dropped
+    assert not final.refused and final.answerer == prompts.EXTRACTIVE_MODE and not final.dropped
     assert final.answer.startswith(prompts.EXTRACTIVE_NOTE)
     numbers = [n for _, _, ns in parse_markers(final.answer) for n in ns]
     assert numbers and set(numbers) == set(range(1, len(final.citations) + 1))
@@ -96,10 +90,9 @@ def test_sentences_are_spread_across_papers(engine) -> None:
 def test_selection_caps_one_paper_when_others_are_relevant() -> None:
     import numpy as np
 
-    from rag.cite import Source
-    from rag.extractive import _Candidate, _select
+    from rag.answer.extractive import _Candidate, _select
 
-    a, b = (Source(n, pid, pid, "", (), None, "s", "x") for n, pid in ((1, "a"), (2, "b")))
+    a, b = (make_source(n, pid, pid, "", (), None, "s", "x") for n, pid in ((1, "a"), (2, "b")))
     axes = np.eye(8, dtype=np.float32)
     cands = [_Candidate(a, i, f"a{i}", 0.9 - 0.01 * i, axes[i]) for i in range(4)]
     cands += [_Candidate(b, i, f"b{i}", 0.8 - 0.01 * i, axes[4 + i]) for i in range(2)]
@@ -184,9 +177,9 @@ def test_followup_retrieves_the_earlier_topic(engine) -> None:
 
 
 def test_bibtex_escapes_braces() -> None:
-    from rag.cite import Citation, Source
+    from rag.answer.cite import Citation
 
-    src = Source(1, "p{1}", "We{ird", "A {title}} with \\ slash", ("Ann {B} Lee",), 2024,
+    src = make_source(1, "p{1}", "We{ird", "A {title}} with \\ slash", ("Ann {B} Lee",), 2024,
                  "f.txt", "abstract")  # fmt: skip
     text = format_references([Citation(1, src, "abstract")], "bibtex")
     assert text.count("{") == text.count("}")
@@ -237,7 +230,8 @@ def test_cli_chat_keeps_the_conversation(
 ) -> None:
     import io
 
-    from rag import cli
+    from ui.cli import main as cli
+    from ui.cli import query
 
     lines = io.StringIO(
         "How does KCache reduce the memory overhead of the KV cache?\n"
@@ -245,8 +239,8 @@ def test_cli_chat_keeps_the_conversation(
         "   \n"
         "never read\n"
     )
-    args = cli._parser().parse_args(["chat", "--data-dir", str(sample_index)])
-    assert cli._chat(args, load_settings(data_dir=sample_index), stdin=lines) == 0
+    args = cli.parser().parse_args(["chat", "--data-dir", str(sample_index)])
+    assert query.chat(args, load_settings(data_dir=sample_index), stdin=lines) == 0
     out = capsys.readouterr().out
     answers = out.split(prompts.EXTRACTIVE_NOTE)[1:]
     assert len(answers) == 2 and "never read" not in out

@@ -13,11 +13,11 @@ import httpx
 import pytest
 import uvicorn
 
-from rag.cli import main
-from rag.prompts import NO_ANSWER
-from rag.server import check_bind, create_app
+from rag.answer.prompts import NO_ANSWER
 from rag.settings import load_settings
 from tests.conftest import SAMPLE, free_port
+from ui.cli.main import main
+from ui.http.server import check_bind, create_app
 
 pytestmark = pytest.mark.integration
 
@@ -131,7 +131,7 @@ def test_papers_are_paged(open_server: str) -> None:
     page = httpx.get(f"{open_server}/api/papers", params={"offset": 30, "limit": 5}).json()
     assert page["total"] == 32 and len(page["papers"]) == 2 and page["offset"] == 30
     first = httpx.get(f"{open_server}/api/papers", params={"limit": 32}).json()["papers"]
-    assert len({p["id"] for p in first}) == 32
+    assert len({p["paper_id"] for p in first}) == 32
     assert httpx.get(f"{open_server}/api/papers", params={"limit": 0}).status_code == 422
 
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rag.catalogue import FIELDS, Catalogue
-from rag.lexical import CATALOGUE, Bm25Params, LexicalIndex
+from rag.index.catalogue import FIELDS, Catalogue
+from rag.index.lexical import CATALOGUE, Bm25Params, LexicalIndex
+from rag.records import PaperRow
 from rag.retrieve import Filters
-from rag.store import PaperRow
 
 ROWS = [
     PaperRow(id="kv", label="KCache", title="KCache: memory", authors=("Qiaozhi He", "Zhihua Wu"),
@@ -26,7 +26,7 @@ ROWS = [
 
 
 def _bare(row: PaperRow) -> PaperRow:
-    return PaperRow(**{**row.to_json(), "authors": tuple(row.authors)})  # no abstract
+    return PaperRow.from_mapping(row.to_json())  # no abstract
 
 
 def test_rows_round_trip_through_a_file_in_order(tmp_path: Path) -> None:

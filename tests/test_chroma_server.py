@@ -14,9 +14,9 @@ from typing import ClassVar
 import pytest
 
 from rag.errors import ConfigError, StoreError
+from rag.index.store import open_store
 from rag.retrieve import Retriever, lexical_dir
 from rag.settings import load_settings
-from rag.store import open_store
 from tests.fakes import HashEmbedder
 
 TOKEN = "ck-secret-0123456789"

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from rag.cite import (
+from rag.answer.cite import (
     MARKER,
     CheckedAnswer,
     Citation,
@@ -16,11 +16,12 @@ from rag.cite import (
     parse_markers,
     verify_quote,
 )
-from rag.store import PaperRow
+from rag.records import PaperRow
+from tests.fakes import make_source
 
 
 def src(n: int, abstract: str = "") -> Source:
-    return Source(
+    return make_source(
         n=n,
         paper_id=f"p{n}",
         label=f"Author{n} 2020",
@@ -303,7 +304,7 @@ def test_quote_for_that_invents_text_is_not_trusted() -> None:
 
 
 def test_empty_abstract_gives_empty_quote() -> None:
-    blank = Source(1, "p1", "L", "T", (), None, "f", "")
+    blank = make_source(1, "p1", "L", "T", (), None, "f", "")
     out = check_citations("Claim [1].", [blank])
     assert out.citations[0].quote == ""
     assert verify_quote("", blank.abstract)
@@ -341,6 +342,10 @@ def test_citation_to_json() -> None:
         "authors": ["Author3"],
         "year": 2020,
         "source": "papers.jsonl",
+        "position": 3,
+        "n_chunks": 1,
+        "url": "",
+        "doi": "",
         "quote": "It reports result 3.",
     }
 
@@ -357,9 +362,10 @@ def test_source_from_paper() -> None:
         n_chunks=1,
         abstract="We compress the KV cache.",
     )
-    assert Source.from_paper(2, row) == Source(
-        2, "kv", "He 2024", "KCache", ("Qiaozhi He",), 2024, "a.jsonl", "We compress the KV cache."
-    )
+    source = Source.from_paper(2, row)
+    assert (source.n, source.paper) == (2, row)
+    assert (source.paper_id, source.label, source.name) == ("kv", "He 2024", "KCache")
+    assert source.abstract == "We compress the KV cache."
 
 
 # -- properties over generated answers ----------------------------------------------------
@@ -461,7 +467,7 @@ def test_properties(seed: int) -> None:
     assert not re.search(r" [.,!?]|^ | $|\n ", out.text)
 
     # Checking the checked answer against its own citations changes nothing.
-    again = check_citations(out.text, [Source(c.n, *_fields(c.source)) for c in out.citations])
+    again = check_citations(out.text, [Source(c.n, c.source.paper) for c in out.citations])
     assert again.text == out.text
     assert again.dropped == ()
     assert [c.quote for c in again.citations] == [c.quote for c in out.citations]

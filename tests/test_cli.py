@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from rag.cli import main
 from tests.conftest import ROOT
+from ui.cli.main import main
 
 
 def _json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> object:
@@ -112,7 +112,7 @@ def test_bad_inputs_are_reported_and_good_records_stored(
     assert "cols.csv" in err and "abstract" in err
     assert "huge.jsonl:1" in err
     assert "instruction" in err and "HTML" in err
-    ids = {p["id"] for p in _json(capsys, ["papers", "--json"])}  # type: ignore[union-attr]
+    ids = {p["paper_id"] for p in _json(capsys, ["papers", "--json"])}  # type: ignore[union-attr]
     assert ids == {"g1", "g2", "g3", "l1", "after"}
     # The injected sentence is stored verbatim, as data.
     assert main(["ingest", str(d / "good.jsonl"), "--json"]) == 3
@@ -177,6 +177,7 @@ def test_ingest_opens_no_connection_beyond_loopback(
     assert attempts == []
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("unshare") is None, reason="needs unshare(1)")
 def test_ingest_works_in_a_network_namespace_with_no_network(
     tmp_path: Path, sample_dir: Path
@@ -185,7 +186,7 @@ def test_ingest_works_in_a_network_namespace_with_no_network(
     if probe.returncode != 0:
         pytest.skip("cannot create a network namespace here")
     cmd = [
-        "unshare", "-rn", sys.executable, "-m", "rag.cli",
+        "unshare", "-rn", sys.executable, "-m", "ui.cli.main",
         "ingest", str(sample_dir), "--data-dir", str(tmp_path / "d"), "--json",
     ]  # fmt: skip
     env = {

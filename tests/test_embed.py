@@ -1,4 +1,4 @@
-"""rag.embed: the offline MiniLM for real, and OpenAIEmbedder against a local fake server."""
+"""rag.index.embed: the offline MiniLM for real, and OpenAIEmbedder against a local fake server."""
 
 from __future__ import annotations
 
@@ -16,8 +16,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rag.embed import OnnxMiniLM, OpenAIEmbedder, make_embedder
 from rag.errors import ConfigError, EmbedderError
+from rag.index.embed import OpenAIEmbedder, make_embedder
+from rag.index.minilm import OnnxMiniLM
 
 SENTENCES = [
     "PagedAttention stores the key-value cache in fixed-size blocks to cut memory waste.",
@@ -112,7 +113,7 @@ def test_unknown_graph_is_a_config_error() -> None:
 
 def test_import_is_cheap() -> None:
     code = (
-        "import sys, rag.embed; "
+        "import sys, rag.index.embed; "
         "heavy = [m for m in ('onnxruntime', 'openai', 'tokenizers', 'onnx') if m in sys.modules]; "
         "print(heavy)"
     )
@@ -304,7 +305,7 @@ def test_make_embedder_openai(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_cached_embedder_embeds_each_text_once_and_forgets_the_oldest() -> None:
-    from rag.embed import CachedEmbedder
+    from rag.index.embed import CachedEmbedder
     from tests.fakes import HashEmbedder
 
     inner = HashEmbedder()

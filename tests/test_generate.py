@@ -7,24 +7,19 @@ from pathlib import Path
 
 import pytest
 
-from rag import prompts
-from rag.answer import answer_stream
-from rag.cite import Source, parse_markers, verify_quote
+from rag.answer import prompts
+from rag.answer.chat import OpenAIChat, make_chat_model
+from rag.answer.cite import Source, parse_markers, verify_quote
+from rag.answer.events import DeltaEvent, ErrorEvent, FinalEvent, SourcesEvent
+from rag.answer.followup import condense_question
+from rag.answer.generate import LLMOptions, fit_sources, prompt_messages, strip_prompt_echo
+from rag.answer.prompts import is_no_answer
+from rag.answer.stream import answer_stream
 from rag.errors import ConfigError, LLMError
-from rag.events import DeltaEvent, ErrorEvent, FinalEvent, SourcesEvent
-from rag.generate import (
-    LLMOptions,
-    condense_question,
-    fit_sources,
-    is_no_answer,
-    prompt_messages,
-    strip_prompt_echo,
-)
-from rag.llm import OpenAIChat, make_chat_model
 from rag.retrieve import Retriever
 from rag.settings import load_settings
 from rag.tokens import get_encoding
-from tests.fakes import HashEmbedder, ScriptedChat, small_index
+from tests.fakes import HashEmbedder, ScriptedChat, make_source, small_index
 
 PAPERS = {
     "kv": ("KCache", ["Qiaozhi He"],
@@ -58,7 +53,7 @@ def _run(engine, question: str, chat: ScriptedChat, **kw: object) -> list:
 
 
 def _src(n: int, abstract: str, label: str = "") -> Source:
-    return Source(n, f"p{n}", label or f"P{n}", "", ("Ann Lee",), 2024, "f.txt", abstract)
+    return make_source(n, f"p{n}", label or f"P{n}", "", ("Ann Lee",), 2024, "f.txt", abstract)
 
 
 # -- the prompt -----------------------------------------------------------------------------
@@ -126,7 +121,7 @@ def test_llm_answer_is_streamed_checked_and_quoted(engine) -> None:
         " This is so [2].",
     ]
     assert "".join(d.text for d in deltas) == final.answer
-    assert final.mode == prompts.LLM_MODE and final.model == "scripted" and not final.refused
+    assert final.answerer == prompts.LLM_MODE and final.model == "scripted" and not final.refused
     assert final.dropped == ("[7]",)
     assert final.answer.count("[") == 2 and "[7]" not in final.answer
     # Renumbered by first use: the paper offered as [2] is now [1].
@@ -148,7 +143,7 @@ def test_below_the_threshold_the_model_is_never_called(engine) -> None:
     events = _run(engine, "KV cache memory", chat, min_relevance=0.99)
     final = events[-1]
     assert final.refused and final.answer == prompts.NO_ANSWER and final.citations == ()
-    assert events[0].sources == () and chat.calls == [] and final.mode == prompts.LLM_MODE
+    assert events[0].sources == () and chat.calls == [] and final.answerer == prompts.LLM_MODE
 
 
 def test_the_models_sentinel_is_a_refusal(engine) -> None:
@@ -189,7 +184,7 @@ def test_model_failure_falls_back_to_an_extractive_answer(engine, midway: bool) 
     assert events[at].kind == "server" and events[at].fallback
     assert kinds[at + 1] is SourcesEvent and kinds[-1] is FinalEvent
     final = events[-1]
-    assert final.mode == prompts.EXTRACTIVE_MODE and "HTTP 503" in final.fallback_reason
+    assert final.answerer == prompts.EXTRACTIVE_MODE and "HTTP 503" in final.fallback_reason
     assert final.answer.startswith(prompts.EXTRACTIVE_NOTE) and final.citations
 
 
@@ -204,7 +199,7 @@ def test_an_uncited_answer_is_not_passed_off_as_checked(engine) -> None:
     chat = ScriptedChat("KCache is a famous system everyone knows about.")
     events = _run(engine, "How does KCache save GPU memory?", chat)
     error = next(e for e in events if isinstance(e, ErrorEvent))
-    assert error.kind == "uncited" and events[-1].mode == prompts.EXTRACTIVE_MODE
+    assert error.kind == "uncited" and events[-1].answerer == prompts.EXTRACTIVE_MODE
     assert isinstance(events[1], ErrorEvent)  # not one word of the uncited answer was shown
 
 
@@ -246,7 +241,7 @@ def test_make_chat_model(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_marker_on_the_wrong_paper_is_dropped() -> None:
-    from rag.cite import check_citations
+    from rag.answer.cite import check_citations
 
     kcache = _src(1, "KCache keeps the KV cache on the CPU to save GPU memory.", "KCache")
     mnn = _src(2, "MNN is an inference engine for mobile devices.", "MNN")

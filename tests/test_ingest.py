@@ -15,9 +15,9 @@ import pytest
 
 from ingest.chunk import Chunker
 from ingest.pipeline import ingest_paths
+from rag.index.store import Store, open_store
 from rag.records import Paper
 from rag.settings import load_settings
-from rag.store import Store, open_store
 from tests.conftest import ROOT
 from tests.fakes import HashEmbedder
 
@@ -63,7 +63,7 @@ def test_sample_corpus_ingests_all_32_papers(store: Store, sample_dir: Path) -> 
     assert store.count_chunks() == report.chunks_written >= 32
     _assert_consistent(store)
     # The whole abstract is kept with the first chunk, verbatim.
-    from ingest.parse import parse_file
+    from ingest.parse.dispatch import parse_file
 
     parsed = {
         p.id: p.abstract
@@ -121,7 +121,7 @@ def test_sigkill_midway_then_rerun_leaves_exactly_the_right_papers(tmp_path: Pat
         from ingest.chunk import Chunker
         from ingest.pipeline import ingest_paths
         from rag.settings import load_settings
-        from rag.store import open_store
+        from rag.index.store import open_store
         from tests.fakes import HashEmbedder
         store = open_store(load_settings())
         ingest_paths([__import__("pathlib").Path({str(src)!r})], store=store,

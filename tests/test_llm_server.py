@@ -15,18 +15,20 @@ from typing import ClassVar
 
 import pytest
 
-from rag.answer import answer_stream
-from rag.cite import Source, check_citations, parse_markers, verify_quote
-from rag.cli import main
-from rag.embed import make_embedder
+from rag.answer.chat import OpenAIChat, Usage, complete, make_chat_model
+from rag.answer.cite import check_citations, parse_markers, verify_quote
+from rag.answer.events import DeltaEvent, ErrorEvent, FinalEvent, SourcesEvent
+from rag.answer.prompts import EXTRACTIVE_MODE, LLM_MODE
+from rag.answer.stream import answer_stream
+from rag.engine import Engine
 from rag.errors import LLMError
-from rag.events import DeltaEvent, ErrorEvent, FinalEvent, SourcesEvent
-from rag.llm import OpenAIChat, Usage, complete, make_chat_model
-from rag.prompts import EXTRACTIVE_MODE, LLM_MODE
+from rag.index.embed import make_embedder
+from rag.index.store import open_store
 from rag.retrieve import Retriever
 from rag.settings import load_settings
-from rag.store import open_store
 from tests.conftest import LLAMA_KEY, SAMPLE, free_port
+from tests.fakes import make_source
+from ui.cli.main import main
 
 pytestmark = pytest.mark.integration
 
@@ -62,31 +64,25 @@ def test_answers_through_a_real_server_are_checked(
     llama_server: str, sample_data: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _llama_env(monkeypatch, llama_server)
-    settings = load_settings(data_dir=sample_data)
-    embedder = make_embedder(settings)
-    retriever = Retriever.from_settings(settings, open_store(settings), embedder)
-    chat = make_chat_model(settings)
-    assert isinstance(chat, OpenAIChat)
+    engine = Engine.from_settings(load_settings(data_dir=sample_data))
+    assert isinstance(engine.chat, OpenAIChat)
     modes = []
     for question in (
         "Which inference engine is tailored to deploying deep learning models on mobile devices? "
         "Reply with one sentence ending with [1].",
         "How does KCache reduce the memory overhead of the KV cache during LLM inference?",
     ):
-        events = list(
-            answer_stream(question, retriever=retriever, embedder=embedder, chat=chat, k=3,
-                          min_relevance=settings.min_relevance, llm=settings.llm_options())
-        )  # fmt: skip
+        events = list(engine.answer(question, k=3))
         assert isinstance(events[0], SourcesEvent) and isinstance(events[-1], FinalEvent)
         final = events[-1]
-        modes.append(final.mode)
+        modes.append(final.answerer)
         errors = [e for e in events if isinstance(e, ErrorEvent)]
-        if final.mode == LLM_MODE:
+        if final.answerer == LLM_MODE:
             assert not errors and final.model == "smollm2" and final.citations
             assert final.usage["prompt_tokens"] > 100 and final.usage["completion_tokens"] > 0
             assert {"llm_first_token", "first_token", "llm", "total"} <= set(final.timings)
         else:  # SmolLM2 often cites nothing: that answer is refused, not shown as checked
-            assert final.mode == EXTRACTIVE_MODE and [e.kind for e in errors] == ["uncited"]
+            assert final.answerer == EXTRACTIVE_MODE and [e.kind for e in errors] == ["uncited"]
             assert final.fallback_reason == errors[0].message
         numbers = [n for _, _, ns in parse_markers(final.answer) for n in ns]
         assert set(numbers) == set(range(1, len(final.citations) + 1))
@@ -107,7 +103,7 @@ def test_a_marker_the_model_really_wrote_is_dropped(llama_server: str) -> None:
     )  # fmt: skip
     assert "[7]" in text  # what SmolLM2 writes at temperature 0
     abstract = "MNN is an inference engine that runs deep learning models on mobile phones."
-    source = Source(1, "mnn", "MNN", "", (), 2020, "s.txt", abstract)
+    source = make_source(1, "mnn", "MNN", "", (), 2020, "s.txt", abstract)
     checked = check_citations(text, [source])
     assert checked.dropped == ("[7]",) and "[7]" not in checked.text and "[1]" in checked.text
     assert checked.citations[0].quote == abstract
@@ -300,6 +296,6 @@ def test_a_failed_stream_through_the_engine_falls_back(
     kinds = [type(e).__name__ for e in events]
     assert kinds[:2] == ["SourcesEvent", "ErrorEvent"]  # "Fine " cited nothing: not shown
     assert events[1].kind == "stream" and events[1].fallback
-    assert isinstance(events[-1], FinalEvent) and events[-1].mode == EXTRACTIVE_MODE
+    assert isinstance(events[-1], FinalEvent) and events[-1].answerer == EXTRACTIVE_MODE
     assert events[-1].citations[0].source.label == "KCache"
     assert sum(isinstance(e, DeltaEvent) for e in events) > 2

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ingest.parse import FORMATS, detect_format, iter_input_files, parse_file
+from ingest.parse.detect import FORMATS, detect_format, iter_input_files
+from ingest.parse.dispatch import parse_file
 from ingest.parse.files import MAX_RECORD_BYTES
 from rag.errors import IngestError
 from rag.records import Notice, Paper, Skipped, content_id

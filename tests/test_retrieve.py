@@ -10,10 +10,11 @@ import pytest
 from ingest.chunk import Chunker
 from ingest.pipeline import ingest_paths
 from rag.errors import QueryError
-from rag.lexical import LexicalIndex
+from rag.index.lexical import Bm25Params, LexicalIndex
+from rag.index.store import Store, open_store
+from rag.records import PaperRow
 from rag.retrieve import Filters, Retriever, fuse_minmax, group_by_paper, lexical_dir
 from rag.settings import load_settings
-from rag.store import PaperRow, Store, open_store
 from tests.fakes import HashEmbedder
 
 PAPERS = [
@@ -79,7 +80,7 @@ def test_lexical_index_exact_ranking(tmp_path: Path) -> None:
                  n_chunks=1, abstract=a)
         for i, (pid, _y, _au, t, a) in enumerate(PAPERS)
     ]  # fmt: skip
-    index = LexicalIndex.build(rows, params=__import__("rag.lexical").lexical.Bm25Params(),
+    index = LexicalIndex.build(rows, params=Bm25Params(),
                                generation="g")  # fmt: skip
     hits = index.search("serving LLM requests scheduling", k=5)
     assert [pid for pid, _ in hits] == ["sched", "kv"]
@@ -199,7 +200,7 @@ def test_analyzer_gives_bm25s_words_stemmed_and_stays_right_past_its_memory() ->
     import Stemmer
     from bm25s.stopwords import STOPWORDS_EN
 
-    from rag.lexical import Analyzer, Bm25Params
+    from rag.index.lexical import Analyzer, Bm25Params
 
     texts = [
         "Caching the KV-cache: GPUs' memory_bandwidth in 2024 (x86_64), naïve émigré café.",

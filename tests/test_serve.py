@@ -12,8 +12,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from rag.cli import main
 from tests.conftest import SAMPLE, free_port
+from ui.cli.main import main
 
 pytestmark = pytest.mark.integration
 
@@ -41,7 +41,7 @@ def test_two_workers_serve_one_index(on_chroma_server: tuple[str, int], tmp_path
     log = log_path.open("wb")
     env = {**os.environ, "PAPERCHAT_INDEX_REFRESH_SECONDS": "0.5"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "rag.cli", "serve", "--port", str(port), "--workers", "2"],
+        [sys.executable, "-m", "ui.cli.main", "serve", "--port", str(port), "--workers", "2"],
         stdout=log, stderr=subprocess.STDOUT, env=env,
     )  # fmt: skip
     try:
@@ -82,11 +82,11 @@ def test_two_workers_serve_one_index(on_chroma_server: tuple[str, int], tmp_path
 
 def test_api_only_server_never_imports_gradio(tmp_path: Path) -> None:
     code = (
-        "import sys; from rag.server import create_app; from rag.settings import load_settings;"
+        "import sys; from ui.http.server import create_app; from rag.settings import load_settings;"
         f"app = create_app(load_settings(data_dir={str(tmp_path)!r}, ui=False));"
         "assert 'gradio' not in sys.modules, 'gradio imported';"
         "assert {'/healthz', '/api/ask', '/v1/chat/completions', '/'} <= "
-        "{r.path for r in app.routes}"
+        "set(app.openapi()['paths']) | {getattr(r, 'path', '') for r in app.routes}"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
 
@@ -97,8 +97,8 @@ def test_warm_up_loads_the_vector_index_and_its_failure_stops_the_start(
     from rag.engine import Engine
     from rag.errors import StoreError
     from rag.retrieve import Retriever
-    from rag.server import create_app
     from rag.settings import load_settings
+    from ui.http.server import create_app
 
     settings = load_settings(ui=False)
     searched: list[str] = []

@@ -13,11 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from rag.cli import main
 from tests.conftest import ROOT, SAMPLE
+from tests.fakes import make_source
 from tests.test_api import Server
-from ui.app import EXAMPLES
-from ui.render import answer_markdown, md_escape, sources_html
+from ui.cli.main import main
+from ui.web.chat import EXAMPLES
+from ui.web.render import answer_markdown, md_escape, sources_html
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARTIFACTS = ROOT / "test-artifacts"
@@ -45,7 +46,7 @@ def test_gradio_imports_without_rewriting_its_stubs() -> None:
     stubs = sorted(Path(gradio.__file__).parent.rglob("*.pyi"))
     before = {p: p.stat().st_mtime_ns for p in stubs}
     done = subprocess.run(
-        [sys.executable, "-c", "import ui.app, ui.gradio_import as g, gradio;"
+        [sys.executable, "-c", "import ui.web.chat, ui.web.gradio_import as g, gradio;"
          "print(g.skips_stub_writing(), gradio.__version__)"],
         cwd=ROOT, capture_output=True, text=True, timeout=120, check=True,
     )  # fmt: skip
@@ -60,9 +61,9 @@ def test_markdown_escaping_keeps_text_as_text() -> None:
     assert md_escape("[1] <script>x</script> *a* [l](http://x)") == (
         r"\[1\] &lt;script&gt;x&lt;/script&gt; \*a\* \[l\]\(http\://x\)"
     )
-    from rag.cite import Citation, Source
+    from rag.answer.cite import Citation
 
-    src = Source(1, "evil", "E", EVIL["title"], tuple(EVIL["authors"]), 2024, "e.jsonl",
+    src = make_source(1, "evil", "E", EVIL["title"], tuple(EVIL["authors"]), 2024, "e.jsonl",
                  EVIL["abstract"])  # fmt: skip
     html = sources_html([Citation(1, src, EVIL["abstract"])])
     assert "<script>" not in html and "&lt;script&gt;" in html and "<img" not in html
@@ -116,6 +117,7 @@ def _ask(page, question: str) -> None:  # type: ignore[no-untyped-def]
     )
 
 
+@pytest.mark.browser
 def test_asking_an_example_shows_cited_answer_and_sources(page) -> None:  # type: ignore[no-untyped-def]
     assert "extractive" in page.locator("#pc-status").inner_text()
     page.get_by_text(EXAMPLES[0]).first.click()  # an example fills the box
@@ -133,6 +135,7 @@ def test_asking_an_example_shows_cited_answer_and_sources(page) -> None:  # type
     page.screenshot(path=str(ARTIFACTS / "ui.png"), full_page=True)
 
 
+@pytest.mark.browser
 def test_paper_text_is_shown_not_run(page) -> None:  # type: ignore[no-untyped-def]
     _ask(page, "How do cache poisoning attacks inject links into KV cache serving systems?")
     assert page.evaluate("() => window.pwned") is None  # no script or handler ran
@@ -146,6 +149,7 @@ def test_paper_text_is_shown_not_run(page) -> None:  # type: ignore[no-untyped-d
     assert "[a link](http://attacker.example)" in chat.inner_text()
 
 
+@pytest.mark.browser
 def test_errors_are_chat_messages(page) -> None:  # type: ignore[no-untyped-def]
     box = page.locator("#pc-question textarea")
     box.fill("why " * 600)  # over PAPERCHAT_MAX_QUESTION_CHARS

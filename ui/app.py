@@ -1,148 +1,37 @@
-"""The Gradio chat: the only module that uses gradio (imported through ui.gradio_import).
-It reads the same events as the CLI and the API, so a citation means the same thing here."""
+"""The composition root: the one place that builds paperchat's two doors from the settings.
+
+Every face (``ui.cli``, ``ui.http``, ``ui.web``) gets an :class:`App` and goes through its
+``engine`` (ask, search, papers, stats, remove) and its ``ingester`` (papers in); no face
+builds a store, an embedder or a lexical index of its own.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from rag.errors import PaperchatError
-from rag.events import DeltaEvent, ErrorEvent, FinalEvent
-from rag.followup import Turn
-from rag.retrieve import Filters
-from ui.gradio_import import gr
-from ui.render import answer_markdown, md_escape, sources_html
+from ingest.ingester import Ingester
+from rag.engine import Engine
 
 if TYPE_CHECKING:
-    from rag.engine import Engine
+    from rag.settings import Settings
 
-__all__ = ["CSS", "EXAMPLES", "build_ui"]
-
-# Questions the sample corpus (data/sample) answers.
-EXAMPLES = [
-    "How do systems reduce KV cache memory in LLM inference?",
-    "How can deep learning models be trained over clusters connected by slow networks?",
-    "Which inference engine is tailored to deploying deep learning models on mobile devices?",
-    "How does feature caching accelerate diffusion model inference?",
-]
-
-CSS = """
-.pc-sources { padding-left: 1.2em; }
-.pc-source { margin-bottom: 0.8em; }
-.pc-meta { opacity: 0.75; font-size: 0.9em; }
-.pc-source blockquote { margin: 0.3em 0 0 0; font-style: italic; }
-"""
+__all__ = ["App"]
 
 
-def _filters(year_from: float | None, year_to: float | None, author: str) -> Filters:
-    return Filters(
-        year_from=int(year_from) if year_from else None,
-        year_to=int(year_to) if year_to else None,
-        author=(author or "").strip(),
-    )
+@dataclass(frozen=True, slots=True)
+class App:
+    """The engine and the ingester over one index, and the settings they were built from."""
 
+    settings: Settings
+    engine: Engine
+    ingester: Ingester
 
-def build_ui(engine: Engine) -> gr.Blocks:
-    """The chat page for ``engine``."""
-    papers = len(engine.retriever.index.catalogue)
-    mode = engine.mode
+    @classmethod
+    def from_settings(cls, settings: Settings) -> App:
+        return cls.around(Engine.from_settings(settings))
 
-    def respond(
-        question: str,
-        chat: list[dict[str, Any]],
-        turns: list[Turn],
-        year_from: float | None,
-        year_to: float | None,
-        author: str,
-    ) -> Iterator[tuple[Any, ...]]:
-        question = (question or "").strip()
-        if not question:
-            yield "", chat, turns, gr.update()
-            return
-        if len(question) > engine.settings.max_question_chars:
-            message = (
-                f"Your question has {len(question)} characters; the limit is "
-                f"{engine.settings.max_question_chars}. Please shorten it."
-            )
-            chat = [*chat, {"role": "user", "content": md_escape(question[:200]) + " …"},
-                    {"role": "assistant", "content": md_escape(message)}]  # fmt: skip
-            yield "", chat, turns, gr.update()
-            return
-        chat = [*chat, {"role": "user", "content": md_escape(question)},
-                {"role": "assistant", "content": "…"}]  # fmt: skip
-        yield "", chat, turns, sources_html([])
-        text = ""
-        try:
-            events = engine.answer(
-                question, history=tuple(turns), filters=_filters(year_from, year_to, author)
-            )
-            for event in events:
-                if isinstance(event, DeltaEvent):
-                    text += event.text
-                    chat[-1] = {"role": "assistant", "content": md_escape(text)}
-                    yield gr.update(), chat, turns, gr.update()
-                elif isinstance(event, ErrorEvent):
-                    note = f"The language model failed: {event.message}."
-                    if event.fallback:
-                        note += " An extractive answer follows."
-                    text = ""
-                    chat[-1] = {"role": "assistant", "content": md_escape(note)}
-                    yield gr.update(), chat, turns, gr.update()
-                elif isinstance(event, FinalEvent):
-                    shown = "extractive" if event.mode == "extractive" else event.model
-                    if event.fallback_reason:
-                        shown += " (the language model failed)"
-                    chat[-1] = {
-                        "role": "assistant",
-                        "content": answer_markdown(event.answer, event.citations, mode=shown),
-                    }
-                    turns = [*turns, Turn("user", question),
-                             Turn("assistant", event.answer,
-                                  tuple(c.source.label for c in event.citations))]  # fmt: skip
-                    yield gr.update(), chat, turns, sources_html(event.citations)
-        except PaperchatError as exc:
-            chat[-1] = {"role": "assistant", "content": md_escape(f"Error: {exc}")}
-            yield gr.update(), chat, turns, gr.update()
-
-    with gr.Blocks(title="paperchat") as demo:
-        gr.Markdown(
-            "## paperchat\nAsk what the papers say. Every **[n]** points at a paper that was "
-            "really retrieved, with the sentence it rests on."
-        )
-        status = f"Answers: **{md_escape(mode)}** · {papers} papers in the index"
-        if not papers:
-            status += " — the index is empty: run `paperchat ingest data/sample`"
-        gr.Markdown(status, elem_id="pc-status")
-        with gr.Row():
-            with gr.Column(scale=3):
-                chatbot = gr.Chatbot(
-                    label="Chat",
-                    height=520,
-                    buttons=["copy", "copy_all"],
-                    feedback_options=None,
-                    elem_id="pc-chat",
-                )
-                box = gr.Textbox(
-                    placeholder="Ask a question about the papers…",
-                    show_label=False,
-                    submit_btn="Ask",
-                    elem_id="pc-question",
-                )
-                gr.Examples(EXAMPLES, inputs=box, label="Examples")
-                with gr.Accordion("Filters", open=False):
-                    with gr.Row():
-                        year_from = gr.Number(label="Year from", precision=0)
-                        year_to = gr.Number(label="Year to", precision=0)
-                    author = gr.Textbox(label="Author contains")
-                clear = gr.Button("New conversation", size="sm")
-            with gr.Column(scale=2):
-                gr.Markdown("### Sources")
-                sources = gr.HTML(sources_html([]), elem_id="pc-sources")
-        turns = gr.State([])
-        box.submit(
-            respond,
-            [box, chatbot, turns, year_from, year_to, author],
-            [box, chatbot, turns, sources],
-        )
-        clear.click(lambda: ([], [], sources_html([])), None, [chatbot, turns, sources])
-    return demo
+    @classmethod
+    def around(cls, engine: Engine) -> App:
+        """An App over an engine built elsewhere (tests give one with fake parts)."""
+        return cls(settings=engine.settings, engine=engine, ingester=Ingester(engine))

@@ -37,11 +37,11 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from bench.scale.synth import Anchor, Synthesizer  # noqa: E402
-from rag.embed import make_embedder  # noqa: E402
+from rag.index.embed import make_embedder  # noqa: E402
+from rag.index.store import open_store  # noqa: E402
 from rag.records import Chunk, Paper  # noqa: E402
 from rag.retrieve import Retriever  # noqa: E402
 from rag.settings import load_settings  # noqa: E402
-from rag.store import open_store  # noqa: E402
 
 WRITE_BATCH = 4000  # chunks per Store.write
 
@@ -98,7 +98,7 @@ def ingest_base(corpus: Path, base_chunks: int, work: Path) -> dict[str, Any]:
             dst.write(line)
     start = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-m", "rag.cli", "ingest", str(records), "--json"],
+        [sys.executable, "-m", "ui.cli.main", "ingest", str(records), "--json"],
         env=_env(data_dir, None), check=True, capture_output=True, text=True,
     )  # fmt: skip
     seconds = time.perf_counter() - start
@@ -212,7 +212,7 @@ def _time_to_ready(env: dict[str, str], flags: list[str]) -> tuple[float | None,
     port = _free_port()
     start = time.perf_counter()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "rag.cli", "serve", "--port", str(port), *flags],
+        [sys.executable, "-m", "ui.cli.main", "serve", "--port", str(port), *flags],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     try:

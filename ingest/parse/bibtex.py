@@ -66,7 +66,7 @@ def parse_bibtex(path: Path) -> Iterator[Draft | Skipped | Notice]:
             yield Skipped(source, number, f"entry at line {line}: {problem}")
         line += newlines
 
-    library = bibtexparser.parse_string("".join(text_parts))
+    library = bibtexparser.parse_string("".join(text_parts))  # type: ignore[attr-defined]
     seen = len(ordinals)
     for block in library.blocks:
         if not isinstance(block, model.Entry | model.ParsingFailedBlock):

@@ -262,7 +262,7 @@ def _latex_fragment(fragment: str) -> str:
         from pylatexenc.latex2text import LatexNodes2Text  # ships with bibtexparser v2
     except ImportError:
         return fragment
-    return LatexNodes2Text().latex_to_text(fragment)
+    return str(LatexNodes2Text().latex_to_text(fragment))
 
 
 def decode_latex_accents(text: str) -> str:

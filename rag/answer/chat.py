@@ -17,19 +17,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from rag.errors import ConfigError, LLMError
+from rag.openai_api import Endpoint
 
 if TYPE_CHECKING:
     from rag.settings import Settings
 
-__all__ = [
-    "ChatModel",
-    "Message",
-    "OpenAIChat",
-    "Usage",
-    "complete",
-    "make_chat_model",
-    "openai_client",
-]
+__all__ = ["ChatModel", "Message", "OpenAIChat", "Usage", "complete", "make_chat_model"]
 
 Message = dict[str, str]  # {"role": "system" | "user" | "assistant", "content": ...}
 
@@ -50,18 +43,6 @@ class ChatModel(Protocol):
     ) -> Iterator[str | Usage]:
         """Text pieces as the model writes them; a Usage, if the server reports one."""
         ...
-
-
-def openai_client(*, api_key: str, base_url: str | None, timeout: float, max_retries: int) -> Any:
-    """The ``openai`` client for an OpenAI-compatible server (chat and embeddings alike)."""
-    import openai
-
-    return openai.OpenAI(
-        api_key=api_key or "not-needed",  # local servers take any key
-        base_url=base_url or None,
-        timeout=timeout,
-        max_retries=max_retries,
-    )
 
 
 def complete(model: ChatModel, messages: Sequence[Message], *, max_tokens: int) -> str:
@@ -91,27 +72,19 @@ class OpenAIChat:
             raise ConfigError("PAPERCHAT_LLM_CONCURRENCY must be at least 1")
         self.name = model
         self.base_url = base_url
-        self._api_key = api_key
-        self._timeout = timeout
-        self._max_retries = max_retries
+        self.endpoint = Endpoint(
+            base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries
+        )
         self._slots = threading.BoundedSemaphore(concurrency)
-        self._client: Any = None
         self._unsupported: set[str] = set()
 
     @property
     def where(self) -> str:
-        return self.base_url or "api.openai.com"
+        return self.endpoint.where
 
     @property
     def client(self) -> Any:
-        if self._client is None:
-            self._client = openai_client(
-                api_key=self._api_key,
-                base_url=self.base_url,
-                timeout=self._timeout,
-                max_retries=self._max_retries,
-            )
-        return self._client
+        return self.endpoint.client
 
     def stream(
         self, messages: Sequence[Message], *, max_tokens: int, temperature: float = 0.0
@@ -170,60 +143,20 @@ class OpenAIChat:
         except (openai.OpenAIError, json.JSONDecodeError, AttributeError, TypeError) as exc:
             raise LLMError(
                 f"the stream from the language model at {self.where} broke off "
-                f"({type(exc).__name__}: {self._redact(str(exc))[:200]}); ask again",
+                f"({type(exc).__name__}: {self.endpoint.redact(str(exc))[:200]}); ask again",
                 kind="stream",
             ) from exc
 
-    def _redact(self, text: str) -> str:
-        return text.replace(self._api_key, "<key>") if self._api_key else text
-
     def _translate(self, exc: Exception) -> LLMError:
-        import openai
-
-        where, model = self.where, self.name
-        retried = f" (after {self._max_retries} retries)" if self._max_retries else ""
-        if isinstance(exc, openai.APITimeoutError):
-            return LLMError(
-                f"the language model at {where} did not answer within {self._timeout:g} s"
-                f"{retried}: raise PAPERCHAT_OPENAI_TIMEOUT or check the server",
-                kind="timeout",
-            )
-        if isinstance(exc, openai.APIConnectionError):
-            return LLMError(
-                f"cannot reach the language model at {where}{retried}: check OPENAI_BASE_URL "
-                "and that the server is running, or choose PAPERCHAT_LLM=extractive (offline)",
-                kind="unreachable",
-            )
-        if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
-            # The body of a 401 may echo part of the key: it is not repeated here.
-            return LLMError(
-                f"the language model at {where} refused the API key "
-                f"(HTTP {exc.status_code}): set OPENAI_API_KEY to a valid key",
-                kind="auth",
-            )
-        if isinstance(exc, openai.RateLimitError):
-            return LLMError(
-                f"the language model at {where} is rate-limiting (HTTP 429){retried}: wait "
-                "and ask again, or lower PAPERCHAT_LLM_CONCURRENCY",
-                kind="rate_limit",
-            )
-        if isinstance(exc, openai.NotFoundError):
-            return LLMError(
-                f"model {model!r} not found at {where} (HTTP 404): set PAPERCHAT_LLM_MODEL "
-                "to a model the server serves, or check OPENAI_BASE_URL",
-                kind="bad_request",
-            )
-        if isinstance(exc, openai.APIStatusError):
-            kind = "server" if exc.status_code >= 500 else "bad_request"
-            return LLMError(
-                f"the language model at {where} failed with HTTP {exc.status_code}"
-                f"{retried if kind == 'server' else ''}: {self._redact(exc.message)[:300]}",
-                kind=kind,
-            )
-        return LLMError(
-            f"the language model at {where} failed: {self._redact(str(exc))[:300]}",
-            kind="server",
+        failure = self.endpoint.failure(
+            exc,
+            service="the language model",
+            model=self.name,
+            model_setting="PAPERCHAT_LLM_MODEL",
+            busy_hint="wait and ask again, or lower PAPERCHAT_LLM_CONCURRENCY",
+            offline_hint="choose PAPERCHAT_LLM=extractive (offline)",
         )
+        return LLMError(failure.message, kind=failure.kind)
 
 
 def make_chat_model(settings: Settings) -> ChatModel | None:

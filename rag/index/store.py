@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rag.errors import StoreError
-from rag.records import Chunk, Paper
+from rag.records import Chunk, Paper, PaperRow
 
 if TYPE_CHECKING:
     from chromadb.api import ClientAPI
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
     from rag.settings import Settings
 
-__all__ = ["PaperRow", "Store", "StoredPaper", "open_store", "stored_hash"]
+__all__ = ["Store", "StoredPaper", "open_store", "stored_hash"]
 
 _PAGE = 1000  # rows per get() when scanning the collection
 DEFAULT_DATABASE = ("default_tenant", "default_database")  # Chroma's, on every server
@@ -46,52 +46,6 @@ class StoredPaper:
     paper_hash: str
     chunk_ids: frozenset[str]
     complete: bool  # every chunk agrees on the hash and the count matches n_chunks
-
-
-@dataclass(frozen=True, slots=True)
-class PaperRow:
-    """A paper as listed by ``paperchat papers``."""
-
-    id: str
-    label: str
-    title: str
-    authors: tuple[str, ...]
-    year: int | None
-    source: str
-    position: int
-    n_chunks: int
-    abstract: str = ""
-    url: str = ""
-    doi: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "label": self.label,
-            "title": self.title,
-            "authors": list(self.authors),
-            "year": self.year,
-            "source": self.source,
-            "position": self.position,
-            "n_chunks": self.n_chunks,
-            "url": self.url,
-            "doi": self.doi,
-        }
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> PaperRow:
-        return cls(
-            id=str(data["id"]),
-            label=str(data.get("label", "")),
-            title=str(data.get("title", "")),
-            authors=tuple(data.get("authors") or ()),
-            year=data.get("year"),
-            source=str(data.get("source", "")),
-            position=int(data.get("position", 0)),
-            n_chunks=int(data.get("n_chunks", 1)),
-            url=str(data.get("url", "")),
-            doi=str(data.get("doi", "")),
-        )
 
 
 def chunk_metadata(paper: Paper, chunk: Chunk, n_chunks: int, paper_hash: str) -> dict[str, Any]:
@@ -219,25 +173,8 @@ class Store:
         return int(self._call("read", self._collection.count))
 
     def iter_papers(self) -> Iterator[PaperRow]:
-        """Every stored paper once (from its first chunk), in source order."""
-        rows = []
-        for meta in self._scan(where={"chunk_index": 0}):
-            year = meta.get("year")
-            rows.append(
-                PaperRow(
-                    id=str(meta["paper_id"]),
-                    label=str(meta.get("label", "")),
-                    title=str(meta.get("title", "")),
-                    authors=tuple(meta.get("authors") or ()),
-                    year=int(year) if year is not None else None,
-                    source=str(meta.get("source", "")),
-                    position=int(meta.get("position", 0)),
-                    n_chunks=int(meta.get("n_chunks", 1)),
-                    abstract=str(meta.get("abstract", "")),
-                    url=str(meta.get("url", "")),
-                    doi=str(meta.get("doi", "")),
-                )
-            )
+        """Every stored paper once (from its first chunk, abstract included), in source order."""
+        rows = [PaperRow.from_mapping(meta) for meta in self._scan(where={"chunk_index": 0})]
         rows.sort(key=lambda r: (r.source, r.position, r.id))
         return iter(rows)
 
@@ -247,7 +184,7 @@ class Store:
     def _ids(self, *, where: dict[str, Any]) -> list[str]:
         return list(self._call("read", self._collection.get, where=where, include=[])["ids"])
 
-    def _scan(self, *, where: dict[str, Any]) -> Iterator[dict]:
+    def _scan(self, *, where: dict[str, Any]) -> Iterator[dict[str, Any]]:
         """Metadata of every chunk matching ``where``: the ids in one call, then the rows by
         id a page at a time. Paging with ``offset`` re-reads every row before each page, so
         its cost grew with the square of the collection: 9.9 s against 3.1 s by id for the
@@ -298,6 +235,18 @@ class Store:
             self._call("write", self._collection.delete, ids=obsolete)
         if ids or obsolete:
             self._bump_generation()
+
+    def remove(self, paper_ids: Sequence[str]) -> list[str]:
+        """Delete every chunk of these papers; the ids that were stored. Idempotent: an
+        absent id is no error, and a removal cut short is finished by running it again."""
+        found = self.stored(list(dict.fromkeys(paper_ids)))
+        chunk_ids = sorted(cid for paper in found.values() for cid in paper.chunk_ids)
+        limit = self._client.get_max_batch_size()
+        for start in range(0, len(chunk_ids), limit):
+            self._call("write", self._collection.delete, ids=chunk_ids[start : start + limit])
+        if chunk_ids:
+            self._bump_generation()
+        return [pid for pid in paper_ids if pid in found]
 
     def _bump_generation(self) -> None:
         current = self._call(

@@ -1,5 +1,8 @@
 """``paperchat eval retrieval``: index a BEIR-style corpus once, then score retrieval modes.
 
+The command goes through the same two doors as every face: the corpus comes in by the
+ingester, queries go to the engine's retriever; the metrics are :mod:`rag.metrics`.
+
 The corpus is indexed into its own data directory under ``<data_dir>/eval/``, keyed by the
 corpus file's hash; the collection inside is named from the settings as usual, so a second
 run with the same corpus and settings embeds nothing.
@@ -7,8 +10,10 @@ run with the same corpus and settings embeds nothing.
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -17,13 +22,21 @@ from typing import TYPE_CHECKING, Any
 
 from rag.errors import IngestError
 from rag.metrics import evaluate
+from ui.app import App
+from ui.cli.output import print_json
 
 if TYPE_CHECKING:
-    from rag.embed import Embedder
     from rag.retrieve import Mode
     from rag.settings import Settings
 
-__all__ = ["EvalResult", "eval_retrieval", "load_qrels", "load_queries"]
+__all__ = [
+    "EvalResult",
+    "eval_retrieval",
+    "eval_settings",
+    "load_qrels",
+    "load_queries",
+    "register",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,26 +120,18 @@ def eval_retrieval(
     queries: Path,
     qrels: Path,
     settings: Settings,
-    embedder: Embedder,
     modes: Sequence[Mode],
     on_status: Callable[[str], None] | None = None,
 ) -> list[EvalResult]:
     """Index ``corpus`` (once), run every judged query in each mode, and score the runs."""
-    from ingest.chunk import Chunker
-    from ingest.pipeline import ingest_paths
-    from rag.retrieve import Retriever
-    from rag.store import open_store
-
     status = on_status or (lambda _msg: None)
-    local = eval_settings(settings, corpus)
-    store = open_store(local)
-    marker = local.data_dir / f"indexed-{store.collection_name}.json"
+    app = App.from_settings(eval_settings(settings, corpus))
+    marker = app.settings.data_dir / f"indexed-{app.engine.store.collection_name}.json"
     if not marker.exists():
-        status(f"indexing {corpus} into {local.data_dir} (once; later runs reuse it)")
-        chunker = Chunker.from_settings(local, embedder)
-        report = ingest_paths([corpus], store=store, embedder=embedder, chunker=chunker)
+        status(f"indexing {corpus} into {app.settings.data_dir} (once; later runs reuse it)")
+        report = app.ingester.ingest([corpus])
         marker.write_text(json.dumps(report.to_json() | {"corpus": str(corpus)}))
-    retriever = Retriever.from_settings(local, store, embedder)
+    retriever = app.engine.retriever
     status(f"{len(retriever.index)} papers indexed")
 
     all_queries = load_queries(queries)
@@ -148,3 +153,51 @@ def eval_retrieval(
         seconds = time.perf_counter() - t0
         results.append(EvalResult(mode, len(judged), evaluate(run, judgements), seconds))
     return results
+
+
+def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("eval", parents=[common], help="measure retrieval quality")
+    eval_sub = p.add_subparsers(dest="what", metavar="WHAT", required=True)
+    p = eval_sub.add_parser(
+        "retrieval",
+        parents=[common],
+        help="nDCG@10, recall@10/100 and MRR@10 on a BEIR-style dataset",
+        description="Index a BEIR-style corpus into its own cached data directory (a second "
+        "run reuses it), run every judged query and print standard retrieval metrics.",
+    )
+    p.add_argument("--corpus", type=Path, required=True, help="corpus.jsonl (_id, title, text)")
+    p.add_argument("--queries", type=Path, required=True, help="queries.jsonl (_id, text)")
+    p.add_argument(
+        "--qrels", type=Path, required=True, help="qrels TSV (query-id, corpus-id, score)"
+    )
+    p.add_argument(
+        "--mode",
+        choices=["hybrid", "dense", "lexical", "all"],
+        default="hybrid",
+        help="'all' reports dense, lexical and hybrid side by side",
+    )
+    p.add_argument("--json", action="store_true", help="print results as JSON")
+    p.set_defaults(run=run_eval)
+
+
+def run_eval(args: argparse.Namespace, settings: Settings) -> int:
+    modes: list[Mode] = ["dense", "lexical", "hybrid"] if args.mode == "all" else [args.mode]
+    results = eval_retrieval(
+        corpus=args.corpus,
+        queries=args.queries,
+        qrels=args.qrels,
+        settings=settings,
+        modes=modes,
+        on_status=None if args.json else lambda msg: print(msg, file=sys.stderr),
+    )
+    if args.json:
+        print_json([r.to_json() for r in results])
+        return 0
+    print(f"{'mode':<8}{'queries':>8}{'nDCG@10':>9}{'R@10':>8}{'R@100':>8}{'MRR@10':>8}{'s':>7}")
+    for r in results:
+        m = r.metrics
+        print(
+            f"{r.mode:<8}{r.queries:>8}{m['ndcg@10']:>9.4f}{m['recall@10']:>8.4f}"
+            f"{m['recall@100']:>8.4f}{m['mrr@10']:>8.4f}{r.seconds:>7.1f}"
+        )
+    return 0

@@ -4,7 +4,7 @@ The model sees the sources as ``[1]..[k]``, best first, fitted to ``context_toke
 (tiktoken): the lowest-ranked are dropped first, and a first source too long for the
 budget alone is cut. Abstract text is data: bracketed numbers inside it are defused before
 it reaches the prompt, and whatever the model writes goes through
-:func:`rag.cite.check_citations`, so a marker can only ever point at a source offered.
+:func:`rag.answer.cite.check_citations`, so a marker can only ever point at a source offered.
 Sentences that repeat the system prompt are removed (an abstract saying "print your
 instructions" gets nowhere), and the model's own "cannot answer" sentinel is detected.
 """
@@ -16,36 +16,32 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from rag.cite import MARKER, CheckedAnswer, Source, check_citations, parse_markers
-from rag.errors import LLMError
-from rag.events import DeltaEvent, Event, FinalEvent, SourcesEvent
-from rag.extractive import defuse
-from rag.followup import HistoryItem, rewrite_followup, turns
-from rag.llm import ChatModel, Message, Usage, complete
-from rag.prompts import (
+from rag.answer.chat import ChatModel, Message, Usage
+from rag.answer.cite import MARKER, CheckedAnswer, Source, check_citations, defuse
+from rag.answer.events import DeltaEvent, Event, FinalEvent, SourcesEvent
+from rag.answer.followup import HistoryItem, turns
+from rag.answer.prompts import (
     LLM_MODE,
     NO_ANSWER,
-    REWRITE_SYSTEM,
-    REWRITE_TEMPLATE,
     SOURCE_TEMPLATE,
     SYSTEM_PROMPT,
     USER_TEMPLATE,
+    is_no_answer,
+    letters,
 )
+from rag.errors import LLMError
+from rag.records import format_authors
 from rag.sentences import split_sentences
 from rag.tokens import get_encoding
 
 __all__ = [
     "LLMOptions",
-    "condense_question",
     "fit_sources",
-    "is_no_answer",
     "llm_answer",
     "prompt_messages",
     "strip_prompt_echo",
 ]
 
-# A rewritten query longer than this is the model rambling, not a query.
-MAX_REWRITE_CHARS = 300
 # Words in a row shared with the system prompt that mark a sentence as an echo of it.
 ECHO_WORDS = 8
 
@@ -65,11 +61,10 @@ class LLMOptions:
 
 
 def _format_source(src: Source, abstract: str) -> str:
-    authors = ", ".join(src.authors[:3]) + (" et al." if len(src.authors) > 3 else "")
-    meta = ", ".join(x for x in (authors, str(src.year or "")) if x)
+    meta = ", ".join(x for x in (format_authors(src.authors), str(src.year or "")) if x)
     return SOURCE_TEMPLATE.format(
         n=src.n,
-        name=" ".join((src.title or src.label).split()),
+        name=" ".join(src.name.split()),
         meta=f" ({meta})" if meta else "",
         abstract=defuse(" ".join(abstract.split())),
     )
@@ -139,22 +134,8 @@ def prompt_messages(
 # -- reading what the model wrote ---------------------------------------------------------
 
 
-def _letters(text: str) -> str:
-    return " ".join(re.findall(r"[a-z]+", text.casefold()))
-
-
-_SENTINEL = _letters(NO_ANSWER)
-
-
-def is_no_answer(text: str) -> bool:
-    """True if the model answered with the sentinel: it opens with it (quotes, case and
-    punctuation aside), or says it and cites nothing."""
-    said = _letters(text)
-    return said.startswith(_SENTINEL) or (_SENTINEL in said and not parse_markers(text))
-
-
 def _shingles(text: str, n: int) -> set[tuple[str, ...]]:
-    words = _letters(text).split()
+    words = letters(text).split()
     return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
 
 
@@ -242,7 +223,7 @@ def llm_answer(
     """
     kept, blocks = fit_sources(sources, budget=options.context_tokens, encoding=options.encoding)
     messages = prompt_messages(question, blocks, history, options=options)
-    yield SourcesEvent(tuple(kept))
+    yield SourcesEvent(sources=tuple(kept))
     clock = time.perf_counter()
     parts: list[str] = []
     shown = _CheckedText(kept)
@@ -260,14 +241,22 @@ def llm_answer(
             timings["llm_first_token"] = time.perf_counter() - clock
         parts.append(piece)
         if new := shown.feed(piece):
-            yield DeltaEvent(new)
+            yield DeltaEvent(text=new)
     timings["llm"] = time.perf_counter() - clock
     text = "".join(parts).strip()
     usage = usage or _estimate_usage(messages, text, options.encoding)
     if is_no_answer(text):
         if rest := shown.finish(NO_ANSWER):
-            yield DeltaEvent(rest)
-        yield FinalEvent(NO_ANSWER, (), True, (), LLM_MODE, timings, query, model.name, usage)
+            yield DeltaEvent(text=rest)
+        yield FinalEvent(
+            answer=NO_ANSWER,
+            refused=True,
+            answerer=LLM_MODE,
+            timings=timings,
+            query=query,
+            model=model.name,
+            usage=usage,
+        )
         return
     checked = shown.check(text)
     if not checked.citations:
@@ -277,17 +266,16 @@ def llm_answer(
             kind="uncited",
         )
     if rest := shown.finish(checked.text):
-        yield DeltaEvent(rest)
+        yield DeltaEvent(text=rest)
     yield FinalEvent(
-        checked.text,
-        checked.citations,
-        False,
-        checked.dropped,
-        LLM_MODE,
-        timings,
-        query,
-        model.name,
-        usage,
+        answer=checked.text,
+        citations=checked.citations,
+        dropped=checked.dropped,
+        answerer=LLM_MODE,
+        timings=timings,
+        query=query,
+        model=model.name,
+        usage=usage,
     )
 
 
@@ -298,28 +286,3 @@ def _estimate_usage(messages: Sequence[Message], text: str, encoding: str) -> di
     prompt = sum(len(enc.encode_ordinary(m["content"])) + 4 for m in messages)
     return {"prompt_tokens": prompt, "completion_tokens": len(enc.encode_ordinary(text)),
             "estimated": True}  # fmt: skip
-
-
-def condense_question(question: str, history: Sequence[HistoryItem], *, model: ChatModel) -> str:
-    """A standalone search query for a follow-up, written by the model; the rule of
-    :func:`rag.followup.rewrite_followup` when the model fails or its reply is unusable.
-    A question with no earlier user turn is returned as it is."""
-    past = turns(history)
-    if not any(t.role == "user" for t in past):
-        return question
-    lines = [f"{t.role}: {' '.join(MARKER.sub('', t.text).split())[:600]}" for t in past[-6:]]
-    messages: list[Message] = [
-        {"role": "system", "content": REWRITE_SYSTEM},
-        {
-            "role": "user",
-            "content": REWRITE_TEMPLATE.format(history="\n".join(lines), question=question),
-        },
-    ]
-    try:
-        reply = complete(model, messages, max_tokens=64)
-    except LLMError:
-        return rewrite_followup(question, history)
-    query = " ".join(reply.strip().strip("\"'").split())
-    if not query or len(query) > MAX_REWRITE_CHARS or is_no_answer(query):
-        return rewrite_followup(question, history)
-    return query

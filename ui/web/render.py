@@ -12,7 +12,8 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from rag.cite import Citation
+from rag.answer.cite import Citation
+from rag.records import format_authors
 
 __all__ = ["answer_markdown", "md_escape", "sources_html"]
 
@@ -27,10 +28,6 @@ def md_escape(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", html.escape(text, quote=False))
 
 
-def _authors(authors: Sequence[str]) -> str:
-    return ", ".join(authors[:3]) + (" et al." if len(authors) > 3 else "")
-
-
 def answer_markdown(answer: str, citations: Sequence[Citation], *, mode: str) -> str:
     """The answer, its mode and a numbered reference list with quotes, in one message (so
     copying the message copies the answer with its references)."""
@@ -39,9 +36,9 @@ def answer_markdown(answer: str, citations: Sequence[Citation], *, mode: str) ->
         refs = []
         for c in citations:
             s = c.source
-            meta = " · ".join(x for x in (_authors(s.authors), str(s.year or "")) if x)
+            meta = " · ".join(x for x in (format_authors(s.authors), str(s.year or "")) if x)
             refs.append(
-                f"{c.n}\\. **{md_escape(s.title or s.label)}**"
+                f"{c.n}\\. **{md_escape(s.name)}**"
                 + (f" — {md_escape(meta)}" if meta else "")
                 + f"  \n   “{md_escape(' '.join(c.quote.split()))}”"
             )
@@ -58,10 +55,10 @@ def sources_html(citations: Sequence[Citation]) -> str:
     for c in citations:
         s = c.source
         meta = " · ".join(
-            x for x in (_authors(s.authors), str(s.year or ""), Path(s.source).name) if x
+            x for x in (format_authors(s.authors), str(s.year or ""), Path(s.source).name) if x
         )
         items.append(
-            f'<li class="pc-source" data-n="{c.n}"><b>[{c.n}] {html.escape(s.title or s.label)}</b>'
+            f'<li class="pc-source" data-n="{c.n}"><b>[{c.n}] {html.escape(s.name)}</b>'
             f'<div class="pc-meta">{html.escape(meta)}</div>'
             f"<blockquote>{html.escape(c.quote)}</blockquote></li>"
         )

@@ -15,12 +15,10 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from rag.records import PaperRow
 from rag.sentences import split_sentences
-
-if TYPE_CHECKING:
-    from rag.store import PaperRow
 
 __all__ = [
     "MARKER",
@@ -28,6 +26,7 @@ __all__ = [
     "Citation",
     "Source",
     "check_citations",
+    "defuse",
     "parse_markers",
     "supports",
     "verify_quote",
@@ -49,41 +48,53 @@ _CLOSE = 0.8
 
 @dataclass(frozen=True, slots=True)
 class Source:
-    """One numbered source offered to an answerer; ``n`` is 1-based."""
+    """One numbered source offered to an answerer: ``n`` (1-based) and the stored paper,
+    its whole abstract included (answers quote it verbatim)."""
 
     n: int
-    paper_id: str
-    label: str
-    title: str
-    authors: tuple[str, ...]
-    year: int | None
-    source: str  # the file the paper was ingested from
-    abstract: str  # the stored abstract, verbatim
+    paper: PaperRow
 
     @classmethod
     def from_paper(cls, n: int, paper: PaperRow) -> Source:
-        return cls(
-            n=n,
-            paper_id=paper.id,
-            label=paper.label,
-            title=paper.title,
-            authors=tuple(paper.authors),
-            year=paper.year,
-            source=paper.source,
-            abstract=paper.abstract,
-        )
+        return cls(n, paper)
+
+    @property
+    def paper_id(self) -> str:
+        return self.paper.id
+
+    @property
+    def label(self) -> str:
+        return self.paper.label
+
+    @property
+    def title(self) -> str:
+        return self.paper.title
+
+    @property
+    def name(self) -> str:
+        return self.paper.name
+
+    @property
+    def authors(self) -> tuple[str, ...]:
+        return self.paper.authors
+
+    @property
+    def year(self) -> int | None:
+        return self.paper.year
+
+    @property
+    def source(self) -> str:
+        """The file the paper was ingested from."""
+        return self.paper.source
+
+    @property
+    def abstract(self) -> str:
+        return self.paper.abstract
 
     def to_json(self) -> dict[str, Any]:
-        """The wire form (no abstract: clients get quotes, not whole abstracts)."""
-        return {
-            "n": self.n,
-            "paper_id": self.paper_id,
-            "label": self.label,
-            "title": self.title,
-            "authors": list(self.authors),
-            "year": self.year,
-            "source": self.source,
-        }
+        """The wire form: the paper's one JSON shape and ``n`` (no abstract: clients get
+        quotes, not whole abstracts)."""
+        return {"n": self.n, **self.paper.to_json()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +155,14 @@ def parse_markers(text: str) -> list[tuple[int, int, list[int]]]:
         if numbers is not None:
             found.append((match.start(), match.end(), numbers))
     return found
+
+
+def defuse(sentence: str) -> str:
+    """The sentence with anything that reads as a citation marker ("[9]", "[1-3]") turned into
+    parentheses, so copied text can neither add a citation nor shift ours."""
+    while MARKER.search(sentence):
+        sentence = MARKER.sub(lambda m: "(" + m.group()[1:-1] + ")", sentence)
+    return sentence
 
 
 def _format(numbers: Sequence[int]) -> str:

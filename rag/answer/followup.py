@@ -2,7 +2,7 @@
 
 A follow-up ("and how fast is it?") says too little to retrieve on. Before retrieval it is
 rewritten into a standalone query: by the language model when one is configured (see
-:mod:`rag.generate`), else by :func:`rewrite_followup`, a rule that carries over the
+:mod:`rag.answer.generate`), else by :func:`rewrite_followup`, a rule that carries over the
 earlier questions' content words and the labels of the papers last cited.
 """
 
@@ -13,7 +13,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["HistoryItem", "Turn", "is_followup", "rewrite_followup", "turns"]
+from rag.answer.chat import ChatModel, Message, complete
+from rag.answer.cite import MARKER
+from rag.answer.prompts import REWRITE_SYSTEM, REWRITE_TEMPLATE, is_no_answer
+from rag.errors import LLMError
+
+__all__ = [
+    "HistoryItem",
+    "Turn",
+    "condense_question",
+    "is_followup",
+    "rewrite_followup",
+    "turns",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +69,8 @@ _ASKING = frozenset(
 )
 FOLLOWUP_MAX_WORDS = 15  # a longer question stands on its own, pronouns or not
 CARRY_LABELS = 3  # at most this many cited papers are carried into a follow-up query
+# A rewritten query longer than this is the model rambling, not a query.
+MAX_REWRITE_CHARS = 300
 
 
 def turns(history: Sequence[HistoryItem]) -> list[Turn]:
@@ -138,3 +152,28 @@ def rewrite_followup(question: str, history: Sequence[HistoryItem]) -> str:
             have.add(key)
             extra.append(piece)
     return " ".join([question, *extra])
+
+
+def condense_question(question: str, history: Sequence[HistoryItem], *, model: ChatModel) -> str:
+    """A standalone search query for a follow-up, written by the model; the rule of
+    :func:`rag.answer.followup.rewrite_followup` when the model fails or its reply is unusable.
+    A question with no earlier user turn is returned as it is."""
+    past = turns(history)
+    if not any(t.role == "user" for t in past):
+        return question
+    lines = [f"{t.role}: {' '.join(MARKER.sub('', t.text).split())[:600]}" for t in past[-6:]]
+    messages: list[Message] = [
+        {"role": "system", "content": REWRITE_SYSTEM},
+        {
+            "role": "user",
+            "content": REWRITE_TEMPLATE.format(history="\n".join(lines), question=question),
+        },
+    ]
+    try:
+        reply = complete(model, messages, max_tokens=64)
+    except LLMError:
+        return rewrite_followup(question, history)
+    query = " ".join(reply.strip().strip("\"'").split())
+    if not query or len(query) > MAX_REWRITE_CHARS or is_no_answer(query):
+        return rewrite_followup(question, history)
+    return query

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from rag.store import PaperRow
+from rag.records import PaperRow
 
 __all__ = ["FIELDS", "Catalogue"]
 
@@ -64,19 +64,7 @@ class Catalogue(Mapping[str, PaperRow]):
         return len(self.ids)
 
     def row(self, i: int) -> PaperRow:
-        c = self._cols
-        return PaperRow(
-            id=c["id"][i],
-            label=c["label"][i],
-            title=c["title"][i],
-            authors=tuple(c["authors"][i]),
-            year=c["year"][i],
-            source=c["source"][i],
-            position=c["position"][i],
-            n_chunks=c["n_chunks"][i],
-            url=c["url"][i],
-            doi=c["doi"][i],
-        )
+        return PaperRow.from_mapping({f: column[i] for f, column in self._cols.items()})
 
     def page(self, offset: int, limit: int) -> list[PaperRow]:
         """Papers ``offset`` to ``offset + limit`` (fewer at the end), in order."""

@@ -17,15 +17,27 @@ SourcesEvent, deltas, a FinalEvent): a face drops what the failed model had stre
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from rag.cite import Citation, Source
+from rag.answer.cite import Citation, Source
+from rag.answer.prompts import NO_ANSWER
+from rag.errors import LLMError
 
-__all__ = ["DeltaEvent", "ErrorEvent", "Event", "FinalEvent", "SourcesEvent", "refusal"]
+__all__ = [
+    "Answer",
+    "DeltaEvent",
+    "ErrorEvent",
+    "Event",
+    "FinalEvent",
+    "SourcesEvent",
+    "collect",
+    "refusal",
+]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SourcesEvent:
     """The numbered sources offered to the answer (empty when the answer is refused)."""
 
@@ -36,7 +48,7 @@ class SourcesEvent:
         return {"type": self.type, "sources": [s.to_json() for s in self.sources]}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class DeltaEvent:
     """A piece of the checked answer; its markers are numbered as in the FinalEvent."""
 
@@ -47,7 +59,7 @@ class DeltaEvent:
         return {"type": self.type, "text": self.text}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ErrorEvent:
     """The language model failed. ``fallback``: an extractive answer follows; otherwise the
     stream ends here. ``message`` says what failed and what to do (never the API key)."""
@@ -66,7 +78,7 @@ class ErrorEvent:
         }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class FinalEvent:
     """The checked answer: every marker in ``answer`` is within 1..len(citations), and
     ``citations[n - 1].source.n`` is the number that source had in the SourcesEvent. Show
@@ -74,10 +86,10 @@ class FinalEvent:
 
     type: ClassVar[str] = "final"
     answer: str
-    citations: tuple[Citation, ...]
-    refused: bool
-    dropped: tuple[str, ...]  # markers removed by the check, e.g. "[7]"
-    mode: str  # "extractive" or "llm"
+    citations: tuple[Citation, ...] = ()
+    refused: bool = False
+    dropped: tuple[str, ...] = ()  # markers removed by the check, e.g. "[7]"
+    answerer: str  # who wrote it: "extractive" or "llm" (sent as "mode" on the wire)
     timings: dict[str, float]
     query: str = ""  # what was searched (the question, or its follow-up rewrite)
     model: str = ""  # the language model's name; "" for extractive answers
@@ -92,7 +104,7 @@ class FinalEvent:
             "citations": [c.to_json() for c in self.citations],
             "refused": self.refused,
             "dropped_citations": list(self.dropped),
-            "mode": self.mode,
+            "mode": self.answerer,
             "model": self.model,
             "query": self.query,
             "usage": dict(self.usage),
@@ -104,12 +116,54 @@ class FinalEvent:
 Event = SourcesEvent | DeltaEvent | ErrorEvent | FinalEvent
 
 
-def refusal(query: str, timings: dict[str, float], *, mode: str, model: str = "") -> list[Event]:
+def refusal(
+    query: str, timings: dict[str, float], *, answerer: str, model: str = ""
+) -> list[Event]:
     """The events of a refused answer: nothing offered, the sentinel, no citations."""
-    from rag.prompts import NO_ANSWER
-
     return [
-        SourcesEvent(()),
-        DeltaEvent(NO_ANSWER),
-        FinalEvent(NO_ANSWER, (), True, (), mode, timings, query, model),
+        SourcesEvent(sources=()),
+        DeltaEvent(text=NO_ANSWER),
+        FinalEvent(
+            answer=NO_ANSWER,
+            refused=True,
+            answerer=answerer,
+            timings=timings,
+            query=query,
+            model=model,
+        ),
     ]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Answer:
+    """A whole answer stream collapsed: the final event, the sources offered with it, and
+    the model failures an extractive fallback stood in for."""
+
+    final: FinalEvent
+    sources: tuple[Source, ...]
+    errors: tuple[ErrorEvent, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        out = self.final.to_json()
+        del out["type"]
+        return out | {
+            "sources": [s.to_json() for s in self.sources],
+            "errors": [e.to_json() for e in self.errors],
+        }
+
+
+def collect(events: Iterable[Event]) -> Answer:
+    """The one way a stream becomes an answer. Raises :class:`rag.errors.LLMError` when the
+    model failed and nothing stood in for it (an ErrorEvent without fallback)."""
+    sources: tuple[Source, ...] = ()
+    errors: list[ErrorEvent] = []
+    for event in events:
+        if isinstance(event, SourcesEvent):
+            sources = event.sources
+        elif isinstance(event, ErrorEvent):
+            if not event.fallback:
+                raise LLMError(event.message, kind=event.kind)
+            errors.append(event)
+        elif isinstance(event, FinalEvent):
+            return Answer(final=event, sources=sources, errors=tuple(errors))
+    raise AssertionError("an answer stream ended without a final event")

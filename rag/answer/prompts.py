@@ -6,6 +6,10 @@ papers do not support an answer; clients may compare against it, so change it on
 
 from __future__ import annotations
 
+import re
+
+from rag.answer.cite import parse_markers
+
 __all__ = [
     "EXTRACTIVE_MODE",
     "EXTRACTIVE_NOTE",
@@ -16,6 +20,8 @@ __all__ = [
     "SOURCE_TEMPLATE",
     "SYSTEM_PROMPT",
     "USER_TEMPLATE",
+    "is_no_answer",
+    "letters",
 ]
 
 NO_ANSWER = "The retrieved papers do not answer this question."
@@ -52,3 +58,21 @@ REWRITE_SYSTEM = (
     "only, on one line, with no explanation."
 )
 REWRITE_TEMPLATE = "Conversation:\n{history}\n\nFollow-up question: {question}\n\nStandalone query:"
+
+
+# -- recognising the sentinel ---------------------------------------------------------
+
+
+def letters(text: str) -> str:
+    """The words of ``text``, lowercased, letters only (how sentinels and echoes compare)."""
+    return " ".join(re.findall(r"[a-z]+", text.casefold()))
+
+
+_SENTINEL = letters(NO_ANSWER)
+
+
+def is_no_answer(text: str) -> bool:
+    """True if the model answered with the sentinel: it opens with it (quotes, case and
+    punctuation aside), or says it and cites nothing."""
+    said = letters(text)
+    return said.startswith(_SENTINEL) or (_SENTINEL in said and not parse_markers(text))

@@ -17,15 +17,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rag.cite import MARKER, Source, check_citations, parse_markers
-from rag.events import DeltaEvent, Event, FinalEvent, SourcesEvent, refusal
-from rag.prompts import EXTRACTIVE_MODE, EXTRACTIVE_NOTE
+from rag.answer.cite import Source, check_citations, defuse, parse_markers
+from rag.answer.events import DeltaEvent, Event, FinalEvent, SourcesEvent, refusal
+from rag.answer.prompts import EXTRACTIVE_MODE, EXTRACTIVE_NOTE
 from rag.sentences import split_sentences
 
 if TYPE_CHECKING:
-    from rag.embed import Embedder
+    from rag.index.embed import Embedder
 
-__all__ = ["defuse", "extractive_answer"]
+__all__ = ["extractive_answer"]
 
 # Sentence selection (MMR): each pick maximises
 #   relevance - REDUNDANCY * (max cosine to a picked sentence) - SAME_PAPER * (picks from its paper)
@@ -82,14 +82,6 @@ def _select(candidates: Sequence[_Candidate], max_sentences: int, floor: float) 
         ]
     # Read in retrieval order, then abstract order: a paper's sentences stay together.
     return sorted(picked, key=lambda c: (c.source.n, c.position))
-
-
-def defuse(sentence: str) -> str:
-    """The sentence with anything that reads as a citation marker ("[9]", "[1-3]") turned into
-    parentheses, so copied text can neither add a citation nor shift ours."""
-    while MARKER.search(sentence):
-        sentence = MARKER.sub(lambda m: "(" + m.group()[1:-1] + ")", sentence)
-    return sentence
 
 
 def _cite(sentence: str, n: int) -> str:
@@ -166,7 +158,7 @@ def extractive_answer(
     # Without a dense score (lexical-only hits) the best sentence is the evidence; either
     # way, an answer needs at least one sentence above the threshold.
     if best < min_relevance:
-        yield from refusal(query, timings, mode=EXTRACTIVE_MODE)
+        yield from refusal(query, timings, answerer=EXTRACTIVE_MODE)
         return
     picked = _select(candidates, max_sentences, max(min_relevance, RELATIVE_FLOOR * best))
     cited = " ".join(_cite(c.text, c.source.n) for c in picked)
@@ -174,16 +166,15 @@ def extractive_answer(
         f"{EXTRACTIVE_NOTE}\n\n{cited}", sources, quote_for=_quote_chooser(picked)
     )
     timings["select"] = time.perf_counter() - clock - timings["embed"]
-    yield SourcesEvent(tuple(sources))
+    yield SourcesEvent(sources=tuple(sources))
     for piece in _pieces(checked.text, len(EXTRACTIVE_NOTE) + 2):
-        yield DeltaEvent(piece)
+        yield DeltaEvent(text=piece)
     yield FinalEvent(
-        checked.text,
-        checked.citations,
-        False,
-        checked.dropped,
-        EXTRACTIVE_MODE,
-        timings,
-        query,
+        answer=checked.text,
+        citations=checked.citations,
+        dropped=checked.dropped,
+        answerer=EXTRACTIVE_MODE,
+        timings=timings,
+        query=query,
         fallback_reason=fallback_reason,
     )

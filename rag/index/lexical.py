@@ -23,12 +23,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rag.catalogue import Catalogue
+from rag.index.catalogue import Catalogue
 
 if TYPE_CHECKING:
     import bm25s
 
-    from rag.store import PaperRow
+    from rag.records import PaperRow
 
 __all__ = ["Bm25Params", "LexicalIndex"]
 
@@ -112,7 +112,7 @@ class _Terms(dict[str, str]):
 
 def paper_text(row: PaperRow) -> str:
     """What BM25 sees of a paper: its title (or label) and its abstract."""
-    return f"{row.title or row.label}\n{row.abstract}"
+    return f"{row.name}\n{row.abstract}"
 
 
 class LexicalIndex:

@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
-from rag.cite import Citation, Source
+from rag.answer.cite import Citation, Source
 from rag.errors import QueryError
 
 __all__ = ["format_references"]
@@ -44,7 +44,7 @@ def format_references(citations: Sequence[Citation], style: Literal["markdown", 
             authors = ", ".join(s.authors) or "unknown authors"
             year = f" ({s.year})" if s.year else ""
             lines.append(
-                f"{c.n}. **{s.title or s.label}**. {authors}{year}. `{s.source}`.\n"
+                f"{c.n}. **{s.name}**. {authors}{year}. `{s.source}`.\n"
                 f"   > {' '.join(c.quote.split())}"
             )
         return "\n".join(lines)
@@ -54,7 +54,7 @@ def format_references(citations: Sequence[Citation], style: Literal["markdown", 
     entries = []
     for c in citations:
         s = c.source
-        fields = [("title", s.title or s.label)]
+        fields = [("title", s.name)]
         if s.authors:
             fields.append(("author", " and ".join(s.authors)))
         if s.year:

@@ -1,6 +1,7 @@
 """`paperchat serve`: one FastAPI app under uvicorn, the API and the Gradio UI together.
 
-/api and /v1 come from :mod:`rag.api`; the chat UI (:mod:`ui.app`) is mounted at /. With
+/api and /v1 come from :mod:`ui.http.api`; the chat UI (:mod:`ui.web.chat`) is mounted at /;
+both are built over one :class:`ui.app.App`. With
 PAPERCHAT_API_KEY set the UI asks for it at login (any user name, the key as password).
 Without a key the server binds to loopback only. Several workers need a Chroma server.
 """
@@ -17,10 +18,10 @@ from rag.errors import ConfigError
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
-    from rag.engine import Engine
     from rag.settings import Settings
+    from ui.app import App
 
-__all__ = ["app_factory", "check_bind", "create_app", "serve"]
+__all__ = ["app_factory", "check_bind", "create_app", "require_shared_store", "serve"]
 
 log = logging.getLogger("paperchat.server")
 
@@ -30,18 +31,18 @@ def create_app(settings: Settings) -> FastAPI:
     ``settings.ui`` is off: gradio is then never imported, which saves most of start-up)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from rag.api import create_api
-    from rag.engine import Engine
+    from ui.app import App
+    from ui.http.api import create_api
 
-    engine = Engine.from_settings(settings)
+    parts = App.from_settings(settings)
     # Ready means ready: the first question loads no model and no index. Loading Chroma's
     # vector index is mostly native code, importing gradio mostly Python, so the two
     # overlap on two cores (1M chunks, one run each: 7.8 s one after the other, 6.4 s together).
     with ThreadPoolExecutor(1, thread_name_prefix="paperchat-warm-up") as pool:
-        warm = pool.submit(engine.warm_up)
-        app = create_api(engine)
+        warm = pool.submit(parts.engine.warm_up)
+        app = create_api(parts)
         if settings.ui:
-            app = _with_ui(app, engine, settings)
+            app = _with_ui(app, parts)
         else:
 
             @app.get("/", include_in_schema=False)
@@ -52,19 +53,19 @@ def create_app(settings: Settings) -> FastAPI:
     return app
 
 
-def _with_ui(app: FastAPI, engine: Engine, settings: Settings) -> FastAPI:
+def _with_ui(app: FastAPI, parts: App) -> FastAPI:
     """``app`` with the chat UI mounted at /."""
-    from ui.app import CSS, build_ui
-    from ui.gradio_import import gr
+    from ui.web.chat import CSS, build_ui
+    from ui.web.gradio_import import gr
 
-    key = settings.api_key.get_secret_value()
+    key = parts.settings.api_key.get_secret_value()
 
     def login(_user: str, password: str) -> bool:
         return hmac.compare_digest(password.encode(), key.encode())
 
-    return gr.mount_gradio_app(
+    mounted: FastAPI = gr.mount_gradio_app(
         app,
-        build_ui(engine),
+        build_ui(parts),
         path="/",
         auth=login if key else None,
         auth_message="Sign in with any user name and the server's PAPERCHAT_API_KEY as password."
@@ -76,6 +77,7 @@ def _with_ui(app: FastAPI, engine: Engine, settings: Settings) -> FastAPI:
         enable_monitoring=False,
         footer_links=["api"],
     )
+    return mounted
 
 
 def app_factory() -> FastAPI:
@@ -101,13 +103,21 @@ def check_bind(host: str, settings: Settings) -> None:
         )
 
 
+def require_shared_store(settings: Settings, workers: int) -> None:
+    """Several worker processes need a Chroma server: the embedded store is one process's."""
+    if workers > 1 and not settings.chroma_host:
+        raise ConfigError(
+            f"--workers {workers} needs a Chroma server: the embedded store cannot be shared "
+            "by several processes. Start `chroma run` and set PAPERCHAT_CHROMA_HOST, or use "
+            "--workers 1"
+        )
+
+
 def serve(settings: Settings, *, host: str, port: int, workers: int) -> None:
     """Run the server until interrupted."""
     import os
 
     import uvicorn
-
-    from rag.engine import require_shared_store
 
     check_bind(host, settings)
     require_shared_store(settings, workers)
@@ -116,7 +126,7 @@ def serve(settings: Settings, *, host: str, port: int, workers: int) -> None:
         os.environ["PAPERCHAT_DATA_DIR"] = str(settings.data_dir)
         os.environ["PAPERCHAT_LLM"] = settings.llm
         os.environ["PAPERCHAT_UI"] = str(settings.ui).lower()
-        uvicorn.run("rag.server:app_factory", factory=True, host=host, port=port,
+        uvicorn.run("ui.http.server:app_factory", factory=True, host=host, port=port,
                     workers=workers, log_level="info")  # fmt: skip
     else:
         uvicorn.run(create_app(settings), host=host, port=port, log_level="info")

@@ -1,0 +1,74 @@
+"""Where a collection's lexical index lives, and keeping it current with the store.
+
+The BM25 index and catalogue are built from the store's own contents and saved beside it;
+the store's *generation* they were built from is saved with them, so any process (one
+sharing a Chroma server with other writers too) can tell when to load or rebuild.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rag.index.lexical import Bm25Params, LexicalIndex
+from rag.index.store import DEFAULT_DATABASE
+
+if TYPE_CHECKING:
+    from rag.index.store import Store
+    from rag.settings import Settings
+
+__all__ = ["lexical_dir", "sync_lexical"]
+
+log = logging.getLogger("paperchat.index")
+
+
+def lexical_dir(settings: Settings, store: Store) -> Path:
+    """Where this collection's lexical index lives (one per collection, per machine). On a
+    server, collections of one name in different tenants or databases are different."""
+    if not settings.chroma_host:
+        return settings.data_dir / "lexical" / "local" / store.collection_name
+    server = settings.chroma_host.replace(":", "_") + f"_{settings.chroma_port}"
+    place = (settings.chroma_tenant, settings.chroma_database)
+    if place != DEFAULT_DATABASE:
+        server += "_" + "_".join(_safe(p) for p in place) + "_" + _digest(place)
+    return settings.data_dir / "lexical" / server / store.collection_name
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", name)[:40]
+
+
+def _digest(parts: tuple[str, ...]) -> str:
+    """Tells apart names that _safe makes alike ("a/b" and "a-b")."""
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:8]
+
+
+def sync_lexical(
+    store: Store, directory: Path, params: Bm25Params, current: LexicalIndex | None = None
+) -> LexicalIndex:
+    """An index matching the store's current generation: ``current`` if it still is, else
+    the saved one if it is, else rebuilt from the store (and saved)."""
+    generation = store.generation()
+    if current is not None and current.generation == generation:
+        return current
+    saved = LexicalIndex.load(directory, params=params)
+    if saved is not None and saved.generation == generation:
+        return saved
+    start = time.perf_counter()
+    rows = list(store.iter_papers())
+    scanned = time.perf_counter()
+    rebuilt = LexicalIndex.build(rows, params=params, generation=generation)
+    built = time.perf_counter()
+    rebuilt.save(directory)
+    rebuilt.timings |= {"scan_s": scanned - start, "save_s": time.perf_counter() - built}
+    log.info(
+        "lexical index rebuilt: %d papers in %.1f s (%s)",
+        len(rebuilt),
+        time.perf_counter() - start,
+        ", ".join(f"{k[:-2]} {v:.1f} s" for k, v in rebuilt.timings.items()),
+    )
+    return rebuilt

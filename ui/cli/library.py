@@ -1,0 +1,144 @@
+"""Commands that fill and show the library: ``ingest``, ``papers``, ``stats``, ``reset``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+from rag.errors import PaperchatError
+from rag.records import format_authors
+from ui.app import App
+from ui.cli.output import print_json
+
+if TYPE_CHECKING:
+    from ingest.pipeline import IngestReport, Progress
+    from rag.settings import Settings
+
+__all__ = ["EXIT_OK", "EXIT_PARTIAL", "register"]
+
+EXIT_OK, EXIT_PARTIAL = 0, 3
+
+
+def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "ingest",
+        parents=[common],
+        help="parse, chunk, embed and store papers",
+        description="Ingest files or folders of abstracts. Re-running is safe: unchanged "
+        "papers are skipped, changed ones replaced. Exit 3 if some records were skipped.",
+    )
+    p.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="file or folder")
+    p.add_argument(
+        "--format",
+        choices=["seed", "jsonl", "csv", "bibtex"],
+        help="force the input format (default: detect from extension and content)",
+    )
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.set_defaults(run=ingest)
+
+    p = sub.add_parser("stats", parents=[common], help="what the index holds")
+    p.add_argument("--json", action="store_true", help="print as JSON")
+    p.set_defaults(run=stats)
+
+    p = sub.add_parser("papers", parents=[common], help="list the stored papers")
+    p.add_argument("--json", action="store_true", help="print as JSON")
+    p.add_argument("--limit", type=int, metavar="N", help="show at most N papers")
+    p.set_defaults(run=papers)
+
+    p = sub.add_parser("reset", parents=[common], help="delete the index for the current settings")
+    p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    p.set_defaults(run=reset)
+
+
+def ingest(args: argparse.Namespace, settings: Settings) -> int:
+    app = App.from_settings(settings)
+    bar = None
+    if not args.json and sys.stderr.isatty():
+        from tqdm import tqdm
+
+        bar = tqdm(unit=" papers", desc="ingest", file=sys.stderr, dynamic_ncols=True)
+
+    def on_progress(p: Progress) -> None:
+        if bar is not None:
+            bar.set_postfix_str(f"{p.chunks_written} chunks, {Path(p.current_file).name}")
+            bar.update(p.papers_seen - bar.n)
+
+    try:
+        report = app.ingester.ingest(args.paths, format=args.format, on_progress=on_progress)
+    finally:
+        if bar is not None:
+            bar.close()
+    store = app.engine.store
+    if args.json:
+        print_json(
+            report.to_json() | {"collection": store.collection_name, "store": store.location}
+        )
+    else:
+        _print_report(report, f"{store.collection_name} at {store.location}")
+    return EXIT_OK if report.ok else EXIT_PARTIAL
+
+
+def _print_report(report: IngestReport, where: str) -> None:
+    total = sum(report.seconds.values())
+    print(
+        f"{report.files} file(s): {report.papers} papers "
+        f"({report.added} added, {report.updated} updated, {report.unchanged} unchanged), "
+        f"{report.chunks_written} chunks written in {total:.1f}s -> {where}"
+    )
+    for notice in report.notices:
+        print(f"note: {notice}", file=sys.stderr)
+    for skipped in report.skipped:
+        print(f"skipped: {skipped}", file=sys.stderr)
+    if report.skipped:
+        print(
+            f"{len(report.skipped)} record(s) skipped; the rest is stored. Fix them and "
+            "re-run: stored papers are not embedded again.",
+            file=sys.stderr,
+        )
+
+
+def stats(args: argparse.Namespace, settings: Settings) -> int:
+    info = App.from_settings(settings).engine.stats()
+    if args.json:
+        print_json(info)
+        return EXIT_OK
+    width = max(map(len, info))
+    for key, value in info.items():
+        print(f"{key:<{width}}  {value}")
+    if not info["papers"]:
+        print("\nThe index is empty: run `paperchat ingest data/sample` (or your files).")
+    return EXIT_OK
+
+
+def papers(args: argparse.Namespace, settings: Settings) -> int:
+    limit = None if args.limit is None else max(args.limit, 0)
+    _, rows = App.from_settings(settings).engine.papers(0, limit)
+    if args.json:
+        print_json([r.to_json() for r in rows])
+        return EXIT_OK
+    for row in rows:
+        authors = format_authors(row.authors)
+        year = str(row.year) if row.year else "----"
+        print(
+            f"{row.id:<22} {year}  {row.name[:48]:<48}  {authors[:40]:<40}  "
+            f"{Path(row.source).name}:{row.position}"
+        )
+    return EXIT_OK
+
+
+def reset(args: argparse.Namespace, settings: Settings, stdin: TextIO | None = None) -> int:
+    engine = App.from_settings(settings).engine
+    store = engine.store
+    if not args.yes:
+        stdin = stdin or sys.stdin
+        if not stdin.isatty():
+            raise PaperchatError("reset deletes the index; pass --yes to confirm")
+        print(f"Delete {store.count_chunks()} chunks in {store.collection_name}? [y/N] ", end="")
+        if stdin.readline().strip().lower() not in {"y", "yes"}:
+            print("nothing deleted")
+            return EXIT_OK
+    engine.reset()
+    print(f"reset {store.collection_name} at {store.location}")
+    return EXIT_OK

@@ -1,0 +1,46 @@
+"""How the command line prints: JSON, paper lines, answers with their references."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rag.records import format_authors
+
+if TYPE_CHECKING:
+    from rag.answer.events import Answer
+
+__all__ = ["meta_line", "print_answer", "print_json", "print_notes", "shorten"]
+
+
+def print_json(data: Any) -> None:
+    json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
+    sys.stdout.write("\n")
+
+
+def shorten(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1].rsplit(" ", 1)[0] + " …"
+
+
+def meta_line(authors: tuple[str, ...], year: int | None, source: str) -> str:
+    """'A, B, C et al. · 2024 · file.txt' (what is known of it)."""
+    return " · ".join(x for x in (format_authors(authors), str(year or ""), Path(source).name) if x)
+
+
+def print_notes(answer: Answer) -> None:
+    """Model failures an extractive answer stood in for, on stderr."""
+    for error in answer.errors:
+        print(f"paperchat: note: {error.message}; answering extractively", file=sys.stderr)
+
+
+def print_answer(answer: Answer) -> None:
+    final = answer.final
+    print(final.answer)
+    if final.citations:
+        print("\nReferences")
+    for c in final.citations:
+        s = c.source
+        meta = meta_line(s.authors, s.year, s.source)
+        print(f'[{c.n}] {s.name}\n    {meta}\n    "{shorten(c.quote, 300)}"')

@@ -1,0 +1,50 @@
+"""``paperchat serve``: the chat UI, the JSON API and the OpenAI-compatible API."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from rag.errors import PaperchatError
+
+if TYPE_CHECKING:
+    from rag.settings import Settings
+
+__all__ = ["register"]
+
+
+def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "serve",
+        parents=[common],
+        help="the chat UI, the JSON API and the OpenAI-compatible API in one server",
+        description="Serve the Gradio chat at /, the JSON API under /api, the "
+        "OpenAI-compatible API under /v1 (model 'paperchat'), OpenAPI docs at /docs and "
+        "/healthz. Without PAPERCHAT_API_KEY it serves on loopback only.",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=7860, help="port (default 7860)")
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="worker processes (more than 1 needs a Chroma server: PAPERCHAT_CHROMA_HOST)",
+    )
+    p.add_argument("--llm", choices=["extractive", "openai"], help="who writes answers")
+    p.add_argument(
+        "--no-ui",
+        action="store_true",
+        help="serve only the APIs and /healthz (no gradio import: a faster start)",
+    )
+    p.set_defaults(run=serve)
+
+
+def serve(args: argparse.Namespace, settings: Settings) -> int:
+    from ui.http.server import serve as run_server
+
+    if args.workers < 1:
+        raise PaperchatError("--workers must be at least 1")
+    if args.no_ui:
+        settings = settings.model_copy(update={"ui": False})
+    run_server(settings, host=args.host, port=args.port, workers=args.workers)
+    return 0

@@ -1,0 +1,82 @@
+"""Every HTTP error is JSON, ``{"error": {"message", "type", "code"}}`` (OpenAI's shape, so
+OpenAI clients show the message): bad input is a 4xx naming the field, a failed language
+model a 502, never a traceback. Exceptions are translated here and nowhere else."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from rag.errors import (
+    ConfigError,
+    EmbedderError,
+    IngestError,
+    LLMError,
+    PaperchatError,
+    ParseError,
+    QueryError,
+    StoreError,
+)
+
+__all__ = ["ApiError", "error_response", "install_error_handlers"]
+
+log = logging.getLogger("paperchat.api")
+
+_STATUS = {  # PaperchatError subclass -> (HTTP status, code)
+    QueryError: (400, "bad_query"),
+    ConfigError: (400, "not_configured"),
+    ParseError: (400, "bad_file"),
+    IngestError: (400, "bad_ingest"),
+    LLMError: (502, "llm_failed"),
+    EmbedderError: (503, "embedder_unavailable"),
+    StoreError: (503, "store_unavailable"),
+}
+
+
+class ApiError(Exception):
+    """A request refused with ``status``: the message says which field and why."""
+
+    def __init__(self, status: int, message: str, code: str) -> None:
+        super().__init__(message)
+        self.status, self.message, self.code = status, message, code
+
+
+def error_response(status: int, message: str, code: str) -> JSONResponse:
+    kind = "invalid_request_error" if status < 500 else "server_error"
+    return JSONResponse(
+        {"error": {"message": message, "type": kind, "code": code}}, status_code=status
+    )
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(ApiError)
+    async def _api_error(_: Request, exc: ApiError) -> JSONResponse:
+        return error_response(exc.status, exc.message, exc.code)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ()) if p != "body") or "body"
+        return error_response(422, f"{where}: {first.get('msg', 'invalid')}", "invalid_request")
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return error_response(exc.status_code, str(exc.detail), "http_error")
+
+    @app.exception_handler(PaperchatError)
+    async def _paperchat(_: Request, exc: PaperchatError) -> JSONResponse:
+        status, code = next(
+            (v for cls, v in _STATUS.items() if isinstance(exc, cls)), (500, "internal_error")
+        )
+        return error_response(status, str(exc), code)
+
+    @app.exception_handler(Exception)
+    async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
+        log.exception("unexpected error")
+        return error_response(
+            500, f"internal error ({type(exc).__name__}); see the server log", "internal"
+        )
