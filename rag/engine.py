@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from rag.answer.chat import make_chat_model
 from rag.answer.events import Answer, Event, collect
 from rag.answer.generate import LLMOptions
+from rag.answer.question import Names
 from rag.answer.stream import answer_stream
 from rag.index.embed import CachedEmbedder, make_embedder
 from rag.index.store import open_store
@@ -64,6 +65,7 @@ class Engine:
         self._chat = chat
         self._openai: ChatModel | None = None if chat is _UNSET else chat
         self._lock = threading.Lock()
+        self._names: tuple[object, Names] | None = None
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Engine:
@@ -104,6 +106,15 @@ class Engine:
         if len(self.retriever.index):
             self.retriever.search("warm up", k=1, mode="dense")
 
+    def names(self) -> Names:
+        """The library's paper names and authors (for questions that name them), made once
+        per version of the catalogue."""
+        catalogue = self.retriever.index.catalogue
+        with self._lock:
+            if self._names is None or self._names[0] is not catalogue:
+                self._names = (catalogue, Names(catalogue[pid] for pid in catalogue))
+            return self._names[1]
+
     # -- reading ----------------------------------------------------------------------------
 
     def answer(
@@ -127,6 +138,7 @@ class Engine:
             filters=filters,
             k=k or s.answer_k,
             min_relevance=s.min_relevance,
+            names=self.names(),
             llm=LLMOptions(
                 max_tokens=s.llm_max_tokens,
                 context_tokens=s.llm_context_tokens,

@@ -184,11 +184,11 @@ class Settings(BaseSettings):
         default=50.0, gt=0, le=10_000, description="Largest request body /api/ingest accepts."
     )
     min_relevance: float = Field(
-        default=0.30,
+        default=0.20,
         ge=-1.0,
         le=1.0,
         description="Refuse to answer when the best retrieved paper's cosine similarity to the "
-        "question is below this (calibrated on tests/data/sample_questions.jsonl).",
+        "question is below this, whatever the other evidence (see rag/answer/gather.py).",
     )
 
     @field_validator("data_dir", "cache_dir")

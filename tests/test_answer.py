@@ -74,31 +74,7 @@ def test_events_come_in_order_and_final_agrees_with_its_citations(engine) -> Non
     wire = [e.to_json() for e in events]
     assert [w["type"] for w in wire[:2]] == ["sources", "delta"] and wire[-1]["type"] == "final"
     json.dumps(wire)  # everything on the wire is JSON
-    assert {"retrieve", "embed", "total"} <= set(final.timings)
-
-
-def test_sentences_are_spread_across_papers(engine) -> None:
-    final = _run(engine, "KV cache GPU memory long context serving", max_sentences=4)[-1]
-    per_paper: dict[str, int] = {}
-    for _, _, ns in parse_markers(final.answer):
-        for n in ns:
-            pid = final.citations[n - 1].source.paper_id
-            per_paper[pid] = per_paper.get(pid, 0) + 1
-    assert len(per_paper) >= 2 and max(per_paper.values()) <= 2
-
-
-def test_selection_caps_one_paper_when_others_are_relevant() -> None:
-    import numpy as np
-
-    from rag.answer.extractive import _Candidate, _select
-
-    a, b = (make_source(n, pid, pid, "", (), None, "s", "x") for n, pid in ((1, "a"), (2, "b")))
-    axes = np.eye(8, dtype=np.float32)
-    cands = [_Candidate(a, i, f"a{i}", 0.9 - 0.01 * i, axes[i]) for i in range(4)]
-    cands += [_Candidate(b, i, f"b{i}", 0.8 - 0.01 * i, axes[4 + i]) for i in range(2)]
-    cands.append(_Candidate(b, 2, "b-dup", 0.85, axes[0]))  # a near-duplicate of a0
-    picked = _select(cands, 4, floor=0.5)
-    assert [c.text for c in picked] == ["a0", "a1", "b0", "b1"]
+    assert {"retrieve", "select", "total"} <= set(final.timings)
 
 
 def test_refusal_below_threshold(engine) -> None:
@@ -150,22 +126,27 @@ def test_is_followup(question: str, expected: bool) -> None:
     assert is_followup(question) is expected
 
 
-def test_rewrite_followup_carries_the_topic_and_cited_papers() -> None:
+def test_rewrite_followup_carries_the_subject() -> None:
     history = [
         ("user", "How does KCache save GPU memory?"),
         Turn("assistant", "KCache keeps ... [1].", cited=("KCache",)),
     ]
     rewritten = rewrite_followup("and how fast is it?", history)
-    assert rewritten.startswith("and how fast is it?")
-    assert "KCache" in rewritten and "GPU" in rewritten and "memory" in rewritten
-    assert rewritten.count("KCache") == 1
+    assert rewritten == "and how fast is it? KCache"  # the subject, not the old question's words
     # A standalone question, or no history, is left alone.
     standalone = "Which papers study federated learning with intermittent clients?"
     assert rewrite_followup(standalone, history) == standalone
     assert rewrite_followup("and how fast is it?", []) == "and how fast is it?"
-    # A chain of follow-ups reaches back to the last standalone question.
+    # A chain of follow-ups keeps the subject of the last answer.
     chain = [*history, ("user", "what about its accuracy?"), ("assistant", "...", ["KCache"])]
-    assert "GPU" in rewrite_followup("and why?", chain)
+    assert rewrite_followup("and why?", chain) == "and why? KCache"
+    # A refused turn sets no subject: the one before it still counts.
+    refused = [*history, ("user", "What is the price of an H100?"),
+               Turn("assistant", prompts.NO_ANSWER)]  # fmt: skip
+    assert rewrite_followup("how was it evaluated?", refused).endswith("KCache")
+    # Without cited papers (an OpenAI client's history), the earlier question's words.
+    plain = [("user", "How does federated averaging handle clients?"), ("assistant", "It ...")]
+    assert "federated" in rewrite_followup("and why?", plain)
 
 
 def test_followup_retrieves_the_earlier_topic(engine) -> None:

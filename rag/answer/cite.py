@@ -19,6 +19,7 @@ from typing import Any
 
 from rag.records import PaperRow
 from rag.sentences import split_sentences
+from rag.terms import terms
 
 __all__ = [
     "MARKER",
@@ -205,35 +206,6 @@ def _close_gap(match: re.Match[str]) -> str:
 
 # -- quotes -------------------------------------------------------------------------------
 
-_STOPWORDS = frozenset(
-    """
-    a about above after again against all also am an and any are as at be because been
-    before being below between both but by can could did do does doing down during each
-    few for from further had has have having he her here hers herself him himself his how
-    however i if in into is it its itself just may me might more most must my myself no nor
-    not now of off on once only or other our ours ourselves out over own same she should so
-    some such than that the their theirs them themselves then there these they this those
-    through thus to too under until up very was we were what when where which while who
-    whom why will with within without would you your yours yourself yourselves
-    """.split()  # noqa: SIM905 - a word list reads better as prose
-)
-
-
-def _stem(word: str) -> str:
-    """A deliberately crude stemmer: "models" = "model", "increases" = "increasing"."""
-    for suffix, repl in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            if suffix == "s" and word.endswith(("ss", "us", "is")):
-                break
-            word = word[: -len(suffix)] + repl
-            break
-    return word[:-1] if len(word) >= 5 and word.endswith("e") else word
-
-
-def _terms(text: str) -> set[str]:
-    words = re.findall(r"\w+", text.casefold())
-    return {_stem(w) for w in words if w not in _STOPWORDS and (len(w) > 1 or w.isdigit())}
-
 
 def _spans(text: str) -> list[tuple[int, int]]:
     """The exact (start, end) of each sentence of text."""
@@ -254,11 +226,11 @@ def _lexical_quote(abstract: str, claim: str) -> str:
     spans = _spans(abstract)
     if not spans:
         return ""
-    wanted = _terms(claim)
-    terms = [_terms(abstract[a:b]) & wanted for a, b in spans]
-    df = Counter(t for ts in terms for t in ts)
+    wanted = terms(claim)
+    found = [terms(abstract[a:b]) & wanted for a, b in spans]
+    df = Counter(t for ts in found for t in ts)
     weight = {t: math.log(1 + len(spans) / df[t]) for t in df}
-    scores = [sum(weight[t] for t in ts) for ts in terms]
+    scores = [sum(weight[t] for t in ts) for ts in found]
     best = max(range(len(spans)), key=lambda i: (scores[i], -i))
     if scores[best] <= 0:
         return abstract[spans[0][0] : spans[0][1]]
@@ -266,7 +238,7 @@ def _lexical_quote(abstract: str, claim: str) -> str:
     neighbours = [i for i in (best - 1, best + 1) if 0 <= i < len(spans)]
     if neighbours:
         other = max(neighbours, key=lambda i: (scores[i], -i))
-        if scores[other] >= _CLOSE * scores[best] and terms[other] - terms[best]:
+        if scores[other] >= _CLOSE * scores[best] and found[other] - found[best]:
             first, last = min(best, other), max(best, other)
     return abstract[spans[first][0] : spans[last][1]]
 
@@ -292,10 +264,10 @@ def supports(source: Source, claim: str) -> bool:
     stopwords aside) in its abstract, title, label or authors. A claim with no content word
     of its own (a bare "[2]") is not judged. Deliberately lenient: it catches a marker that
     points at the wrong paper, not a weak paraphrase."""
-    wanted = _terms(claim)
+    wanted = terms(claim)
     if not wanted:
         return True
-    have = _terms(" ".join((source.abstract, source.title, source.label, *source.authors)))
+    have = terms(" ".join((source.abstract, source.title, source.label, *source.authors)))
     return bool(wanted & have)
 
 

@@ -1,9 +1,13 @@
 """The offline default answerer: no language model writes anything.
 
-The top papers' abstracts are split into sentences, each sentence is embedded with the same
-embedder as the question, and up to ``max_sentences`` of the most similar ones are picked
-with diversity across papers (MMR), then copied verbatim, each followed by its paper's
-marker, under a note that says the answer is extractive.
+The sources' abstracts are split into sentences; each is scored by :mod:`rag.answer.rank`
+(similarity, the question's rare words, the paper it names, the kind of sentence the
+question asks for, contribution over background). The answer takes the shape of the
+question (:mod:`rag.answer.question`): prose from the best sentences, one per part of a
+two-part question, for most questions; one line per paper for a list, a comparison or an
+author's papers (:mod:`rag.answer.shapes`); who wrote a paper from its metadata; the
+library's themes for an overview. Sentences are copied verbatim, each followed by its
+paper's marker, under a short note that says the answer is extractive.
 """
 
 from __future__ import annotations
@@ -17,86 +21,154 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rag.answer.cite import Source, check_citations, defuse, parse_markers
+from rag.answer import rank, shapes
+from rag.answer.cite import Source, check_citations, parse_markers
 from rag.answer.events import DeltaEvent, Event, FinalEvent, SourcesEvent, refusal
 from rag.answer.prompts import EXTRACTIVE_MODE, EXTRACTIVE_NOTE
+from rag.answer.question import Question, analyse
 from rag.sentences import split_sentences
 
 if TYPE_CHECKING:
     from rag.index.embed import Embedder
 
-__all__ = ["extractive_answer"]
+__all__ = ["MAX_WORDS", "extractive_answer"]
 
-# Sentence selection (MMR): each pick maximises
-#   relevance - REDUNDANCY * (max cosine to a picked sentence) - SAME_PAPER * (picks from its paper)
-REDUNDANCY = 0.3
-SAME_PAPER = 0.08
-MAX_PER_PAPER = 2
-NEAR_DUPLICATE = 0.9  # a sentence this close to a picked one is never picked
-# A sentence must score at least this share of the best one to be picked at all: diversity
-# should not pull in a weak sentence just because it comes from another paper.
-RELATIVE_FLOOR = 0.75
+MAX_WORDS = 120  # a prose answer stops adding sentences past this many words
+MAX_SENTENCES = 3
+# A further sentence is added only while its log-odds stay within SPREAD of the best one
+# and above FLOOR (bench/answers.py, the key-fact rate against the length of answers).
+SPREAD = 2.5
+FLOOR = -3.0
+NEAR_DUPLICATE = 0.9  # a sentence this close (cosine) to a picked one is never picked
 MIN_SENTENCE_WORDS = 4  # shorter "sentences" are headings or split artefacts
+MAX_LINES = 8  # papers in a list, comparison or author answer
 
 
 @dataclass(frozen=True, slots=True)
-class _Candidate:
+class _Sentence:
     source: Source
     position: int  # index of the sentence in its abstract
+    of: int
     text: str
     score: float = 0.0
-    vector: np.ndarray = field(default_factory=lambda: np.zeros(0), compare=False)
+    vector: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
 
 
-def _candidates(sources: Sequence[Source]) -> list[_Candidate]:
+def _sentences(sources: Sequence[Source]) -> list[_Sentence]:
     out = []
     for src in sources:
-        for position, sentence in enumerate(split_sentences(src.abstract)):
-            if len(sentence.split()) >= MIN_SENTENCE_WORDS:
-                out.append(_Candidate(src, position, sentence))
+        sentences = split_sentences(src.abstract)
+        for position, text in enumerate(sentences):
+            if len(text.split()) >= MIN_SENTENCE_WORDS:
+                out.append(_Sentence(src, position, len(sentences), text))
     return out
 
 
-def _select(candidates: Sequence[_Candidate], max_sentences: int, floor: float) -> list[_Candidate]:
-    """Up to ``max_sentences`` relevant, non-redundant sentences, spread across papers."""
-    pool = [c for c in candidates if c.score >= floor]
-    picked: list[_Candidate] = []
-    per_paper: dict[str, int] = {}
-    while pool and len(picked) < max_sentences:
+def _scored(
+    question: Question, sentences: Sequence[_Sentence], qvec: np.ndarray
+) -> list[_Sentence]:
+    """The sentences with rank scores for ``question`` (vectors already attached)."""
+    if not sentences:
+        return []
+    vectors = np.stack([s.vector for s in sentences])
+    candidates = [
+        rank.Candidate(s.text, s.source.paper_id, s.source.label, s.position, s.of, s.source.n)
+        for s in sentences
+    ]
+    scores = rank.score(rank.features(question, candidates, vectors @ qvec))
+    return [replace(s, score=float(v)) for s, v in zip(sentences, scores, strict=True)]
 
-        def gain(c: _Candidate) -> float:
-            redundancy = max((float(c.vector @ p.vector) for p in picked), default=0.0)
-            return (
-                c.score - REDUNDANCY * redundancy - SAME_PAPER * per_paper.get(c.source.paper_id, 0)
-            )
 
-        best = max(pool, key=lambda c: (gain(c), -c.source.n, -c.position))
+def _prose(
+    question: Question, scored: list[_Sentence], embed: Callable[[str], np.ndarray]
+) -> list[_Sentence]:
+    """The best sentence for each part of the question, then more while they stay close to
+    the best and the answer short; from the named papers only when the question names any."""
+    pool = [s for s in scored if not question.named or s.source.paper_id in question.named]
+    pool = pool or scored
+    picked: list[_Sentence] = []
+    if len(question.parts) > 1:
+        for part in question.parts:
+            sub = replace(analyse(part), named=question.named, text=part)
+            best = _best(_scored(sub, pool, embed(part)), picked)
+            if best is not None:
+                picked.append(best)
+    best = _best(pool, picked)
+    if best is not None and not picked:
         picked.append(best)
-        per_paper[best.source.paper_id] = per_paper.get(best.source.paper_id, 0) + 1
-        pool = [
-            c
-            for c in pool
-            if c is not best
-            and per_paper.get(c.source.paper_id, 0) < MAX_PER_PAPER
-            and float(c.vector @ best.vector) < NEAR_DUPLICATE
-        ]
-    # Read in retrieval order, then abstract order: a paper's sentences stay together.
-    return sorted(picked, key=lambda c: (c.source.n, c.position))
+    top = max(s.score for s in picked) if picked else 0.0
+    for s in sorted(pool, key=lambda s: -s.score):
+        words = sum(len(p.text.split()) for p in picked)
+        if len(picked) >= MAX_SENTENCES or s.score < max(top - SPREAD, FLOOR):
+            break
+        if words + len(s.text.split()) <= MAX_WORDS and _new(s, picked):
+            picked.append(s)
+    return sorted(picked, key=lambda s: (s.source.n, s.position))
+
+
+def _best(pool: Sequence[_Sentence], picked: Sequence[_Sentence]) -> _Sentence | None:
+    fresh = [s for s in pool if _new(s, picked)]
+    return max(fresh, key=lambda s: (s.score, -s.source.n, -s.position), default=None)
+
+
+def _new(s: _Sentence, picked: Sequence[_Sentence]) -> bool:
+    return all(
+        s.text != p.text and float(np.dot(s.vector, p.vector)) < NEAR_DUPLICATE for p in picked
+    )
+
+
+def _per_paper(
+    question: Question, scored: list[_Sentence], sources: Sequence[Source]
+) -> list[_Sentence]:
+    """The best sentence of each source, in source order (at most MAX_LINES)."""
+    out = []
+    for src in sources[:MAX_LINES]:
+        mine = [s for s in scored if s.source.paper_id == src.paper_id]
+        if mine:
+            out.append(max(mine, key=lambda s: (s.score, -s.position)))
+    return out
 
 
 def _cite(sentence: str, n: int) -> str:
-    """ "A holds." -> "A holds [n]." (the marker sits before the closing punctuation)."""
-    text = defuse(" ".join(sentence.split()))
-    match = re.search(r"[.!?]+[\"')\]]*$", text)
-    if match:
-        return f"{text[: match.start()]} [{n}]{text[match.start() :]}"
-    return f"{text} [{n}]"
+    return shapes._cited(sentence, n)
 
 
-def _quote_chooser(picked: Sequence[_Candidate]) -> Callable[[Source, str], str]:
+def _compose(
+    question: Question,
+    sources: Sequence[Source],
+    embedder: Embedder,
+    qvec: np.ndarray,
+) -> tuple[str, list[_Sentence]]:
+    """The answer's body for the question's shape, and the sentences it quotes."""
+    sentences = _sentences(sources)
+    if not sentences:
+        return "", []
+    vectors = np.asarray(embedder.embed_documents([s.text for s in sentences]))
+    sentences = [replace(s, vector=v) for s, v in zip(sentences, vectors, strict=True)]
+    if question.kind == "overview":
+        return _overview(sentences, sources)
+    if question.kind in ("list", "comparison", "author"):
+        lines_for = replace(question, kind="definition")
+        picks = _per_paper(lines_for, _scored(lines_for, sentences, qvec), sources)
+        heading = "" if question.kind != "author" else "Papers in the library by this author:"
+        return shapes.paper_lines([(p.source, p.text) for p in picks], heading), picks
+    picks = _prose(question, _scored(question, sentences, qvec), embedder.embed_query)
+    return " ".join(_cite(p.text, p.source.n) for p in picks), picks
+
+
+def _overview(sentences: list[_Sentence], sources: Sequence[Source]) -> tuple[str, list[_Sentence]]:
+    """The library's themes: papers grouped by their first sentence's vector."""
+    first = {s.source.paper_id: s for s in reversed(sentences)}  # each paper's first sentence
+    picks = [first[src.paper_id] for src in sources if src.paper_id in first]
+    papers = [p.source for p in picks]
+    groups = shapes.overview_themes(papers, np.stack([p.vector for p in picks]))
+    return shapes.theme_lines(papers, groups, len(sources)), picks
+
+
+def _quote_chooser(picked: Sequence[_Sentence]) -> Callable[[Source, str], str]:
     """quote_for for check_citations: each paper's picked sentences, verbatim. Adjacent picks
-    are quoted as one span; otherwise the paper's most relevant pick."""
-    by_paper: dict[str, list[_Candidate]] = {}
+    are quoted as one span; otherwise the paper's best pick."""
+    by_paper: dict[str, list[_Sentence]] = {}
     for c in picked:
         by_paper.setdefault(c.source.paper_id, []).append(c)
 
@@ -121,10 +193,10 @@ def _pieces(text: str, head: int) -> list[str]:
     join back to exactly the text."""
     cuts = [0, head]
     for _, end, _ in parse_markers(text):
-        end += len(text[end:]) - len(re.sub(r"^[.!?\"')\]]*\s*", "", text[end:]))
+        end += len(text[end:]) - len(re.sub(r"^[.!?\"')\]*]*\s*", "", text[end:]))
         cuts.append(end)
     cuts.append(len(text))
-    return [text[a:b] for a, b in itertools.pairwise(cuts) if b > a]
+    return [text[a:b] for a, b in itertools.pairwise(sorted(set(cuts))) if b > a]
 
 
 def extractive_answer(
@@ -132,40 +204,27 @@ def extractive_answer(
     sources: Sequence[Source],
     *,
     embedder: Embedder,
-    min_relevance: float,
-    max_sentences: int,
     timings: dict[str, float],
+    question: Question | None = None,
     fallback_reason: str = "",
 ) -> Iterator[Event]:
-    """The extractive answer to ``query`` from ``sources`` (numbered 1..k), as events.
-
-    Refuses when no sentence is at least ``min_relevance`` similar to the query. Adds
-    ``embed`` and ``select`` to ``timings`` (``total`` is the caller's).
-    """
+    """The extractive answer to ``question`` (analysed from ``query`` when not given) from
+    ``sources`` (numbered 1..k), as events. Refuses when no sentence can be quoted. Adds
+    ``select`` to ``timings`` (``total`` is the caller's)."""
     clock = time.perf_counter()
-    candidates = _candidates(sources)
-    best = -1.0
-    if candidates:
+    question = question or analyse(query)
+    if question.asks_author and question.kind != "author" and sources:
+        body, picked = _authorship(sources[0])
+    else:
         qvec = np.asarray(embedder.embed_query(query), dtype=np.float32)
-        vectors = np.asarray(embedder.embed_documents([c.text for c in candidates]))
-        scores = vectors @ qvec
-        candidates = [
-            replace(c, score=float(s), vector=v)
-            for c, s, v in zip(candidates, scores, vectors, strict=True)
-        ]
-        best = max(c.score for c in candidates)
-    timings["embed"] = time.perf_counter() - clock
-    # Without a dense score (lexical-only hits) the best sentence is the evidence; either
-    # way, an answer needs at least one sentence above the threshold.
-    if best < min_relevance:
+        body, picked = _compose(question, sources, embedder, qvec)
+    timings["select"] = time.perf_counter() - clock
+    if not picked:
         yield from refusal(query, timings, answerer=EXTRACTIVE_MODE)
         return
-    picked = _select(candidates, max_sentences, max(min_relevance, RELATIVE_FLOOR * best))
-    cited = " ".join(_cite(c.text, c.source.n) for c in picked)
     checked = check_citations(
-        f"{EXTRACTIVE_NOTE}\n\n{cited}", sources, quote_for=_quote_chooser(picked)
+        f"{EXTRACTIVE_NOTE}\n\n{body}", sources, quote_for=_quote_chooser(picked)
     )
-    timings["select"] = time.perf_counter() - clock - timings["embed"]
     yield SourcesEvent(sources=tuple(sources))
     for piece in _pieces(checked.text, len(EXTRACTIVE_NOTE) + 2):
         yield DeltaEvent(text=piece)
@@ -178,3 +237,12 @@ def extractive_answer(
         query=query,
         fallback_reason=fallback_reason,
     )
+
+
+def _authorship(source: Source) -> tuple[str, list[_Sentence]]:
+    """Who wrote the paper, when its metadata says; nothing (a refusal) when it does not."""
+    if not source.authors:
+        return "", []
+    sentences = split_sentences(source.abstract)
+    first = _Sentence(source, 0, len(sentences), sentences[0] if sentences else "")
+    return shapes.authorship(source), [first]

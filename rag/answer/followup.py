@@ -1,9 +1,13 @@
 """Conversation history and follow-up questions.
 
 A follow-up ("and how fast is it?") says too little to retrieve on. Before retrieval it is
-rewritten into a standalone query: by the language model when one is configured (see
-:mod:`rag.answer.generate`), else by :func:`rewrite_followup`, a rule that carries over the
-earlier questions' content words and the labels of the papers last cited.
+rewritten into a standalone query: by the language model when one is configured, else by
+:func:`rewrite_followup`, a rule that carries over the conversation's *subject*: the papers
+the last answered question named, else the paper its answer cited first, else that
+question's content words. Only a question that needs it is rewritten: one that points back
+("it", "its", "this paper", "and what about ...") or says almost nothing of its own ("why?",
+"where is the code?"). A question that names a paper of the library and points at nothing
+else is its own subject, so a new topic never drags the old one along.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import Literal
 from rag.answer.chat import ChatModel, Message, complete
 from rag.answer.cite import MARKER
 from rag.answer.prompts import REWRITE_SYSTEM, REWRITE_TEMPLATE, is_no_answer
+from rag.answer.question import Names
 from rag.errors import LLMError
 
 __all__ = [
@@ -44,9 +49,15 @@ _WORD = re.compile(r"[\w][\w.+-]*\w|\w")
 # Pronouns and deictics that point back into the conversation.
 _ANAPHORA = frozenset(
     """
-    it its it's itself they them their theirs these those this that such same he she his her
-    former latter there one ones
+    it its it's itself they them their theirs he she his her former latter same
     """.split()  # noqa: SIM905 - a word list reads better as prose
+)
+# "this paper", "that system", "these methods": a demonstrative pointing back (not "show that").
+_DEICTIC = re.compile(
+    r"\b(this|that|these|those|the same|such)\s+(paper|papers|system|systems|method|methods|"
+    r"model|models|approach|approaches|work|works|one|ones|framework|technique|engine|"
+    r"dataset|corpus|study|review|survey)\b|\b(this|that|these|those)\s*\?*$",
+    re.IGNORECASE,
 )
 _OPENERS = ("and ", "and,", "but ", "also ", "so ", "then ", "what about", "how about")
 _FUNCTION = frozenset(
@@ -68,7 +79,6 @@ _ASKING = frozenset(
     """.split()  # noqa: SIM905
 )
 FOLLOWUP_MAX_WORDS = 15  # a longer question stands on its own, pronouns or not
-CARRY_LABELS = 3  # at most this many cited papers are carried into a follow-up query
 # A rewritten query longer than this is the model rambling, not a query.
 MAX_REWRITE_CHARS = 300
 
@@ -105,61 +115,91 @@ def _content(text: str) -> list[str]:
     return out
 
 
-def is_followup(question: str) -> bool:
-    """True if the question leans on the conversation: it opens like a continuation ("and
-    what about ...", "how about ..."), or is short and uses a pronoun ("how fast is it?"),
-    or has almost nothing of its own to search for ("why?", "how fast?")."""
+def _points_back(question: str) -> bool:
     words = _words(question)
-    if not words:
+    if len(words) > FOLLOWUP_MAX_WORDS:
         return False
     lowered = " ".join(words)
-    if len(words) <= FOLLOWUP_MAX_WORDS and (
-        lowered.startswith(_OPENERS) or any(w in _ANAPHORA for w in words)
-    ):
+    return (
+        lowered.startswith(_OPENERS)
+        or any(w in _ANAPHORA for w in words)
+        or bool(_DEICTIC.search(question))
+    )
+
+
+def is_followup(question: str, names: Names | None = None) -> bool:
+    """True if the question leans on the conversation: it points back ("how fast is it?",
+    "and what about ...", "this paper"), or names no paper and has at most two words of its
+    own to search for ("why?", "where is the code?")."""
+    if not _words(question):
+        return False
+    if _points_back(question):
         return True
-    return len(_content(question)) <= 1
+    if names is not None and names.named(question):
+        return False
+    return len(_content(question)) <= 2
 
 
-def rewrite_followup(question: str, history: Sequence[HistoryItem]) -> str:
+def _subject(past: Sequence[Turn], names: Names | None) -> list[str]:
+    """What the conversation is about: the names in the last answered question (or in its
+    answer's first citation), else that question's content words."""
+    for i in range(len(past) - 1, -1, -1):
+        turn = past[i]
+        if turn.role != "user":
+            continue
+        reply = past[i + 1] if i + 1 < len(past) and past[i + 1].role == "assistant" else None
+        if reply is not None and not reply.cited and is_no_answer(reply.text):
+            continue  # a refused question set no subject
+        if names is not None and (named := names.named_labels(turn.text)):
+            return named
+        if reply is not None and reply.cited:
+            return [c for c in reply.cited if c][:1]
+        if names is not None and reply is not None and (named := names.named_labels(reply.text)):
+            return named[:1]
+        if not is_followup(turn.text, names):
+            return _content(turn.text)
+    return []
+
+
+def rewrite_followup(
+    question: str, history: Sequence[HistoryItem], names: Names | None = None
+) -> str:
     """A standalone retrieval query for ``question`` in the light of ``history``.
 
     A question that is not a follow-up (see :func:`is_followup`), or that has no earlier
-    user turn, is returned unchanged. Otherwise it is extended with the content words of the
-    earlier user questions back to the last standalone one, and the labels of the papers
-    cited by the last assistant turn: "and how fast is it?" after "How does KCache save
-    memory?" -> "and how fast is it? KCache save memory".
+    user turn, is returned unchanged. Otherwise the conversation's subject is added:
+    "and how fast is it?" after "How does KCache save memory?" -> "and how fast is it?
+    KCache".
     """
     question = " ".join(question.split())
     past = turns(history)
-    if not question or not any(t.role == "user" for t in past) or not is_followup(question):
+    if not question or not any(t.role == "user" for t in past):
         return question
-    carried: list[str] = []
-    for turn in reversed(past):
-        if turn.role == "user":
-            carried = _content(turn.text) + carried
-            if not is_followup(turn.text):
-                break
-    labels: list[str] = []
-    for turn in reversed(past):
-        if turn.role == "assistant":
-            labels = [c for c in turn.cited if c][:CARRY_LABELS]
-            break
+    if not is_followup(question, names):
+        return question
     have = {w.casefold() for w in _words(question)}
     extra: list[str] = []
-    for piece in [*labels, *carried]:
+    for piece in _subject(past, names):
         key = piece.casefold()
-        if key not in have:
+        if key not in have and key not in question.casefold():
             have.add(key)
             extra.append(piece)
     return " ".join([question, *extra])
 
 
-def condense_question(question: str, history: Sequence[HistoryItem], *, model: ChatModel) -> str:
+def condense_question(
+    question: str,
+    history: Sequence[HistoryItem],
+    *,
+    model: ChatModel,
+    names: Names | None = None,
+) -> str:
     """A standalone search query for a follow-up, written by the model; the rule of
     :func:`rag.answer.followup.rewrite_followup` when the model fails or its reply is unusable.
-    A question with no earlier user turn is returned as it is."""
+    A question with no earlier user turn, or that is no follow-up, is returned as it is
+    (and no model is called)."""
     past = turns(history)
-    if not any(t.role == "user" for t in past):
+    if not any(t.role == "user" for t in past) or not is_followup(question, names):
         return question
     lines = [f"{t.role}: {' '.join(MARKER.sub('', t.text).split())[:600]}" for t in past[-6:]]
     messages: list[Message] = [
@@ -172,8 +212,8 @@ def condense_question(question: str, history: Sequence[HistoryItem], *, model: C
     try:
         reply = complete(model, messages, max_tokens=64)
     except LLMError:
-        return rewrite_followup(question, history)
+        return rewrite_followup(question, history, names)
     query = " ".join(reply.strip().strip("\"'").split())
     if not query or len(query) > MAX_REWRITE_CHARS or is_no_answer(query):
-        return rewrite_followup(question, history)
+        return rewrite_followup(question, history, names)
     return query

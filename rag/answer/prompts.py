@@ -28,11 +28,7 @@ NO_ANSWER = "The retrieved papers do not answer this question."
 
 # The offline default: no language model, only the abstracts' own sentences.
 EXTRACTIVE_MODE = "extractive"
-EXTRACTIVE_NOTE = (
-    "Extractive answer (no language model): the sentences below are copied from the "
-    "retrieved abstracts, chosen by their similarity to your question, each followed by "
-    "its source."
-)
+EXTRACTIVE_NOTE = "Quoted from the abstracts (extractive, no language model):"
 
 # An OpenAI-compatible language model writes the answer from numbered sources.
 LLM_MODE = "llm"

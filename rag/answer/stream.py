@@ -27,32 +27,23 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from rag.answer.cite import Source
 from rag.answer.events import DeltaEvent, ErrorEvent, Event, FinalEvent, refusal
 from rag.answer.extractive import extractive_answer
 from rag.answer.followup import HistoryItem, condense_question, rewrite_followup
+from rag.answer.gather import gather
 from rag.answer.generate import LLMOptions, llm_answer
 from rag.answer.prompts import EXTRACTIVE_MODE, LLM_MODE
+from rag.answer.question import Names, analyse
 from rag.errors import LLMError, QueryError
 
 if TYPE_CHECKING:
     from rag.answer.chat import ChatModel
     from rag.index.embed import Embedder
-    from rag.retrieve import Filters, Hit, Retriever
+    from rag.retrieve import Filters, Retriever
 
 __all__ = ["answer_stream"]
-
-
-def _sources(hits: Sequence[Hit], retriever: Retriever) -> tuple[Source, ...]:
-    """The hits as numbered sources, each with its whole stored abstract."""
-    abstracts = retriever.store.abstracts([h.paper.id for h in hits])
-    return tuple(
-        Source.from_paper(n, replace(h.paper, abstract=abstracts.get(h.paper.id, h.paper.abstract)))
-        for n, h in enumerate(hits, 1)
-    )
 
 
 def answer_stream(
@@ -65,7 +56,7 @@ def answer_stream(
     filters: Filters | None = None,
     k: int = 5,
     min_relevance: float = 0.30,
-    max_sentences: int = 4,
+    names: Names | None = None,
     llm: LLMOptions | None = None,
     fallback: bool = True,
 ) -> Iterator[Event]:
@@ -79,8 +70,6 @@ def answer_stream(
         raise QueryError("the question is empty: type a question about the papers")
     if k < 1:
         raise QueryError("k must be at least 1")
-    if max_sentences < 1:
-        raise QueryError("max_sentences must be at least 1")
     return _answer(
         question,
         retriever=retriever,
@@ -90,7 +79,7 @@ def answer_stream(
         filters=filters,
         k=k,
         min_relevance=min_relevance,
-        max_sentences=max_sentences,
+        names=names,
         llm=llm or LLMOptions(),
         fallback=fallback,
     )
@@ -106,20 +95,32 @@ def _answer(
     filters: Filters | None,
     k: int,
     min_relevance: float,
-    max_sentences: int,
+    names: Names | None,
     llm: LLMOptions,
     fallback: bool,
 ) -> Iterator[Event]:
     start = time.perf_counter()
     timings: dict[str, float] = {}
+    if names is None:
+        catalogue = retriever.index.catalogue
+        names = Names(catalogue[pid] for pid in catalogue)
     if chat is not None and history:
-        query = condense_question(question, history, model=chat)
+        query = condense_question(question, history, model=chat, names=names)
         timings["rewrite"] = time.perf_counter() - start
     else:
-        query = rewrite_followup(question, history)
+        query = rewrite_followup(question, history, names)
     clock = time.perf_counter()
-    hits = retriever.search(query, k=k, filters=filters)
-    sources = _sources(hits, retriever)
+    asked = analyse(query, names)
+    found = gather(
+        asked,
+        query,
+        retriever=retriever,
+        names=names,
+        filters=filters,
+        k=k,
+        min_relevance=min_relevance,
+    )
+    sources = found.sources
     timings["retrieve"] = time.perf_counter() - clock
 
     def extractive(reason: str = "") -> Iterator[Event]:
@@ -127,15 +128,13 @@ def _answer(
             query,
             sources,
             embedder=embedder,
-            min_relevance=min_relevance,
-            max_sentences=max_sentences,
+            question=asked,
             timings=timings,
             fallback_reason=reason,
         )
 
-    dense = [h.dense for h in hits if h.dense is not None]
     events: Iterator[Event]
-    if not hits or (dense and max(dense) < min_relevance):
+    if not found.answerable:
         mode, model = (LLM_MODE, chat.name) if chat else (EXTRACTIVE_MODE, "")
         events = iter(refusal(query, timings, answerer=mode, model=model))
     elif chat is None:

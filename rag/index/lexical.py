@@ -182,6 +182,15 @@ class LexicalIndex:
         top = top[np.argsort(-scores[top], kind="stable")]
         return [(self.paper_ids[i], float(scores[i])) for i in top if scores[i] > 0]
 
+    def document_frequency(self, terms: Sequence[str] | set[str]) -> dict[str, int]:
+        """How many papers hold each term (0 for a term no paper holds)."""
+        vocab = self._retriever.vocab_dict if self.paper_ids else {}
+        indptr = self._retriever.scores["indptr"] if vocab else None
+        return {
+            t: int(indptr[vocab[t] + 1] - indptr[vocab[t]]) if t in vocab else 0  # type: ignore[index]
+            for t in terms
+        }
+
     def mask(self, paper_ids: Sequence[str] | set[str]) -> np.ndarray:
         """A boolean mask over the index for these papers (unknown ids ignored)."""
         out = np.zeros(len(self.paper_ids), dtype=bool)

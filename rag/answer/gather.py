@@ -1,0 +1,148 @@
+"""Which papers an answer draws on, and whether they can answer at all.
+
+The question's type decides where its sources come from: an overview reads the library
+itself, an author question the author's papers from the metadata, a question naming papers
+starts from those papers, and every other question from hybrid retrieval (more papers for a
+list, of which those close to the best are kept).
+
+Whether to answer is decided on evidence, not on one cosine. A question that names a paper
+of the library, or an author in it, is answerable; an overview is, when the library holds
+papers. Any other question is weighed on two signals: how similar its best paper is
+(dense cosine) and how much of the question's vocabulary, weighted by rarity, that paper's
+text contains (lexical coverage). It is refused when their logistic score is below
+EVIDENCE_THRESHOLD, when the best dense score is below ``min_relevance``, or when it asks
+about a system the library has never heard of ("PagedAttention", "vLLM": a mixed-case name
+that no paper contains). The weights were fitted by logistic regression on the unnamed
+questions of bench/data/answers_dev.jsonl and tests/data/sample_questions.jsonl against 38
+off-topic and 500 PubMedQA questions; the threshold sits between the two groups' nearest
+members (docs/benchmarks.md, bench/answers.py).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from rag.answer.cite import Source
+from rag.answer.question import Names, Question
+
+if TYPE_CHECKING:
+    from rag.records import PaperRow
+    from rag.retrieve import Filters, Hit, Retriever
+
+__all__ = ["Gathered", "gather"]
+
+OVERVIEW_PAPERS = 60  # an overview of a larger library reads an even sample of it
+LIST_K = 10  # a list question looks at this many papers...
+LIST_GAP = 0.12  # ...and keeps those whose dense score is within this of the best one
+# score = DENSE * best dense cosine + COVERAGE * lexical coverage + BIAS (a log-odds).
+EVIDENCE = {"dense": 10.13, "coverage": 9.40, "bias": -7.46}
+EVIDENCE_THRESHOLD = -0.2
+# A name with a case change inside ("vLLM", "PagedAttention", "Megatron-LM").
+_MIXED_CASE = re.compile(r"[a-z][A-Z]|[A-Z]{2,}[a-z]|[a-z]-[A-Z]|[A-Z]-[a-z]")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Gathered:
+    """The numbered sources, whether they can answer, and the evidence that decided it."""
+
+    sources: tuple[Source, ...]
+    answerable: bool
+    reason: str  # "named", "author", "overview", "relevant", or why not
+
+
+def _numbered(rows: Sequence[PaperRow], retriever: Retriever) -> tuple[Source, ...]:
+    """Rows as sources 1..n, each with its whole stored abstract."""
+    abstracts = retriever.store.abstracts([r.id for r in rows])
+    return tuple(
+        Source(n, replace(r, abstract=abstracts.get(r.id, r.abstract)))
+        for n, r in enumerate(rows, 1)
+    )
+
+
+def _rows(ids: Sequence[str], retriever: Retriever, filters: Filters | None) -> list[PaperRow]:
+    catalogue = retriever.index.catalogue
+    rows = [catalogue[pid] for pid in dict.fromkeys(ids) if pid in catalogue]
+    return [r for r in rows if not filters or filters.matches(r)]
+
+
+def gather(
+    question: Question,
+    query: str,
+    *,
+    retriever: Retriever,
+    names: Names | None,
+    filters: Filters | None,
+    k: int,
+    min_relevance: float,
+) -> Gathered:
+    """The sources for ``question`` (searched as ``query``) and whether to answer."""
+    if question.kind == "overview":
+        catalogue = retriever.index.catalogue
+        ids = sorted(catalogue.select(filters.keeps)) if filters else list(catalogue.ids)
+        step = max(1, len(ids) // OVERVIEW_PAPERS)
+        rows = _rows(ids[::step][:OVERVIEW_PAPERS], retriever, None)
+        return Gathered(
+            sources=_numbered(rows, retriever), answerable=bool(rows), reason="overview"
+        )
+    if question.kind == "author" and names is not None:
+        ids = [pid for a in question.authors for pid in names.papers_by(a)]
+        rows = _rows(ids, retriever, filters)
+        if rows:
+            return Gathered(sources=_numbered(rows, retriever), answerable=True, reason="author")
+    wide = max(k, LIST_K) if question.kind == "list" else k
+    hits = retriever.search(query, k=wide, filters=filters)
+    named = _rows(question.named, retriever, filters)
+    if question.kind == "list":
+        hits = _close_to_best(hits)
+    rows = [*named, *(h.paper for h in hits if h.paper.id not in question.named)][
+        : max(k, len(named), len(hits) if question.kind == "list" else 0)
+    ]
+    sources = _numbered(rows, retriever)
+    if named:
+        return Gathered(sources=sources, answerable=True, reason="named")
+    why_not = _refusal(query, hits, sources, retriever, min_relevance)
+    if why_not:
+        return Gathered(sources=(), answerable=False, reason=why_not)
+    return Gathered(sources=sources, answerable=True, reason="relevant")
+
+
+def _refusal(
+    query: str,
+    hits: Sequence[Hit],
+    sources: Sequence[Source],
+    retriever: Retriever,
+    min_relevance: float,
+) -> str:
+    """Why the papers cannot answer ``query`` ("" when they can): see the module doc."""
+    if not hits or not sources:
+        return "no paper matches"
+    index = retriever.index
+    terms = set(index.analyze_one(query))
+    df = index.document_frequency(terms)
+    for word in re.findall(r"[\w][\w.+-]*", query):
+        own = index.analyze_one(word)
+        if _MIXED_CASE.search(word) and own and df.get(max(own, key=len), 1) == 0:
+            return f"the library has no paper on {word}"
+    dense = max((h.dense for h in hits if h.dense is not None), default=-1.0)
+    if dense < min_relevance:
+        return "no paper is similar enough"
+    n = max(len(index), 1)
+    idf = {t: math.log(1 + n / (df[t] + 0.5)) for t in terms}
+    top = sources[0]
+    have = set(index.analyze_one(f"{top.name} {top.abstract}"))
+    coverage = sum(idf[t] for t in terms & have) / (sum(idf.values()) or 1.0)
+    score = EVIDENCE["dense"] * dense + EVIDENCE["coverage"] * coverage + EVIDENCE["bias"]
+    return "" if score > EVIDENCE_THRESHOLD else "the best paper does not cover the question"
+
+
+def _close_to_best(hits: list[Hit]) -> list[Hit]:
+    """The hits of a list question that belong in the list: dense score near the best."""
+    dense = [h.dense for h in hits if h.dense is not None]
+    if not dense:
+        return hits[:LIST_K]
+    floor = max(dense) - LIST_GAP
+    return [h for h in hits if h.dense is not None and h.dense >= floor]

@@ -1,0 +1,171 @@
+"""Which abstract sentence answers the question: several signals, weighed by learnt weights.
+
+MiniLM similarity alone favours background sentences ("LLMs have had a profound impact
+...") over the one holding the answer. A sentence is scored on its similarity to the
+question, the question's rare words it contains, whether it names the paper the question
+names, whether it is of the kind the question asks for (a figure for "how much", the
+sentence introducing the system for "what is X", the problem for "what problem"), whether
+it reads as a contribution or result rather than background, and its paper's rank.
+
+The weights are a logistic regression learnt by ``bench/learn_ranker.py`` on
+``bench/data/answers_dev.jsonl`` (a sentence is a positive when it holds one of the
+question's key facts); that script also reports them learnt on one half of the questions
+and scored on the other. The score is a log-odds: above 0 the sentence more likely than
+not holds what was asked.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from rag.answer.question import Question
+from rag.terms import terms
+
+__all__ = ["FEATURES", "WEIGHTS", "Candidate", "features", "score"]
+
+_INTRO = re.compile(
+    r"\b(we|this (paper|work|article|study)|in this (paper|work))\b[^.]{0,60}?\b(propose|present|"
+    r"introduce|develop|design|build|describe|release|construct|call|name|report)|"
+    r"\b(called|named|dubbed|termed)\b|^[A-Z][\w.-]*[\w] (is|are) (a|an|the)\b|"
+    r", (a|an) (new|novel)\b",
+    re.IGNORECASE,
+)
+_RESULT = re.compile(
+    r"\b(outperform\w*|achiev\w*|improv\w*|reduc\w*|speed ?ups?|faster|higher|lower|"
+    r"increas\w*|decreas\w*|sav(e|es|ing)|gains?|boost\w*|surpass\w*|state-of-the-art|"
+    r"experiments?|evaluations?|results?|shows?|demonstrat\w*)\b",
+    re.IGNORECASE,
+)
+_BACKGROUND = re.compile(
+    r"^(in recent years|recently|with the|as the|nowadays|however|despite|although)|"
+    r"\b(has|have) (attracted|become|achieved|shown|gained)|\b(challeng\w*|problem|issue|"
+    r"bottleneck|suffer\w*|limit\w*|difficult\w*|costly|expensive)\b",
+    re.IGNORECASE,
+)
+_FIGURE = re.compile(
+    r"\d+(\.\d+)?\s*(%|x\b|×|times|fold|percent|[KMGT]B|billion|million|B\b)|"
+    r"\b\d+(\.\d+)?x\b|\b\d{2,}(\.\d+)?\b",
+    re.IGNORECASE,
+)
+_URL = re.compile(r"https?://|github|\bcode (is|and)\b.{0,40}\bavailable\b|available at", re.I)
+_ASKS_PROBLEM = re.compile(
+    r"\b(problem|challenge|issue|why|motivat\w*|limitation|bottleneck|address|solve|tackle)\b",
+    re.IGNORECASE,
+)
+
+FEATURES = (
+    "bias",
+    "dense",
+    "dense_gap",
+    "lexical",
+    "names_paper",
+    "named_paper",
+    "intro",
+    "intro_definition",
+    "figure",
+    "figure_numeric",
+    "result",
+    "background",
+    "background_problem",
+    "url",
+    "first",
+    "position",
+    "paper_rank",
+    "short",
+)
+
+# Learnt by bench/learn_ranker.py (logistic regression, L2 1.0) on bench/data/answers_dev.jsonl.
+WEIGHTS = {
+    "bias": -6.012,
+    "dense": 0.028,
+    "dense_gap": 0.794,
+    "lexical": 1.482,
+    "names_paper": -0.048,
+    "named_paper": 1.064,
+    "intro": -0.209,
+    "intro_definition": 1.061,
+    "figure": -0.029,
+    "figure_numeric": 1.355,
+    "result": -0.238,
+    "background": -0.131,
+    "background_problem": 0.506,
+    "url": -0.604,
+    "first": -0.658,
+    "position": -0.61,
+    "paper_rank": 4.286,
+    "short": -1.093,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A sentence of a source's abstract, where it sits, and its paper's retrieval rank."""
+
+    text: str
+    paper_id: str
+    label: str
+    position: int  # index among its abstract's sentences
+    of: int  # how many sentences the abstract has
+    rank: int  # its paper's 1-based retrieval rank
+
+
+def _idf(sentences: Sequence[set[str]]) -> dict[str, float]:
+    df = Counter(t for s in sentences for t in s)
+    n = len(sentences)
+    return {t: math.log(1 + n / c) for t, c in df.items()}
+
+
+def features(question: Question, candidates: Sequence[Candidate], dense: np.ndarray) -> np.ndarray:
+    """One row of FEATURES per candidate; ``dense`` is each one's cosine to the question."""
+    if not candidates:
+        return np.zeros((0, len(FEATURES)), dtype=np.float32)
+    words = [terms(c.text) for c in candidates]
+    idf = _idf(words)
+    wanted = {t for t in terms(question.text) if t in idf}
+    total = sum(idf[t] for t in wanted) or 1.0
+    kind = question.kind
+    problem = bool(_ASKS_PROBLEM.search(question.text))
+    best = float(np.max(dense))
+    rows = []
+    for c, have, sim in zip(candidates, words, dense, strict=True):
+        intro = bool(_INTRO.search(c.text))
+        figure = bool(_FIGURE.search(c.text))
+        background = bool(_BACKGROUND.search(c.text))
+        named = c.paper_id in question.named
+        rows.append(
+            [
+                1.0,
+                float(sim),
+                float(sim) - best,
+                sum(idf[t] for t in wanted & have) / total,
+                float(named and c.label.casefold() in c.text.casefold()),
+                float(named),
+                float(intro),
+                float(intro and kind == "definition"),
+                float(figure),
+                float(figure and kind == "numeric"),
+                float(bool(_RESULT.search(c.text))),
+                float(background),
+                float(background and problem),
+                float(bool(_URL.search(c.text))),
+                float(c.position == 0),
+                c.position / max(c.of - 1, 1),
+                1.0 / c.rank,
+                float(len(c.text.split()) < 8),
+            ]
+        )
+    return np.asarray(rows, dtype=np.float32)
+
+
+def score(rows: np.ndarray, weights: dict[str, float] | None = None) -> np.ndarray:
+    """Each row's log-odds of holding the answer."""
+    w = weights or WEIGHTS
+    vector = np.asarray([w[f] for f in FEATURES], dtype=np.float32)
+    scores: np.ndarray = rows @ vector
+    return scores

@@ -1,0 +1,118 @@
+"""Answer shapes that go paper by paper: a list, a comparison, an author's papers, who wrote
+a paper, and an overview of the library's themes. Each line names its paper and cites it;
+the text of a line is a sentence of that paper's abstract, verbatim (or its metadata)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+
+from rag.answer.cite import Source, defuse
+from rag.records import format_authors
+from rag.terms import STOPWORDS
+
+__all__ = ["authorship", "overview_themes", "paper_lines", "theme_lines"]
+
+_WORD = re.compile(r"[a-z][a-z-]{3,}")
+# Words too common in abstracts to name a theme.
+_BLAND = STOPWORDS | frozenset(
+    """
+    paper papers propose proposed present presents approach approaches method methods based
+    using results result show shows work works model models performance existing novel new
+    experiments experimental demonstrate different various large large-scale also first
+    framework system systems data learning deep state-of-the-art significantly effectively
+    however achieve achieves improve improves well training stage release released study
+    provide provides which their these those this that such while further tasks task
+    """.split()  # noqa: SIM905 - a word list reads better as prose
+)
+
+
+def _line(source: Source, sentence: str) -> str:
+    return f"- **{source.name}**: {_cited(sentence, source.n)}"
+
+
+def _cited(sentence: str, n: int) -> str:
+    """'A holds.' -> 'A holds [n].' (the marker before the closing punctuation)."""
+    text = defuse(" ".join(sentence.split()))
+    match = re.search(r"[.!?]+[\"')\]]*$", text)
+    if match:
+        return f"{text[: match.start()]} [{n}]{text[match.start() :]}"
+    return f"{text} [{n}]"
+
+
+def paper_lines(picks: Sequence[tuple[Source, str]], heading: str = "") -> str:
+    """One line per paper: its name, then its chosen sentence, cited."""
+    lines = [_line(source, sentence) for source, sentence in picks]
+    return "\n".join([heading, *lines] if heading else lines)
+
+
+def authorship(source: Source) -> str:
+    """Who wrote a paper, from its metadata (no abstract sentence says it)."""
+    authors = list(source.authors)
+    names = ", ".join(authors[:-1]) + f" and {authors[-1]}" if len(authors) > 1 else authors[0]
+    if any(a.endswith("et al.") for a in authors) or len(authors) > 6:
+        names = format_authors(authors, limit=6)
+    year = f" ({source.year})" if source.year else ""
+    return f"**{source.name}**{year} is by {names} [{source.n}]."
+
+
+def _theme_words(texts: Sequence[str], cluster: Sequence[int], k: int = 3) -> list[str]:
+    """The words that set a cluster's papers apart from the rest (c-TF-IDF)."""
+    counts = [Counter(w for w in _WORD.findall(t.casefold()) if w not in _BLAND) for t in texts]
+    in_cluster = Counter(w for i in cluster for w in counts[i])
+    papers_with = Counter(w for i in cluster for w in set(counts[i]))
+    everywhere = Counter(w for c in counts for w in set(c))
+    n = len(texts)
+    need = 2 if len(cluster) > 1 else 1
+    weight = {
+        w: in_cluster[w] * np.log(1 + n / everywhere[w])
+        for w in in_cluster
+        if papers_with[w] >= need
+    }
+    return [w for w, _ in sorted(weight.items(), key=lambda kv: (-kv[1], kv[0]))[:k]]
+
+
+def _kmeans(vectors: np.ndarray, k: int, rounds: int = 25) -> np.ndarray:
+    """Cluster labels (cosine k-means, farthest-point start: deterministic)."""
+    centres = [0]
+    for _ in range(1, k):
+        sims = vectors @ vectors[centres].T
+        centres.append(int(np.argmin(sims.max(axis=1))))
+    c = vectors[centres]
+    labels = np.zeros(len(vectors), dtype=int)
+    for _ in range(rounds):
+        labels = np.argmax(vectors @ c.T, axis=1)
+        new = np.stack(
+            [vectors[labels == j].mean(axis=0) if np.any(labels == j) else c[j] for j in range(k)]
+        )
+        new /= np.maximum(np.linalg.norm(new, axis=1, keepdims=True), 1e-12)
+        if np.allclose(new, c):
+            break
+        c = new
+    return labels
+
+
+def overview_themes(sources: Sequence[Source], vectors: np.ndarray) -> list[list[int]]:
+    """The sources grouped into themes (indices into ``sources``), largest first."""
+    n = len(sources)
+    if n < 4:
+        return [list(range(n))]
+    k = min(6, max(2, round(n / 5)))
+    labels = _kmeans(vectors, k)
+    groups = [[i for i in range(n) if labels[i] == j] for j in range(k)]
+    return sorted((g for g in groups if g), key=lambda g: (-len(g), g[0]))
+
+
+def theme_lines(sources: Sequence[Source], groups: Sequence[Sequence[int]], total: int) -> str:
+    """'The library holds N papers. Main themes:' and one line per theme, its papers cited."""
+    texts = [f"{s.name}. {s.abstract}" for s in sources]
+    lines = [f"The library holds {total} papers. Main themes:"]
+    for group in groups:
+        words = _theme_words(texts, group)
+        papers = ", ".join(f"{sources[i].name} [{sources[i].n}]" for i in group)
+        count = f"{len(group)} paper{'s' if len(group) > 1 else ''}"
+        lines.append(f"- **{', '.join(words) or 'other'}** ({count}): {papers}")
+    return "\n".join(lines)
