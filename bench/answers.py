@@ -44,6 +44,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from rag.answer import rank  # noqa: E402
 from rag.answer.chat import OpenAIChat  # noqa: E402
 from rag.answer.cite import parse_markers  # noqa: E402
 from rag.answer.events import ErrorEvent, FinalEvent  # noqa: E402
@@ -262,9 +263,20 @@ def main() -> None:
     ap.add_argument("--llm-context-tokens", type=int, default=700)
     ap.add_argument("--llm-max-tokens", type=int, default=128)
     ap.add_argument("--show", action="store_true", help="print every wrong answer")
+    ap.add_argument(
+        "--weights",
+        nargs=2,
+        metavar=("JSON", "HALF"),
+        help="rank with the weights bench/learn_ranker.py learnt on one half ('a' or 'b') of "
+        "the set (saved in JSON), to read the other half honestly",
+    )
     ap.add_argument("--out", type=Path, default=ROOT / "bench/results/answers.json")
     args = ap.parse_args()
 
+    if args.weights:
+        learnt = json.loads(Path(args.weights[0]).read_text())["halves"]
+        other = "b" if args.weights[1] == "a" else "a"
+        rank.WEIGHTS.update(learnt[f"learn {args.weights[1]}, score {other}"]["weights"])
     data_dir = Path(tempfile.mkdtemp(prefix="paperchat-answers-"))
     os.environ["PAPERCHAT_DATA_DIR"] = str(data_dir)
     for key in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "PAPERCHAT_LLM"):

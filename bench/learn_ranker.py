@@ -1,7 +1,7 @@
 """Learn the sentence-ranking weights of rag/answer/rank.py from a dev set with key facts.
 
-For every answerable question with key facts (single questions, and the first turn of each
-conversation), the question is retrieved as the engine would, each sentence of the
+For every answerable question with key facts (single questions and conversation turns, a
+follow-up carrying the conversation's subject), the question is retrieved as the engine would, each sentence of the
 retrieved abstracts becomes a candidate with rank.features(), and a candidate is a positive
 when it belongs to a gold paper and contains one of the question's key facts. A logistic
 regression (L2) is fitted by Newton's method. It reports, for the weights learnt on each
@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.answers import half, load_items  # noqa: E402
 from rag.answer import rank  # noqa: E402
+from rag.answer.followup import Turn, rewrite_followup  # noqa: E402
 from rag.answer.question import Names, analyse  # noqa: E402
 from rag.sentences import split_sentences  # noqa: E402
 from rag.settings import load_settings  # noqa: E402
@@ -44,34 +45,48 @@ def examples(app: App, items: list[dict], k: int) -> list[dict[str, Any]]:
     names = Names(catalogue[p] for p in catalogue)
     out = []
     for item in items:
-        turn = item["turns"][0] if item["type"] == "conversation" else item
-        facts = turn.get("key_facts") or []
-        gold = turn.get("gold") or []
-        gold = [gold] if isinstance(gold, str) else gold
-        if not (turn.get("answerable") and facts and gold):
-            continue
-        question = analyse(turn["question"], names)
-        hits = engine.search(turn["question"], k=k)
-        abstracts = engine.store.abstracts([h.paper.id for h in hits])
-        candidates, labels = [], []
-        for r, hit in enumerate(hits, 1):
-            sentences = split_sentences(abstracts.get(hit.paper.id, ""))
-            for i, s in enumerate(sentences):
-                candidates.append(
-                    rank.Candidate(s, hit.paper.id, hit.paper.label, i, len(sentences), r)
-                )
-                text = s.casefold()
-                labels.append(
-                    hit.paper.label in gold and any(a.casefold() in text for f in facts for a in f)
-                )
-        if not any(labels):
-            continue  # retrieval missed the gold paper: nothing to learn about ranking
-        qvec = engine.answer_embedder.embed_query(turn["question"])
-        vecs = engine.answer_embedder.embed_documents([c.text for c in candidates])
-        x = rank.features(question, candidates, vecs @ qvec)
-        out.append({"id": item["id"], "half": half(item["id"]), "x": x,
-                    "y": np.asarray(labels, dtype=np.float32)})  # fmt: skip
+        history: list[Turn] = []
+        for turn in item["turns"] if item["type"] == "conversation" else [item]:
+            example = _example(engine, names, turn, history, k)
+            if example is not None:
+                out.append(example | {"id": item["id"], "half": half(item["id"])})
+            gold = turn.get("gold") or []
+            history += [Turn("user", turn["question"]),
+                        Turn("assistant", "...", tuple([gold] if isinstance(gold, str) else gold))]  # fmt: skip
     return out
+
+
+def _example(
+    engine: Any, names: Names, turn: dict, history: list[Turn], k: int
+) -> dict[str, Any] | None:
+    """One question's candidates, features and labels, asked as the engine would (a follow-up
+    carries the conversation's subject)."""
+    facts = turn.get("key_facts") or []
+    gold = turn.get("gold") or []
+    gold = [gold] if isinstance(gold, str) else gold
+    if not (turn.get("answerable") and facts and gold):
+        return None
+    query = rewrite_followup(turn["question"], history, names)
+    question = analyse(query, names)
+    hits = engine.search(query, k=k)
+    abstracts = engine.store.abstracts([h.paper.id for h in hits])
+    candidates, labels = [], []
+    for r, hit in enumerate(hits, 1):
+        sentences = split_sentences(abstracts.get(hit.paper.id, ""))
+        for i, s in enumerate(sentences):
+            candidates.append(
+                rank.Candidate(s, hit.paper.id, hit.paper.label, i, len(sentences), r)
+            )
+            text = s.casefold()
+            labels.append(
+                hit.paper.label in gold and any(a.casefold() in text for f in facts for a in f)
+            )
+    if not any(labels):
+        return None  # retrieval missed the gold paper: nothing to learn about ranking
+    qvec = engine.answer_embedder.embed_query(query)
+    vecs = engine.answer_embedder.embed_documents([c.text for c in candidates])
+    x = rank.features(question, candidates, vecs @ qvec)
+    return {"x": x, "y": np.asarray(labels, dtype=np.float32)}
 
 
 def fit(data: list[dict[str, Any]], l2: float, iterations: int = 50) -> np.ndarray:
@@ -122,11 +137,13 @@ def main() -> None:
             "top2": top_hit(held, w, 2),
             "dense_only_top1": top_hit(held, dense_only),
             "dense_only_top2": top_hit(held, dense_only, 2),
+            "weights": {f: round(float(v), 3) for f, v in zip(rank.FEATURES, w, strict=True)},
         }
     w = fit(data, args.l2)
     result["weights"] = {f: round(float(v), 3) for f, v in zip(rank.FEATURES, w, strict=True)}
     result["all"] = {"top1": top_hit(data, w), "dense_only_top1": top_hit(data, dense_only)}
-    print(json.dumps({k: v for k, v in result.items() if k != "weights"}, indent=2))
+    shown = {h: {k: v for k, v in r.items() if k != "weights"} for h, r in result["halves"].items()}
+    print(json.dumps({**result, "halves": shown, "weights": "below"}, indent=2))
     print("WEIGHTS = " + json.dumps(result["weights"]))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")

@@ -96,6 +96,7 @@ class FinalEvent:
     # prompt_tokens, completion_tokens, and estimated=True when counted by us, not the server
     usage: dict[str, int | bool] = field(default_factory=dict)
     fallback_reason: str = ""  # set when this extractive answer stands in for a failed LLM
+    refusal_reason: str = ""  # why a refused answer was refused ("no paper matches", ...)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -109,6 +110,7 @@ class FinalEvent:
             "query": self.query,
             "usage": dict(self.usage),
             "fallback_reason": self.fallback_reason,
+            "refusal_reason": self.refusal_reason,
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
         }
 
@@ -117,7 +119,7 @@ Event = SourcesEvent | DeltaEvent | ErrorEvent | FinalEvent
 
 
 def refusal(
-    query: str, timings: dict[str, float], *, answerer: str, model: str = ""
+    query: str, timings: dict[str, float], *, answerer: str, model: str = "", reason: str = ""
 ) -> list[Event]:
     """The events of a refused answer: nothing offered, the sentinel, no citations."""
     return [
@@ -130,6 +132,7 @@ def refusal(
             timings=timings,
             query=query,
             model=model,
+            refusal_reason=reason,
         ),
     ]
 

@@ -220,7 +220,7 @@ def extractive_answer(
         body, picked = _compose(question, sources, embedder, qvec)
     timings["select"] = time.perf_counter() - clock
     if not picked:
-        yield from refusal(query, timings, answerer=EXTRACTIVE_MODE)
+        yield from refusal(query, timings, answerer=EXTRACTIVE_MODE, reason="nothing to quote")
         return
     checked = check_citations(
         f"{EXTRACTIVE_NOTE}\n\n{body}", sources, quote_for=_quote_chooser(picked)

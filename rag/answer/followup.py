@@ -162,20 +162,24 @@ def _subject(past: Sequence[Turn], names: Names | None) -> list[str]:
 
 
 def rewrite_followup(
-    question: str, history: Sequence[HistoryItem], names: Names | None = None
+    question: str,
+    history: Sequence[HistoryItem],
+    names: Names | None = None,
+    *,
+    force: bool = False,
 ) -> str:
     """A standalone retrieval query for ``question`` in the light of ``history``.
 
     A question that is not a follow-up (see :func:`is_followup`), or that has no earlier
     user turn, is returned unchanged. Otherwise the conversation's subject is added:
     "and how fast is it?" after "How does KCache save memory?" -> "and how fast is it?
-    KCache".
+    KCache". ``force`` adds it to any question (for one too weak to answer on its own).
     """
     question = " ".join(question.split())
     past = turns(history)
     if not question or not any(t.role == "user" for t in past):
         return question
-    if not is_followup(question, names):
+    if not force and not is_followup(question, names):
         return question
     have = {w.casefold() for w in _words(question)}
     extra: list[str] = []

@@ -78,8 +78,11 @@ def gather(
     filters: Filters | None,
     k: int,
     min_relevance: float,
+    trust_names: bool = True,
 ) -> Gathered:
-    """The sources for ``question`` (searched as ``query``) and whether to answer."""
+    """The sources for ``question`` (searched as ``query``) and whether to answer.
+    ``trust_names=False`` weighs the evidence even when the question names a paper (for a
+    query that had a name added from the conversation)."""
     if question.kind == "overview":
         catalogue = retriever.index.catalogue
         ids = sorted(catalogue.select(filters.keeps)) if filters else list(catalogue.ids)
@@ -98,11 +101,13 @@ def gather(
     named = _rows(question.named, retriever, filters)
     if question.kind == "list":
         hits = _close_to_best(hits)
-    rows = [*named, *(h.paper for h in hits if h.paper.id not in question.named)][
-        : max(k, len(named), len(hits) if question.kind == "list" else 0)
-    ]
+    if question.kind == "comparison":
+        rows = named  # one line per system compared, and nothing else
+    else:
+        keep = max(k, len(named), len(hits) if question.kind == "list" else 0)
+        rows = [*named, *(h.paper for h in hits if h.paper.id not in question.named)][:keep]
     sources = _numbered(rows, retriever)
-    if named:
+    if named and trust_names:
         return Gathered(sources=sources, answerable=True, reason="named")
     why_not = _refusal(query, hits, sources, retriever, min_relevance)
     if why_not:

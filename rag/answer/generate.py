@@ -23,6 +23,7 @@ from rag.answer.followup import HistoryItem, turns
 from rag.answer.prompts import (
     LLM_MODE,
     NO_ANSWER,
+    SHAPES,
     SOURCE_TEMPLATE,
     SYSTEM_PROMPT,
     USER_TEMPLATE,
@@ -119,14 +120,20 @@ def prompt_messages(
     history: Sequence[HistoryItem] = (),
     *,
     options: LLMOptions = LLMOptions(),
+    kind: str = "how",
 ) -> list[Message]:
-    """System prompt, recent history, then the sources and the question."""
+    """System prompt, recent history, then the sources, the question and the shape its
+    type asks for (:data:`rag.answer.prompts.SHAPES`)."""
     return [
         {"role": "system", "content": SYSTEM_PROMPT},
         *_history_messages(history, options.history_tokens, options.encoding),
         {
             "role": "user",
-            "content": USER_TEMPLATE.format(sources="\n\n".join(blocks), question=question),
+            "content": USER_TEMPLATE.format(
+                sources="\n\n".join(blocks),
+                question=question,
+                shape=SHAPES.get(kind, SHAPES["how"]),
+            ),
         },
     ]
 
@@ -215,14 +222,16 @@ def llm_answer(
     history: Sequence[HistoryItem] = (),
     options: LLMOptions = LLMOptions(),
     timings: dict[str, float],
+    kind: str = "how",
 ) -> Iterator[Event]:
     """Stream the model's answer to ``question`` from ``sources``, then the checked answer.
+    ``kind`` is the question's type, which shapes the answer.
 
     Raises :class:`rag.errors.LLMError` if the call fails, or with kind ``uncited`` if the
     answer cites none of the sources (an uncited answer is the model's own memory).
     """
     kept, blocks = fit_sources(sources, budget=options.context_tokens, encoding=options.encoding)
-    messages = prompt_messages(question, blocks, history, options=options)
+    messages = prompt_messages(question, blocks, history, options=options, kind=kind)
     yield SourcesEvent(sources=tuple(kept))
     clock = time.perf_counter()
     parts: list[str] = []
@@ -256,6 +265,7 @@ def llm_answer(
             query=query,
             model=model.name,
             usage=usage,
+            refusal_reason="the model found no answer in the sources",
         )
         return
     checked = shown.check(text)

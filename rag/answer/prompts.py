@@ -17,6 +17,7 @@ __all__ = [
     "NO_ANSWER",
     "REWRITE_SYSTEM",
     "REWRITE_TEMPLATE",
+    "SHAPES",
     "SOURCE_TEMPLATE",
     "SYSTEM_PROMPT",
     "USER_TEMPLATE",
@@ -41,11 +42,23 @@ SYSTEM_PROMPT = (
 )
 # One numbered source in the prompt; {abstract} has its bracketed numbers defused.
 SOURCE_TEMPLATE = "[{n}] {name}{meta}\n{abstract}"
-USER_TEMPLATE = (
-    "Abstracts:\n\n{sources}\n\n"
-    "Question: {question}\n\n"
-    "Answer in a few sentences, citing the abstracts by number."
-)
+USER_TEMPLATE = "Abstracts:\n\n{sources}\n\nQuestion: {question}\n\n{shape}"
+# How the answer should be shaped, by question type (rag.answer.question); the same shapes
+# as the extractive answers.
+SHAPES = {
+    "definition": "Say in one or two sentences what it is and what it does, then its main "
+    "result, citing the abstracts by number.",
+    "numeric": "Give the figure the question asks for, with its unit and what it is compared "
+    "against, citing the abstract it comes from.",
+    "list": "Answer with one line per relevant paper: '- name: what it does [n]'. Leave out "
+    "papers that do not fit.",
+    "comparison": "Answer with one line per system: '- name: its approach and its figures "
+    "[n]', then one sentence on how they differ.",
+    "author": "Answer with one line per paper by that author: '- name: what it contributes [n]'.",
+    "overview": "Group the papers into a few themes; one line per theme naming its papers, "
+    "each cited [n].",
+    "how": "Answer in a few sentences, citing the abstracts by number.",
+}
 
 # Follow-up questions are rewritten into standalone search queries before retrieval.
 REWRITE_SYSTEM = (

@@ -120,13 +120,20 @@ class Names:
         self._display: dict[str, str] = {}
         self._authors: dict[str, list[str]] = {}
         parts: dict[str, set[str]] = {}
+        whole: dict[str, str] = {}  # a part -> the name it is part of
+        self._proper: set[str] = set()
         for row in rows:
             for name in {row.label, row.title.split(":")[0].strip() if ":" in row.title else ""}:
-                if name and _is_name(name):
-                    self._names.setdefault(_norm(name), []).append(row.id)
-                    self._display.setdefault(_norm(name), name)
+                key = _norm(name)
+                if not name or name.endswith("…") or len(key.split()) > 6:
+                    continue
+                self._names.setdefault(key, []).append(row.id)
+                self._display.setdefault(key, name)
+                if _is_name(name):
+                    self._proper.add(key)
                     for part in _parts(name):
                         parts.setdefault(_norm(part), set()).add(row.id)
+                        whole.setdefault(_norm(part), name)
             for author in row.authors:
                 key = _norm(author)
                 if len(key) > 3:
@@ -134,7 +141,8 @@ class Names:
         for part, ids in parts.items():
             if len(ids) == 1 and part not in self._names:  # a part that names one paper only
                 self._names[part] = sorted(ids)
-                self._display[part] = self._display.get(part, part)
+                self._display[part] = whole[part]
+                self._proper.add(part)
         # Longest first: "ernie 3.0 titan" is found before "ernie 3.0".
         self._name_keys = sorted(self._names, key=len, reverse=True)
         self._author_keys = sorted(self._authors, key=len, reverse=True)
@@ -142,6 +150,12 @@ class Names:
     def named(self, text: str) -> list[str]:
         """Paper ids whose name the text mentions, in the order mentioned."""
         return [pid for _, pid in self._find(text, self._name_keys, self._names)]
+
+    def proper(self, text: str) -> list[str]:
+        """Paper ids the text names by a proper name (KCache), not by a descriptive label
+        ("Distributed training framework", which a list question may use as a topic)."""
+        found = self._find(text, self._name_keys, self._names)
+        return [pid for key, pid in found if key in self._proper]
 
     def named_labels(self, text: str) -> list[str]:
         """The names the text mentions, as the library writes them."""
@@ -178,14 +192,14 @@ def split_parts(text: str) -> list[str]:
     return [p for p in pieces if len(_WORD.findall(p)) >= 2] or [text]
 
 
-def _kind(text: str, named: Sequence[str], authors: Sequence[str]) -> str:
+def _kind(text: str, named: Sequence[str], authors: Sequence[str], proper: Sequence[str]) -> str:
     if _OVERVIEW.search(text) and not named:
         return "overview"
     if authors and not named:
         return "author"
     if _COMPARE.search(text) and len(set(named)) >= 2:
         return "comparison"
-    if _LIST.search(text) and not named:
+    if _LIST.search(text) and not proper:
         return "list"
     if _NUMERIC.search(text):
         return "numeric"
@@ -200,7 +214,7 @@ def analyse(text: str, names: Names | None = None) -> Question:
     authors = tuple(names.authors(text)) if names else ()
     return Question(
         text=text,
-        kind=_kind(text, named, authors),
+        kind=_kind(text, named, authors, names.proper(text) if names else ()),
         named=named,
         authors=authors,
         parts=tuple(split_parts(text)),

@@ -53,6 +53,22 @@ _FIGURE = re.compile(
     r"\b\d+(\.\d+)?x\b|\b\d{2,}(\.\d+)?\b",
     re.IGNORECASE,
 )
+_METHOD = re.compile(
+    r"\b(specifically|in particular|we (design|adopt|leverage|employ|use|devise|utili[sz]e|"
+    r"formulate|decompose|combine|incorporate|exploit)|by (using|leveraging|introducing|"
+    r"applying|combining|exploiting)|consists? of|composed of|mechanism|algorithm|strategy|"
+    r"module|component|scheme|protocol|via|through)\b",
+    re.IGNORECASE,
+)
+_WORD_NUMBER = re.compile(
+    r"\b(two|three|four|five|six|seven|eight|nine|ten|twelve|dozens?|hundreds?|thousands?)\b",
+    re.IGNORECASE,
+)
+_ASKS_CODE = re.compile(r"\b(code|github|repository|repo|download|open[- ]source|link|url)\b", re.I)
+_ASKS_EVALUATION = re.compile(
+    r"\b(evaluat\w*|experiment\w*|test(ed|s)?|benchmark\w*|measur\w*|compar\w*|baseline)\b",
+    re.IGNORECASE,
+)
 _URL = re.compile(r"https?://|github|\bcode (is|and)\b.{0,40}\bavailable\b|available at", re.I)
 _ASKS_PROBLEM = re.compile(
     r"\b(problem|challenge|issue|why|motivat\w*|limitation|bottleneck|address|solve|tackle)\b",
@@ -74,6 +90,10 @@ FEATURES = (
     "background",
     "background_problem",
     "url",
+    "url_asked",
+    "method",
+    "method_how",
+    "result_evaluation",
     "first",
     "position",
     "paper_rank",
@@ -82,24 +102,28 @@ FEATURES = (
 
 # Learnt by bench/learn_ranker.py (logistic regression, L2 1.0) on bench/data/answers_dev.jsonl.
 WEIGHTS = {
-    "bias": -6.012,
-    "dense": 0.028,
-    "dense_gap": 0.794,
-    "lexical": 1.482,
-    "names_paper": -0.048,
-    "named_paper": 1.064,
-    "intro": -0.209,
-    "intro_definition": 1.061,
-    "figure": -0.029,
-    "figure_numeric": 1.355,
-    "result": -0.238,
-    "background": -0.131,
-    "background_problem": 0.506,
-    "url": -0.604,
-    "first": -0.658,
-    "position": -0.61,
-    "paper_rank": 4.286,
-    "short": -1.093,
+    "bias": -6.386,
+    "dense": 0.302,
+    "dense_gap": 0.698,
+    "lexical": 1.835,
+    "names_paper": -0.227,
+    "named_paper": 1.437,
+    "intro": -0.175,
+    "intro_definition": 1.072,
+    "figure": 0.048,
+    "figure_numeric": 0.847,
+    "result": 0.008,
+    "background": -0.095,
+    "background_problem": 0.538,
+    "url": -0.393,
+    "url_asked": 0.653,
+    "method": -0.331,
+    "method_how": 0.587,
+    "result_evaluation": 0.208,
+    "first": -0.576,
+    "position": -0.362,
+    "paper_rank": 3.732,
+    "short": -1.384,
 }
 
 
@@ -131,11 +155,18 @@ def features(question: Question, candidates: Sequence[Candidate], dense: np.ndar
     total = sum(idf[t] for t in wanted) or 1.0
     kind = question.kind
     problem = bool(_ASKS_PROBLEM.search(question.text))
+    code = bool(_ASKS_CODE.search(question.text))
+    evaluation = bool(_ASKS_EVALUATION.search(question.text))
     best = float(np.max(dense))
     rows = []
     for c, have, sim in zip(candidates, words, dense, strict=True):
         intro = bool(_INTRO.search(c.text))
-        figure = bool(_FIGURE.search(c.text))
+        figure = bool(_FIGURE.search(c.text)) or bool(
+            kind == "numeric" and _WORD_NUMBER.search(c.text)
+        )
+        url = bool(_URL.search(c.text))
+        method = bool(_METHOD.search(c.text))
+        result = bool(_RESULT.search(c.text))
         background = bool(_BACKGROUND.search(c.text))
         named = c.paper_id in question.named
         rows.append(
@@ -150,10 +181,14 @@ def features(question: Question, candidates: Sequence[Candidate], dense: np.ndar
                 float(intro and kind == "definition"),
                 float(figure),
                 float(figure and kind == "numeric"),
-                float(bool(_RESULT.search(c.text))),
+                float(result),
                 float(background),
                 float(background and problem),
-                float(bool(_URL.search(c.text))),
+                float(url),
+                float(url and code),
+                float(method),
+                float(method and kind in ("how", "definition")),
+                float(result and evaluation),
                 float(c.position == 0),
                 c.position / max(c.of - 1, 1),
                 1.0 / c.rank,

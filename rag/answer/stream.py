@@ -25,6 +25,7 @@ of the same sources follows, its FinalEvent carrying ``fallback_reason``.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
@@ -110,16 +111,19 @@ def _answer(
     else:
         query = rewrite_followup(question, history, names)
     clock = time.perf_counter()
-    asked = analyse(query, names)
-    found = gather(
-        asked,
-        query,
-        retriever=retriever,
-        names=names,
-        filters=filters,
-        k=k,
-        min_relevance=min_relevance,
+    look = functools.partial(
+        gather, retriever=retriever, names=names, filters=filters, k=k, min_relevance=min_relevance
     )
+    asked = analyse(query, names)
+    found = look(asked, query)
+    if not found.answerable and history and query == question:
+        # Too weak on its own ("Whose capabilities did the classifier distill?"): try it in
+        # the conversation's subject, on evidence alone, since the name was not the user's.
+        retry = rewrite_followup(question, history, names, force=True)
+        if retry != query:
+            again = look(analyse(retry, names), retry, trust_names=False)
+            if again.answerable:
+                query, asked, found = retry, analyse(retry, names), again
     sources = found.sources
     timings["retrieve"] = time.perf_counter() - clock
 
@@ -136,12 +140,19 @@ def _answer(
     events: Iterator[Event]
     if not found.answerable:
         mode, model = (LLM_MODE, chat.name) if chat else (EXTRACTIVE_MODE, "")
-        events = iter(refusal(query, timings, answerer=mode, model=model))
+        events = iter(refusal(query, timings, answerer=mode, model=model, reason=found.reason))
     elif chat is None:
         events = extractive()
     else:
         primary = llm_answer(
-            question, query, sources, model=chat, history=history, options=llm, timings=timings
+            question,
+            query,
+            sources,
+            model=chat,
+            history=history,
+            options=llm,
+            timings=timings,
+            kind=asked.kind,
         )
         events = _with_fallback(primary, extractive if fallback else None)
     first = True

@@ -12,7 +12,7 @@ from rag.records import format_authors
 if TYPE_CHECKING:
     from rag.answer.events import Answer
 
-__all__ = ["meta_line", "print_answer", "print_json", "print_notes", "shorten"]
+__all__ = ["meta_line", "print_answer", "print_json", "print_notes", "searched", "shorten"]
 
 
 def print_json(data: Any) -> None:
@@ -35,8 +35,16 @@ def print_notes(answer: Answer) -> None:
         print(f"paperchat: note: {error.message}; answering extractively", file=sys.stderr)
 
 
-def print_answer(answer: Answer) -> None:
+def searched(question: str, answer: Answer) -> str:
+    """The query that was searched, when it is not the question as asked ("" otherwise)."""
+    query = answer.final.query
+    return query if query and query != " ".join(question.split()) else ""
+
+
+def print_answer(answer: Answer, question: str = "") -> None:
     final = answer.final
+    if question and (query := searched(question, answer)):
+        print(f"(searched: {query})\n")
     print(final.answer)
     if final.citations:
         print("\nReferences")

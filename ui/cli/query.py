@@ -99,7 +99,7 @@ def ask(args: argparse.Namespace, settings: Settings) -> int:
         if final.refused:
             print(f"paperchat: {final.answer}", file=sys.stderr)
     else:
-        print_answer(answer)
+        print_answer(answer, args.question)
     return EXIT_OK
 
 
@@ -124,6 +124,6 @@ def chat(args: argparse.Namespace, settings: Settings, stdin: TextIO | None = No
             print(f"paperchat: error: {exc}", file=sys.stderr)
             continue
         print_notes(answer)
-        print_answer(answer)
+        print_answer(answer, line)
         cited = tuple(c.source.label for c in answer.final.citations)
         history += [Turn("user", line.strip()), Turn("assistant", answer.final.answer, cited)]

@@ -111,9 +111,12 @@ def _stream(
             shown = "extractive" if event.answerer == "extractive" else event.model
             if event.fallback_reason:
                 shown += " (the language model failed)"
+            searched = event.query if event.query != " ".join(question.split()) else ""
             chat[-1] = {
                 "role": "assistant",
-                "content": answer_markdown(event.answer, event.citations, mode=shown),
+                "content": answer_markdown(
+                    event.answer, event.citations, mode=shown, searched=searched
+                ),
             }
             cited = tuple(c.source.label for c in event.citations)
             turns = [*turns, Turn("user", question), Turn("assistant", event.answer, cited)]

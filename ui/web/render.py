@@ -28,9 +28,12 @@ def md_escape(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", html.escape(text, quote=False))
 
 
-def answer_markdown(answer: str, citations: Sequence[Citation], *, mode: str) -> str:
+def answer_markdown(
+    answer: str, citations: Sequence[Citation], *, mode: str, searched: str = ""
+) -> str:
     """The answer, its mode and a numbered reference list with quotes, in one message (so
-    copying the message copies the answer with its references)."""
+    copying the message copies the answer with its references); ``searched`` is the query
+    that was searched when it is not the question as asked."""
     parts = [md_escape(answer).replace("\n", "  \n")]
     if citations:
         refs = []
@@ -43,7 +46,9 @@ def answer_markdown(answer: str, citations: Sequence[Citation], *, mode: str) ->
                 + f"  \n   “{md_escape(' '.join(c.quote.split()))}”"
             )
         parts.append("**References**  \n" + "  \n".join(refs))
-    parts.append(f"*{md_escape(mode)}*")
+    parts.append(
+        f"*{md_escape(mode)}*" + (f" · *searched: {md_escape(searched)}*" if searched else "")
+    )
     return "\n\n".join(parts)
 
 

@@ -1,0 +1,264 @@
+"""Answers that say the answer: question types, names, sentence ranking, follow-ups, and the
+answer shapes end to end on the sample corpus with the shipped embedder."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rag.answer import rank
+from rag.answer.events import Answer
+from rag.answer.followup import Turn, is_followup, rewrite_followup
+from rag.answer.prompts import EXTRACTIVE_NOTE, NO_ANSWER
+from rag.answer.question import Names, analyse, split_parts
+from rag.engine import Engine
+from rag.records import PaperRow
+from rag.settings import load_settings
+from tests.conftest import SAMPLE
+from ui.app import App
+from ui.cli.main import main
+
+
+def _row(pid: str, label: str, authors: tuple[str, ...] = (), title: str = "") -> PaperRow:
+    return PaperRow(id=pid, label=label, title=title, authors=authors, year=None, source="s",
+                    position=0, n_chunks=1)  # fmt: skip
+
+
+NAMES = Names(
+    [
+        _row("e3", "ERNIE 3.0", ("Yu Sun", "Shuohuan Wang")),
+        _row("titan", "ERNIE 3.0 Titan", ("Shuohuan Wang",)),
+        _row("llumnix", "Llumnix"),
+        _row("inf", "Infinite-LLM"),
+        _row("kv", "KCache", ("Qiaozhi He", "Zhihua Wu")),
+        _row("dtf", "Distributed training framework", ("Yulong Ao", "Zhihua Wu")),
+        _row("bm", "Big Models"),
+        _row("rev", "Literature review on the progressive development…"),
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("What is Llumnix?", "definition"),
+        ("Can you explain what KCache is?", "definition"),
+        ("By how much does KCache raise throughput?", "numeric"),
+        ("What speedup does Llumnix reach?", "numeric"),
+        ("How does Llumnix move requests between instances?", "how"),
+        ("Which papers are about LLM serving?", "list"),
+        ("Are there any surveys in the collection?", "list"),
+        ("Compare Llumnix and Infinite-LLM.", "comparison"),
+        ("Llumnix vs Infinite-LLM: what differs?", "comparison"),
+        ("What did Zhihua Wu work on?", "author"),
+        ("Papers by Qiaozhi He?", "author"),
+        ("Summarize the papers in this collection.", "overview"),
+        ("What topics does this library cover?", "overview"),
+    ],
+)
+def test_question_types(question: str, kind: str) -> None:
+    assert analyse(question, NAMES).kind == kind
+
+
+def test_names_are_found_longest_first_side_by_side_and_by_a_unique_part() -> None:
+    assert NAMES.named("What is ERNIE 3.0 Titan?") == ["titan"]
+    assert NAMES.named("Compare ERNIE 3.0 and ERNIE 3.0 Titan") == ["e3", "titan"]
+    assert NAMES.named("How does it compare with Llumnix? Infinite-LLM") == ["llumnix", "inf"]
+    assert NAMES.named("How big is the Titan version?") == ["titan"]  # a part naming one paper
+    assert NAMES.named("What does the distributed training framework provide?") == ["dtf"]
+    assert NAMES.proper("What does the distributed training framework provide?") == []
+    assert NAMES.named("How are big models trained?") == ["bm"]
+    assert NAMES.named("models and cache and serving") == []  # no part of "Big Models"
+    assert NAMES.named("Literature review on the progressive development") == []  # cut label
+    assert NAMES.authors("What did zhihua wu work on?") == ["zhihua wu"]
+    assert NAMES.papers_by("zhihua wu") == ["kv", "dtf"]
+
+
+def test_two_part_questions_are_split() -> None:
+    assert split_parts("What is KCache and how much does it improve throughput?") == [
+        "What is KCache",
+        "how much does it improve throughput",
+    ]
+    assert split_parts("What is KCache?") == ["What is KCache"]
+    assert analyse("What is KCache and how fast is it?", NAMES).parts[1] == "how fast is it"
+
+
+def _rank(question: str, sentences: list[str], named: tuple[str, ...] = ()) -> list[str]:
+    """The sentences, best first, at equal similarity to the question."""
+    q = analyse(question, NAMES)
+    q = type(q)(text=q.text, kind=q.kind, named=named, authors=q.authors, parts=q.parts)
+    cands = [rank.Candidate(s, "kv", "KCache", i + 1, len(sentences) + 1, 1)
+             for i, s in enumerate(sentences)]  # fmt: skip
+    scores = rank.score(rank.features(q, cands, np.full(len(cands), 0.5, dtype=np.float32)))
+    return [sentences[i] for i in np.argsort(-scores, kind="stable")]
+
+
+def test_ranking_prefers_the_sentence_the_question_asks_for() -> None:
+    background = "Large language models have had a profound impact on many applications."
+    intro = "We propose KCache, a novel technique that keeps the KV cache on the CPU."
+    figure = "Experiments show that KCache improves throughput by 40% over the baseline."
+    url = "The code is available at https://github.com/example/kcache."
+    both = [background, intro, figure, url]
+    assert _rank("What is KCache?", both, ("kv",))[0] == intro
+    assert _rank("How much does KCache improve throughput?", both, ("kv",))[0] == figure
+    assert _rank("What is KCache?", both, ("kv",))[-1] in (url, background)
+    assert _rank("Where can I get the code of KCache?", [background, url], ("kv",))[0] == url
+
+
+def test_followups_carry_the_subject_only_when_needed() -> None:
+    history = [Turn("user", "What does Llumnix do?"), Turn("assistant", "... [1].", ("Llumnix",))]
+    assert is_followup("How much money can it save?", NAMES)
+    assert is_followup("Where can I get the code?", NAMES)  # two words of its own
+    assert not is_followup("What is KCache?", NAMES)  # names its own subject
+    assert not is_followup("Which papers show that caching helps LLM serving?", NAMES)
+    assert rewrite_followup("How much money can it save?", history, NAMES).endswith("Llumnix")
+    switch = (
+        "Which paper deals with federated learning when clients are only intermittently available?"
+    )
+    assert rewrite_followup(switch, history, NAMES) == switch
+    assert rewrite_followup("What is KCache?", history, NAMES) == "What is KCache?"
+    assert rewrite_followup("What is KCache?", history, NAMES, force=True).endswith("Llumnix")
+    # The subject is the name the last answered question used, not the papers it cited.
+    named = [Turn("user", "How big is the Titan version?"), Turn("assistant", "...", ("X",))]
+    assert rewrite_followup("Who trained it?", named, NAMES) == "Who trained it? ERNIE 3.0 Titan"
+
+
+# -- end to end on the sample corpus ------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory) -> Engine:
+    data = tmp_path_factory.mktemp("shapes-index")
+    settings = load_settings(data_dir=data, llm="extractive")
+    app = App.from_settings(settings)
+    assert app.ingester.ingest([SAMPLE]).added == 32
+    return app.engine
+
+
+def _body(answer: Answer) -> str:
+    assert answer.final.answer.startswith(EXTRACTIVE_NOTE)
+    return answer.final.answer[len(EXTRACTIVE_NOTE) :].strip()
+
+
+def _cited(answer: Answer) -> list[str]:
+    return [c.source.label for c in answer.final.citations]
+
+
+def _lean(answer: Answer) -> None:
+    """Short, no sentence twice, every sentence cited, quotes verbatim."""
+    body = _body(answer)
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+(?=[A-Z])", body) if s.strip()]
+    assert len(re.findall(r"\w+", re.sub(r"\[\d+\]", "", body))) <= 130
+    assert len(sentences) == len(set(sentences))
+    assert all(re.search(r"\[\d+\]", s) for s in sentences)
+    for c in answer.final.citations:
+        assert c.quote in c.source.abstract
+
+
+def test_a_definition_introduces_the_system(engine: Engine) -> None:
+    answer = engine.ask("What is Llumnix?")
+    assert _cited(answer) == ["Llumnix"] and "rescheduling" in _body(answer)
+    assert "github" not in _body(answer).casefold()
+    _lean(answer)
+
+
+def test_a_numeric_question_gets_the_figure(engine: Engine) -> None:
+    answer = engine.ask("By how much does KCache improve throughput?")
+    assert _cited(answer) == ["KCache"] and "40%" in _body(answer)
+    _lean(answer)
+
+
+def test_a_two_part_question_gets_both_parts(engine: Engine) -> None:
+    answer = engine.ask("What is Llumnix and how much does it speed up high-priority requests?")
+    body = _body(answer)
+    assert "rescheduling" in body and re.search(r"\d+(\.\d+)?x", body)
+    _lean(answer)
+
+
+def test_a_list_has_one_cited_line_per_paper(engine: Engine) -> None:
+    answer = engine.ask("Which papers deal with federated learning?")
+    lines = _body(answer).splitlines()
+    assert len(lines) >= 2 and all(re.match(r"- \*\*.+\*\*: .+\[\d+\]", line) for line in lines)
+    assert {"FedLaAvg", "Federated submodel learning"} <= set(_cited(answer))
+
+
+def test_a_comparison_has_one_line_per_system_and_nothing_else(engine: Engine) -> None:
+    answer = engine.ask("Compare Llumnix and Infinite-LLM.")
+    assert _cited(answer) == ["Llumnix", "Infinite-LLM"]
+    assert len(_body(answer).splitlines()) == 2
+
+
+def test_an_author_question_lists_their_papers_from_the_metadata(engine: Engine) -> None:
+    answer = engine.ask("What did Zhihua Wu work on?")
+    assert set(_cited(answer)) == {
+        "Nebula-I", "Paddle-HeterPS", "KCache", "Distributed training framework"
+    }  # fmt: skip
+    who = engine.ask("Who wrote KCache?")
+    assert "Qiaozhi He" in who.final.answer and _cited(who) == ["KCache"]
+    nobody = engine.ask("Who are the authors of Llumnix?")  # the sample has none for it
+    assert nobody.final.refused and nobody.final.answer == NO_ANSWER
+
+
+def test_an_overview_gives_themes_with_counts(engine: Engine) -> None:
+    answer = engine.ask("Summarize the papers in this collection.")
+    body = _body(answer)
+    assert body.startswith("The library holds 32 papers")
+    themes = [line for line in body.splitlines() if line.startswith("- ")]
+    assert len(themes) >= 3 and all(re.search(r"\(\d+ papers?\)", t) for t in themes)
+    assert len(answer.final.citations) == 32
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How does PagedAttention in vLLM manage KV cache memory?",
+        "What is a good recipe for banana bread?",
+        "Who won the Battle of Hastings?",
+    ],
+)
+def test_off_topic_questions_are_refused_with_a_reason(engine: Engine, question: str) -> None:
+    final = engine.ask(question).final
+    assert final.refused and final.citations == () and final.refusal_reason
+
+
+def test_a_new_topic_does_not_drag_the_old_one_along(engine: Engine) -> None:
+    history = [Turn("user", "What does Llumnix do?"), Turn("assistant", "... [1].", ("Llumnix",))]
+    switch = (
+        "Which paper deals with federated learning when clients are only intermittently available?"
+    )
+    answer = engine.ask(switch, history=history)
+    assert answer.final.query == switch and _cited(answer)[0] == "FedLaAvg"
+    again = engine.ask("What is ROAM?", history=history)
+    assert again.final.query == "What is ROAM?" and _cited(again) == ["ROAM"]
+
+
+def test_a_weak_question_is_tried_in_the_conversations_subject(engine: Engine) -> None:
+    history = [Turn("user", "What is CCI3.0-HQ?"), Turn("assistant", "... [1].", ("CCI3.0-HQ",))]
+    answer = engine.ask("Whose capabilities did the quality classifier distill?", history=history)
+    assert "CCI3.0-HQ" in answer.final.query and _cited(answer)[0] == "CCI3.0-HQ"
+    cache = [
+        Turn("user", "Tell me about ERTACache."),
+        Turn("assistant", "... [1].", ("ERTACache",)),
+    ]
+    off = engine.ask("What is the price of an RTX 4090 right now?", history=cache)
+    assert off.final.refused  # the subject is no evidence for an off-topic question
+
+
+def test_the_cli_shows_the_query_it_searched(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                             engine: Engine) -> None:  # fmt: skip
+    import io
+
+    from ui.cli import main as cli
+    from ui.cli import query
+
+    data = engine.settings.data_dir
+    args = cli.parser().parse_args(["chat", "--data-dir", str(data)])
+    lines = io.StringIO("What does Llumnix do?\nHow much money can it save?\n")
+    assert query.chat(args, load_settings(data_dir=data), stdin=lines) == 0
+    out = capsys.readouterr().out
+    assert "(searched: How much money can it save? Llumnix)" in out and "36%" in out
+    assert main(["ask", "What is Llumnix?", "--data-dir", str(data)]) == 0
+    assert "(searched:" not in capsys.readouterr().out
