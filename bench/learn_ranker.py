@@ -1,8 +1,8 @@
 """Learn the sentence-ranking weights of rag/answer/rank.py from a dev set with key facts.
 
 For every answerable question with key facts (single questions and conversation turns, a
-follow-up carrying the conversation's subject), the question is retrieved as the engine would, each sentence of the
-retrieved abstracts becomes a candidate with rank.features(), and a candidate is a positive
+follow-up carrying the conversation's subject), the question is retrieved as the engine
+would, each sentence of the retrieved abstracts becomes a candidate with rank.features(), and a candidate is a positive
 when it belongs to a gold paper and contains one of the question's key facts. A logistic
 regression (L2) is fitted by Newton's method. It reports, for the weights learnt on each
 half of the questions (ids hashed as in bench/answers.py) and scored on the other, how often
@@ -51,8 +51,8 @@ def examples(app: App, items: list[dict], k: int) -> list[dict[str, Any]]:
             if example is not None:
                 out.append(example | {"id": item["id"], "half": half(item["id"])})
             gold = turn.get("gold") or []
-            history += [Turn("user", turn["question"]),
-                        Turn("assistant", "...", tuple([gold] if isinstance(gold, str) else gold))]  # fmt: skip
+            cited = tuple([gold] if isinstance(gold, str) else gold)
+            history += [Turn("user", turn["question"]), Turn("assistant", "...", cited)]
     return out
 
 
