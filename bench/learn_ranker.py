@@ -2,16 +2,17 @@
 
 For every answerable question with key facts (single questions and conversation turns, a
 follow-up carrying the conversation's subject), the question is retrieved as the engine
-would, each sentence of the retrieved abstracts becomes a candidate with rank.features(),
-and a candidate is a positive when it belongs to a gold paper and contains one of the
-question's key facts. A logistic regression (L2) is fitted by Newton's method. It reports, for the weights learnt on each
-half of the questions (ids hashed as in bench/answers.py) and scored on the other, how often
-the top-ranked sentence is a positive, against MiniLM similarity alone; then prints the
-weights learnt on all questions, to paste into rank.WEIGHTS.
+would; each sentence of the retrieved abstracts becomes a candidate with rank.features(),
+a positive when it belongs to a gold paper and contains one of the question's key facts.
+A logistic regression (L2) is fitted by Newton's method. For the weights learnt on each
+half of the questions (ids hashed as in bench/answers.py) and scored on the other, it
+reports how often the top-ranked sentence is a positive, against MiniLM similarity alone;
+then it prints the weights learnt on all questions, to paste into rank.WEIGHTS.
 
     python bench/learn_ranker.py --corpus data/sample --questions bench/data/answers_dev.jsonl
 
-Saves bench/results/ranker.json.
+Saves bench/results/ranker.json (with the weights learnt on each half, which
+``bench/answers.py --weights bench/results/ranker.json a`` uses to read the other half).
 """
 
 from __future__ import annotations
