@@ -43,6 +43,8 @@ NEAR_DUPLICATE = 0.9  # a sentence this close (cosine) to a picked one is never 
 MIN_SENTENCE_WORDS = 4  # shorter "sentences" are headings or split artefacts
 MAX_LINES = 8  # papers in a list, comparison or author answer
 
+PaperVectors = Callable[[Sequence[str]], dict[str, np.ndarray]]
+
 
 @dataclass(frozen=True, slots=True)
 class _Sentence:
@@ -138,15 +140,21 @@ def _compose(
     sources: Sequence[Source],
     embedder: Embedder,
     qvec: np.ndarray,
+    stored: PaperVectors | None = None,
 ) -> tuple[str, list[_Sentence]]:
     """The answer's body for the question's shape, and the sentences it quotes."""
     sentences = _sentences(sources)
+    if question.kind == "overview":  # each paper's first sentence is all a theme needs
+        firsts: dict[str, _Sentence] = {}
+        for s in sentences:
+            firsts.setdefault(s.source.paper_id, s)
+        sentences = list(firsts.values())
     if not sentences:
         return "", []
     vectors = np.asarray(embedder.embed_documents([s.text for s in sentences]))
     sentences = [replace(s, vector=v) for s, v in zip(sentences, vectors, strict=True)]
     if question.kind == "overview":
-        return _overview(sentences, sources)
+        return _overview(sentences, sources, stored)
     if question.kind in ("list", "comparison", "author"):
         lines_for = replace(question, kind="definition")
         picks = _per_paper(lines_for, _scored(lines_for, sentences, qvec), sources)
@@ -156,12 +164,18 @@ def _compose(
     return " ".join(_cite(p.text, p.source.n) for p in picks), picks
 
 
-def _overview(sentences: list[_Sentence], sources: Sequence[Source]) -> tuple[str, list[_Sentence]]:
-    """The library's themes: papers grouped by their first sentence's vector."""
-    first = {s.source.paper_id: s for s in reversed(sentences)}  # each paper's first sentence
+def _overview(
+    sentences: list[_Sentence], sources: Sequence[Source], stored: PaperVectors | None
+) -> tuple[str, list[_Sentence]]:
+    """The library's themes: papers grouped by their stored vectors (their first sentence's
+    when the store gives none), each quoted by its first sentence."""
+    first = {s.source.paper_id: s for s in reversed(sentences)}
     picks = [first[src.paper_id] for src in sources if src.paper_id in first]
     papers = [p.source for p in picks]
-    groups = shapes.overview_themes(papers, np.stack([p.vector for p in picks]))
+    known = stored([p.paper_id for p in papers]) if stored else {}
+    vectors = np.stack([known.get(p.source.paper_id, p.vector) for p in picks])
+    vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    groups = shapes.overview_themes(papers, vectors)
     return shapes.theme_lines(papers, groups, len(sources)), picks
 
 
@@ -207,17 +221,19 @@ def extractive_answer(
     timings: dict[str, float],
     question: Question | None = None,
     fallback_reason: str = "",
+    paper_vectors: PaperVectors | None = None,
 ) -> Iterator[Event]:
     """The extractive answer to ``question`` (analysed from ``query`` when not given) from
     ``sources`` (numbered 1..k), as events. Refuses when no sentence can be quoted. Adds
-    ``select`` to ``timings`` (``total`` is the caller's)."""
+    ``select`` to ``timings`` (``total`` is the caller's). ``paper_vectors`` gives the
+    papers' stored vectors, which an overview groups into themes."""
     clock = time.perf_counter()
     question = question or analyse(query)
     if question.asks_author and question.kind != "author" and sources:
         body, picked = _authorship(sources[0])
     else:
         qvec = np.asarray(embedder.embed_query(query), dtype=np.float32)
-        body, picked = _compose(question, sources, embedder, qvec)
+        body, picked = _compose(question, sources, embedder, qvec, paper_vectors)
     timings["select"] = time.perf_counter() - clock
     if not picked:
         yield from refusal(query, timings, answerer=EXTRACTIVE_MODE, reason="nothing to quote")

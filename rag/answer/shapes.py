@@ -25,7 +25,8 @@ _BLAND = STOPWORDS | frozenset(
     experiments experimental demonstrate different various large large-scale also first
     framework system systems data learning deep state-of-the-art significantly effectively
     however achieve achieves improve improves well training stage release released study
-    provide provides which their these those this that such while further tasks task
+    provide provides which their these those this that such while further tasks task number
+    natural compared computation applications resulting thereby
     """.split()  # noqa: SIM905 - a word list reads better as prose
 )
 
@@ -60,39 +61,38 @@ def authorship(source: Source) -> str:
 
 
 def _theme_words(texts: Sequence[str], cluster: Sequence[int], k: int = 3) -> list[str]:
-    """The words that set a cluster's papers apart from the rest (c-TF-IDF)."""
-    counts = [Counter(w for w in _WORD.findall(t.casefold()) if w not in _BLAND) for t in texts]
-    in_cluster = Counter(w for i in cluster for w in counts[i])
-    papers_with = Counter(w for i in cluster for w in set(counts[i]))
-    everywhere = Counter(w for c in counts for w in set(c))
-    n = len(texts)
+    """The words that set a cluster's papers apart: the share of its papers that use a word
+    minus the share of all papers that do; a word used by more than a third of the library
+    (or by one paper of a larger cluster) names no theme."""
+    words = [{w for w in _WORD.findall(t.casefold()) if w not in _BLAND} for t in texts]
+    inside = Counter(w for i in cluster for w in words[i])
+    everywhere = Counter(w for ws in words for w in ws)
     need = 2 if len(cluster) > 1 else 1
-    weight = {
-        w: in_cluster[w] * np.log(1 + n / everywhere[w])
-        for w in in_cluster
-        if papers_with[w] >= need
+    common = max(3, len(texts) / 3)
+    lift = {
+        w: c / len(cluster) - everywhere[w] / len(texts)
+        for w, c in inside.items()
+        if c >= need and everywhere[w] <= common
     }
-    return [w for w, _ in sorted(weight.items(), key=lambda kv: (-kv[1], kv[0]))[:k]]
+    return [w for w, _ in sorted(lift.items(), key=lambda kv: (-kv[1], kv[0]))[:k]]
 
 
-def _kmeans(vectors: np.ndarray, k: int, rounds: int = 25) -> np.ndarray:
-    """Cluster labels (cosine k-means, farthest-point start: deterministic)."""
-    centres = [0]
-    for _ in range(1, k):
-        sims = vectors @ vectors[centres].T
-        centres.append(int(np.argmin(sims.max(axis=1))))
-    c = vectors[centres]
-    labels = np.zeros(len(vectors), dtype=int)
-    for _ in range(rounds):
-        labels = np.argmax(vectors @ c.T, axis=1)
-        new = np.stack(
-            [vectors[labels == j].mean(axis=0) if np.any(labels == j) else c[j] for j in range(k)]
-        )
-        new /= np.maximum(np.linalg.norm(new, axis=1, keepdims=True), 1e-12)
-        if np.allclose(new, c):
-            break
-        c = new
-    return labels
+def _agglomerate(vectors: np.ndarray, k: int) -> list[list[int]]:
+    """Average-linkage clustering on cosine similarity, merged down to ``k`` groups
+    (deterministic; fine for the few dozen papers an overview reads)."""
+    groups = [[i] for i in range(len(vectors))]
+    sims = vectors @ vectors.T
+    while len(groups) > k:
+        best, pair = -np.inf, (0, 1)
+        for a in range(len(groups)):
+            for b in range(a + 1, len(groups)):
+                link = float(sims[np.ix_(groups[a], groups[b])].mean())
+                if link > best:
+                    best, pair = link, (a, b)
+        a, b = pair
+        groups[a] = sorted(groups[a] + groups[b])
+        del groups[b]
+    return groups
 
 
 def overview_themes(sources: Sequence[Source], vectors: np.ndarray) -> list[list[int]]:
@@ -101,17 +101,18 @@ def overview_themes(sources: Sequence[Source], vectors: np.ndarray) -> list[list
     if n < 4:
         return [list(range(n))]
     k = min(6, max(2, round(n / 5)))
-    labels = _kmeans(vectors, k)
-    groups = [[i for i in range(n) if labels[i] == j] for j in range(k)]
-    return sorted((g for g in groups if g), key=lambda g: (-len(g), g[0]))
+    groups = _agglomerate(vectors, k)
+    return sorted(groups, key=lambda g: (-len(g), g[0]))
 
 
 def theme_lines(sources: Sequence[Source], groups: Sequence[Sequence[int]], total: int) -> str:
     """'The library holds N papers. Main themes:' and one line per theme, its papers cited."""
     texts = [f"{s.name}. {s.abstract}" for s in sources]
     lines = [f"The library holds {total} papers. Main themes:"]
+    alone = [g[0] for g in groups if len(g) == 1]
+    groups = [g for g in groups if len(g) > 1] + ([alone] if alone else [])
     for group in groups:
-        words = _theme_words(texts, group)
+        words = _theme_words(texts, group) if group is not alone else ["other topics"]
         papers = ", ".join(f"{sources[i].name} [{sources[i].n}]" for i in group)
         count = f"{len(group)} paper{'s' if len(group) > 1 else ''}"
         lines.append(f"- **{', '.join(words) or 'other'}** ({count}): {papers}")

@@ -135,6 +135,7 @@ def _answer(
             question=asked,
             timings=timings,
             fallback_reason=reason,
+            paper_vectors=retriever.store.paper_vectors,
         )
 
     events: Iterator[Event]

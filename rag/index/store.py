@@ -153,6 +153,18 @@ class Store:
         )
         return dict(zip(result["ids"], result["documents"], strict=True))
 
+    def paper_vectors(self, paper_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """{paper_id: the stored vector of its first chunk} (absent ids are left out)."""
+        if not paper_ids:
+            return {}
+        chunk_ids = [f"{pid}#0" for pid in paper_ids]
+        result = self._call("read", self._collection.get, ids=chunk_ids, include=["embeddings"])
+        vectors = result["embeddings"] if result["embeddings"] is not None else []
+        return {
+            cid.rsplit("#", 1)[0]: np.asarray(v, dtype=np.float32)
+            for cid, v in zip(result["ids"], vectors, strict=True)
+        }
+
     def abstracts(self, paper_ids: Sequence[str]) -> dict[str, str]:
         """{paper_id: stored abstract} for these papers (from their first chunks; absent ids
         are left out). The retriever's catalogue keeps no abstracts, so answers read them here."""
