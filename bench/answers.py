@@ -106,6 +106,7 @@ def score_turn(turn: dict, final: FinalEvent, errors: list[str]) -> dict[str, An
         "gold": gold,
         "gold_any": bool(gold) and gold_hits > 0,
         "gold_recall": gold_hits / len(gold) if gold else None,
+        "precision": sum(c in gold for c in cited) / len(cited) if gold and cited else None,
         "facts": len(facts),
         "facts_stated": sum(stated),
         "missed_facts": [f[0] for f, s in zip(facts, stated, strict=True) if not s],
@@ -154,6 +155,7 @@ def summarise(rows: list[dict]) -> dict[str, Any]:
     answered = [t for t in flat if not t["refused"]]
     convs = [r for r in rows if r["type"] == "conversation"]
     facts = sum(t["facts"] for t in ans)
+    precise = [t["precision"] for t in with_gold if t["precision"] is not None]
     return {
         "n": len(flat),
         "key_facts": {
@@ -168,6 +170,7 @@ def summarise(rows: list[dict]) -> dict[str, Any]:
             "recall": round(np.mean([t["gold_recall"] for t in with_gold]), 4)
             if with_gold
             else None,
+            "precision": round(np.mean(precise), 4) if precise else None,
         },
         "answerable_refused": {"n": len(ans), "count": sum(t["refused"] for t in ans)},
         "unanswerable_answered": {"n": len(una), "count": sum(not t["refused"] for t in una)},
@@ -220,7 +223,10 @@ def print_table(name: str, rep: dict[str, Any]) -> None:
     line("all", rep["all"])
     a = rep["all"]
     g = a["gold_cited"]
-    print(f"key facts {a['key_facts']['rate']}  gold cited {g['rate']} (recall {g['recall']})  "
+    lists = rep["by_type"].get("list", {}).get("gold_cited", {})
+    print(f"key facts {a['key_facts']['rate']}  gold cited {g['rate']} (recall {g['recall']}, "
+          f"precision {g['precision']}; lists: recall {lists.get('recall')}, precision "
+          f"{lists.get('precision')})  "
           f"dangling markers {a['dangling_markers']}")  # fmt: skip
 
 

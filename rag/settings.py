@@ -184,11 +184,12 @@ class Settings(BaseSettings):
         default=50.0, gt=0, le=10_000, description="Largest request body /api/ingest accepts."
     )
     min_relevance: float = Field(
-        default=0.20,
+        default=0.0,
         ge=-1.0,
         le=1.0,
-        description="Refuse to answer when the best retrieved paper's cosine similarity to the "
-        "question is below this, whatever the other evidence (see rag/answer/gather.py).",
+        description="A floor: refuse when the best retrieved paper's cosine similarity to the "
+        "question is below this, whatever the other evidence (rag/answer/gather.py weighs "
+        "similarity and word coverage together); 0 leaves the decision to that evidence.",
     )
 
     @field_validator("data_dir", "cache_dir")
