@@ -158,8 +158,20 @@ def _compose(
     if question.kind in ("list", "comparison", "author"):
         lines_for = replace(question, kind="definition")
         picks = _per_paper(lines_for, _scored(lines_for, sentences, qvec), sources)
+        lines = [(p.source, [p.text]) for p in picks]
+        if question.kind == "comparison":  # what sets each apart: one more sentence each
+            more = _per_paper(
+                replace(question, kind="how"),
+                [s for s in _scored(replace(question, kind="how"), sentences, qvec)
+                 if s.text not in {p.text for p in picks}],
+                sources,
+            )  # fmt: skip
+            extra = {m.source.paper_id: m for m in more}
+            lines = [(src, [*texts, *([extra[src.paper_id].text] if src.paper_id in extra else [])])
+                     for src, texts in lines]  # fmt: skip
+            picks += more
         heading = "" if question.kind != "author" else "Papers in the library by this author:"
-        return shapes.paper_lines([(p.source, p.text) for p in picks], heading), picks
+        return shapes.paper_lines(lines, heading), picks
     picks = _prose(question, _scored(question, sentences, qvec), embedder.embed_query)
     return " ".join(_cite(p.text, p.source.n) for p in picks), picks
 

@@ -94,6 +94,9 @@ FEATURES = (
     "method",
     "method_how",
     "result_evaluation",
+    "after_intro",
+    "after_intro_how",
+    "background_how",
     "first",
     "position",
     "paper_rank",
@@ -102,28 +105,31 @@ FEATURES = (
 
 # Learnt by bench/learn_ranker.py (logistic regression, L2 1.0) on bench/data/answers_dev.jsonl.
 WEIGHTS = {
-    "bias": -6.386,
-    "dense": 0.302,
-    "dense_gap": 0.698,
-    "lexical": 1.835,
-    "names_paper": -0.227,
-    "named_paper": 1.437,
-    "intro": -0.175,
-    "intro_definition": 1.072,
-    "figure": 0.048,
-    "figure_numeric": 0.847,
-    "result": 0.008,
-    "background": -0.095,
-    "background_problem": 0.538,
-    "url": -0.393,
-    "url_asked": 0.653,
-    "method": -0.331,
-    "method_how": 0.587,
-    "result_evaluation": 0.208,
-    "first": -0.576,
-    "position": -0.362,
-    "paper_rank": 3.732,
-    "short": -1.384,
+    "bias": -6.314,
+    "dense": 0.279,
+    "dense_gap": 0.863,
+    "lexical": 1.889,
+    "names_paper": -0.107,
+    "named_paper": 1.474,
+    "intro": -0.457,
+    "intro_definition": 1.108,
+    "figure": 0.098,
+    "figure_numeric": 0.97,
+    "result": -0.014,
+    "background": 0.004,
+    "background_problem": 0.498,
+    "url": -0.473,
+    "url_asked": 0.625,
+    "method": -0.139,
+    "method_how": 0.532,
+    "result_evaluation": 0.164,
+    "after_intro": -1.134,
+    "after_intro_how": 0.313,
+    "background_how": -1.295,
+    "first": -0.541,
+    "position": 0.612,
+    "paper_rank": 3.7,
+    "short": -1.45,
 }
 
 
@@ -158,6 +164,12 @@ def features(question: Question, candidates: Sequence[Candidate], dense: np.ndar
     code = bool(_ASKS_CODE.search(question.text))
     evaluation = bool(_ASKS_EVALUATION.search(question.text))
     best = float(np.max(dense))
+    # Where each abstract introduces its system: what follows is how it works and what it does.
+    intro_at: dict[str, int] = {}
+    for c in candidates:
+        if _INTRO.search(c.text) and c.position < intro_at.get(c.paper_id, c.of):
+            intro_at[c.paper_id] = c.position
+    how = kind == "how"
     rows = []
     for c, have, sim in zip(candidates, words, dense, strict=True):
         intro = bool(_INTRO.search(c.text))
@@ -189,6 +201,9 @@ def features(question: Question, candidates: Sequence[Candidate], dense: np.ndar
                 float(method),
                 float(method and kind in ("how", "definition")),
                 float(result and evaluation),
+                float(c.position > intro_at.get(c.paper_id, c.of)),
+                float(how and c.position > intro_at.get(c.paper_id, c.of)),
+                float(how and background),
                 float(c.position == 0),
                 c.position / max(c.of - 1, 1),
                 1.0 / c.rank,

@@ -31,8 +31,8 @@ _BLAND = STOPWORDS | frozenset(
 )
 
 
-def _line(source: Source, sentence: str) -> str:
-    return f"- **{source.name}**: {_cited(sentence, source.n)}"
+def _line(source: Source, sentences: Sequence[str]) -> str:
+    return f"- **{source.name}**: " + " ".join(_cited(s, source.n) for s in sentences)
 
 
 def _cited(sentence: str, n: int) -> str:
@@ -44,9 +44,9 @@ def _cited(sentence: str, n: int) -> str:
     return f"{text} [{n}]"
 
 
-def paper_lines(picks: Sequence[tuple[Source, str]], heading: str = "") -> str:
-    """One line per paper: its name, then its chosen sentence, cited."""
-    lines = [_line(source, sentence) for source, sentence in picks]
+def paper_lines(picks: Sequence[tuple[Source, Sequence[str]]], heading: str = "") -> str:
+    """One line per paper: its name, then its chosen sentences, each cited."""
+    lines = [_line(source, sentences) for source, sentences in picks]
     return "\n".join([heading, *lines] if heading else lines)
 
 
