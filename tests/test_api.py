@@ -244,8 +244,9 @@ def test_the_openai_client_works_unchanged(keyed_server: str) -> None:
 
     client = openai.OpenAI(base_url=f"{keyed_server}/v1", api_key=KEY)
     assert [m.id for m in client.models.list()] == ["paperchat"]
+    only_he = {"filters": {"author": "Qiaozhi"}}
     reply = client.chat.completions.create(
-        model="paperchat", messages=[{"role": "user", "content": QUESTION}]
+        model="paperchat", messages=[{"role": "user", "content": QUESTION}], extra_body=only_he
     )
     content = reply.choices[0].message.content
     citations = reply.model_extra["citations"]
@@ -254,13 +255,14 @@ def test_the_openai_client_works_unchanged(keyed_server: str) -> None:
 
     stream = client.chat.completions.create(
         model="paperchat", stream=True, messages=[{"role": "user", "content": QUESTION}],
-        extra_body={"filters": {"author": "Qiaozhi"}},
+        extra_body=only_he,
     )  # fmt: skip
     chunks = list(stream)
     text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
     assert text == content  # the streamed text is the checked answer
     last = chunks[-1]
     assert last.choices[0].finish_reason == "stop" and last.model_extra["citations"] == citations
+    assert all("Qiaozhi He" in c["authors"] for c in citations)  # the filter was applied
 
     off = client.chat.completions.create(
         model="paperchat", messages=[{"role": "user", "content": "Who won the 2018 World Cup?"}]

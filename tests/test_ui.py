@@ -128,7 +128,7 @@ def test_asking_an_example_shows_cited_answer_and_sources(page) -> None:  # type
     )
     _ask(page, EXAMPLES[0])
     chat = page.locator("#pc-chat").inner_text()
-    assert "[1]" in chat and "Extractive answer" in chat and "References" in chat
+    assert "[1]" in chat and "Quoted from the abstracts" in chat and "References" in chat
     panel = page.locator("#pc-sources").inner_text()
     assert "[1]" in panel and "KCache" in panel and "000_135f4ddd7a3bf578.txt" in panel
     ARTIFACTS.mkdir(exist_ok=True)

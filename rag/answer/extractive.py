@@ -27,6 +27,7 @@ from rag.answer.events import DeltaEvent, Event, FinalEvent, SourcesEvent, refus
 from rag.answer.prompts import EXTRACTIVE_MODE, EXTRACTIVE_NOTE
 from rag.answer.question import Question, analyse
 from rag.sentences import split_sentences
+from rag.terms import terms
 
 if TYPE_CHECKING:
     from rag.index.embed import Embedder
@@ -191,9 +192,12 @@ def _overview(
     return shapes.theme_lines(papers, groups, len(sources)), picks
 
 
-def _quote_chooser(picked: Sequence[_Sentence]) -> Callable[[Source, str], str]:
+def _quote_chooser(picked: Sequence[_Sentence], query: str) -> Callable[[Source, str], str]:
     """quote_for for check_citations: each paper's picked sentences, verbatim. Adjacent picks
-    are quoted as one span; otherwise the paper's best pick."""
+    are quoted as one span; otherwise the pick sharing the most words with the question
+    (the earliest on a tie: the same picks always give the same quote, whatever else was
+    retrieved with them)."""
+    wanted = terms(query)
     by_paper: dict[str, list[_Sentence]] = {}
     for c in picked:
         by_paper.setdefault(c.source.paper_id, []).append(c)
@@ -208,7 +212,7 @@ def _quote_chooser(picked: Sequence[_Sentence]) -> Callable[[Source, str], str]:
             end = source.abstract.find(mine[-1].text, max(start, 0))
             if 0 <= start <= end:
                 return source.abstract[start : end + len(mine[-1].text)]
-        return max(mine, key=lambda c: c.score).text
+        return max(mine, key=lambda c: (len(wanted & terms(c.text)), -c.position)).text
 
     return quote_for
 
@@ -251,7 +255,7 @@ def extractive_answer(
         yield from refusal(query, timings, answerer=EXTRACTIVE_MODE, reason="nothing to quote")
         return
     checked = check_citations(
-        f"{EXTRACTIVE_NOTE}\n\n{body}", sources, quote_for=_quote_chooser(picked)
+        f"{EXTRACTIVE_NOTE}\n\n{body}", sources, quote_for=_quote_chooser(picked, query)
     )
     yield SourcesEvent(sources=tuple(sources))
     for piece in _pieces(checked.text, len(EXTRACTIVE_NOTE) + 2):
