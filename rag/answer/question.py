@@ -42,8 +42,8 @@ _COMPARE = re.compile(
 )
 _NUMERIC = re.compile(
     r"\bhow (much|many|fast|large|big|small|long|well|far|often)\b|\bby how\b|"
-    r"\bwhat (\w+ )?(speed ?up|percentage|fraction|size|accuracy|throughput|latency|"
-    r"improvement|reduction|gain|cost|number|scale|score|fid|bleu|f1|rate|ratio|"
+    r"\bwhat (\w+ )?(speed ?ups?|percentages?|fractions?|sizes?|accuracy|throughput|latency|"
+    r"improvements?|reductions?|gains?|costs?|number|scale|scores?|fid|bleu|f1|rates?|ratios?|"
     r"scalability|efficiency)\b|\b(speed ?up|percent|%)|\b(what|which) .{1,60}\b(did|does|do) "
     r".{1,60}\b(reach|achieve|obtain|get|score|attain)\b",
     re.IGNORECASE,
