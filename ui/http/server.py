@@ -1,6 +1,6 @@
 """`paperchat serve`: one FastAPI app under uvicorn, the API and the Gradio UI together.
 
-/api and /v1 come from :mod:`ui.http.api`; the chat UI (:mod:`ui.web.chat`) is mounted at /;
+/api and /v1 come from :mod:`ui.http.api`; the chat UI (:mod:`ui.web.page`) is mounted at /;
 both are built over one :class:`ui.app.App`. With
 PAPERCHAT_API_KEY set the UI asks for it at login (any user name, the key as password).
 Without a key the server binds to loopback only. Several workers need a Chroma server.
@@ -55,8 +55,8 @@ def create_app(settings: Settings) -> FastAPI:
 
 def _with_ui(app: FastAPI, parts: App) -> FastAPI:
     """``app`` with the chat UI mounted at /."""
-    from ui.web.chat import CSS, build_ui
     from ui.web.gradio_import import gr
+    from ui.web.page import CSS, HEAD, build_ui
 
     key = parts.settings.api_key.get_secret_value()
 
@@ -72,6 +72,7 @@ def _with_ui(app: FastAPI, parts: App) -> FastAPI:
         if key
         else None,
         css=CSS,
+        head=HEAD,
         ssr_mode=False,
         mcp_server=False,
         enable_monitoring=False,

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
-__all__ = ["gr", "skips_stub_writing"]
+__all__ = ["SelectData", "gr", "skips_stub_writing"]
 
 _MODULE = "gradio.component_meta"
 _FUNCTION = "create_or_modify_pyi"
@@ -78,3 +78,5 @@ def skips_stub_writing() -> bool:
 
 
 gr = _import_gradio()
+# Event data classes that handlers name in their signatures (gradio reads the annotation).
+SelectData: Any = gr.SelectData

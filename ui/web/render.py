@@ -2,7 +2,9 @@
 
 Pure functions (no gradio import), so they are tested on their own. Abstract sentences are
 data: an abstract holding ``<script>`` or ``[a link](http://...)`` shows those characters,
-it does not run or link them.
+it does not run or link them. The only links made are ours: each ``[n]`` marker points at
+its source card (``#pc-src-<answer>-<n>``), and a card links the paper's DOI, arXiv page or
+URL when they are known (http and https only).
 """
 
 from __future__ import annotations
@@ -11,15 +13,25 @@ import html
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from urllib.parse import quote
 
 from rag.answer.cite import Citation
-from rag.records import format_authors
+from rag.records import PaperRow, format_authors
 
-__all__ = ["answer_markdown", "md_escape", "sources_html"]
+__all__ = [
+    "answer_markdown",
+    "card_id",
+    "library_rows",
+    "md_escape",
+    "paper_links",
+    "sources_html",
+]
 
 # Markdown punctuation, plus ":" and "@" so bare URLs and e-mail addresses are not
 # auto-linked (GitHub-flavoured Markdown links "http://..." found in plain text).
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>:@])")
+_ESCAPED_MARKER = re.compile(r"\\\[(\d+(?:, \d+)*)\\\]")
+_ARXIV = re.compile(r"^(?:arxiv:)?(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?$", re.I)
 
 
 def md_escape(text: str) -> str:
@@ -28,43 +40,112 @@ def md_escape(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", html.escape(text, quote=False))
 
 
+def card_id(answer: int, n: int) -> str:
+    """The id of source ``n``'s card for the ``answer``-th answer of the conversation."""
+    return f"pc-src-{answer}-{n}"
+
+
+def _linked(escaped: str, answer: int) -> str:
+    """Escaped answer text with each [n] (or [1, 3]) a link to its source card."""
+
+    def link(match: re.Match[str]) -> str:
+        numbers = [int(x) for x in match.group(1).split(", ")]
+        parts = [f"[{n}](#{card_id(answer, n)})" for n in numbers]
+        return "\\[" + ", ".join(parts) + "\\]"
+
+    return _ESCAPED_MARKER.sub(link, escaped)
+
+
 def answer_markdown(
-    answer: str, citations: Sequence[Citation], *, mode: str, searched: str = ""
+    answer: str,
+    *,
+    index: int = 0,
+    mode: str = "",
+    searched: str = "",
+    refusal: str = "",
 ) -> str:
-    """The answer, its mode and a numbered reference list with quotes, in one message (so
-    copying the message copies the answer with its references); ``searched`` is the query
-    that was searched when it is not the question as asked."""
-    parts = [md_escape(answer).replace("\n", "  \n")]
-    if citations:
-        refs = []
-        for c in citations:
-            s = c.source
-            meta = " · ".join(x for x in (format_authors(s.authors), str(s.year or "")) if x)
-            refs.append(
-                f"{c.n}\\. **{md_escape(s.name)}**"
-                + (f" — {md_escape(meta)}" if meta else "")
-                + f"  \n   “{md_escape(' '.join(c.quote.split()))}”"
-            )
-        parts.append("**References**  \n" + "  \n".join(refs))
-    parts.append(
-        f"*{md_escape(mode)}*" + (f" · *searched: {md_escape(searched)}*" if searched else "")
-    )
+    """The answer as one chat message: its text with clickable markers, then quietly, what
+    wrote it (for a model), what was searched when it was not the question as asked, and
+    why a refusal refused. The sources are listed once, in the sources panel."""
+    parts = [_linked(md_escape(answer), index).replace("\n", "  \n")]
+    quiet = [md_escape(x) for x in (mode, f"searched: {searched}" if searched else "") if x]
+    if refusal:
+        quiet.append(md_escape(f"why: {refusal}"))
+    if quiet:
+        parts.append("*" + " · ".join(quiet) + "*")
     return "\n\n".join(parts)
 
 
-def sources_html(citations: Sequence[Citation]) -> str:
-    """The sources panel: each cited paper with its authors, year, source file and quote."""
-    if not citations:
-        return '<p class="pc-empty">No sources cited.</p>'
-    items = []
-    for c in citations:
-        s = c.source
-        meta = " · ".join(
-            x for x in (format_authors(s.authors), str(s.year or ""), Path(s.source).name) if x
+def paper_links(paper: PaperRow) -> list[tuple[str, str]]:
+    """(label, href) for the paper's DOI, arXiv page and URL, when known."""
+    links: list[tuple[str, str]] = []
+    doi = paper.doi.strip().removeprefix("https://doi.org/").removeprefix("doi:")
+    if doi:
+        links.append(("DOI", "https://doi.org/" + quote(doi, safe="/:.;()-_")))
+    arxiv = _ARXIV.match(paper.id.strip())
+    if arxiv:
+        links.append(("arXiv", f"https://arxiv.org/abs/{arxiv.group(1)}"))
+    if paper.url.startswith(("http://", "https://")) and all(h != paper.url for _, h in links):
+        links.append(("link", paper.url))
+    return links
+
+
+def _highlighted(abstract: str, quote_text: str) -> str:
+    """The abstract, escaped, with the quote marked where it stands."""
+    at = abstract.find(quote_text) if quote_text else -1
+    if at < 0:
+        return html.escape(abstract)
+    end = at + len(quote_text)
+    return (
+        html.escape(abstract[:at])
+        + f"<mark>{html.escape(abstract[at:end])}</mark>"
+        + html.escape(abstract[end:])
+    )
+
+
+def _card(c: Citation, answer: int) -> str:
+    s = c.source
+    meta = " · ".join(
+        x for x in (format_authors(s.authors), str(s.year or ""), Path(s.source).name) if x
+    )
+    links = " ".join(
+        f'<a href="{html.escape(href)}" target="_blank" rel="noopener noreferrer">{label}</a>'
+        for label, href in paper_links(s.paper)
+    )
+    return (
+        f'<div class="pc-source" id="{card_id(answer, c.n)}" data-n="{c.n}">'
+        f"<b>[{c.n}] {html.escape(s.name)}</b>"
+        f'<div class="pc-meta">{html.escape(meta)}</div>'
+        + (f'<div class="pc-links">{links}</div>' if links else "")
+        + f"<blockquote>{html.escape(c.quote)}</blockquote>"
+        f"<details><summary>Abstract</summary><p>{_highlighted(s.abstract, c.quote)}</p>"
+        "</details></div>"
+    )
+
+
+def sources_html(answers: Sequence[tuple[str, Sequence[Citation]]]) -> str:
+    """The sources panel: for each answer of the conversation, newest first, its cited
+    papers as cards (name, authors, year, file, links, the quote, the abstract with the
+    quote marked). The newest answer's group is open; older ones fold."""
+    if not answers or not any(cites for _, cites in answers):
+        return '<p class="pc-empty">Sources of the answer appear here.</p>'
+    groups = []
+    for i in range(len(answers) - 1, -1, -1):
+        question, cites = answers[i]
+        if not cites:
+            continue
+        cards = "".join(_card(c, i) for c in cites)
+        opened = " open" if i == len(answers) - 1 else ""
+        groups.append(
+            f'<details class="pc-group"{opened}><summary>{html.escape(question)}</summary>'
+            f"{cards}</details>"
         )
-        items.append(
-            f'<li class="pc-source" data-n="{c.n}"><b>[{c.n}] {html.escape(s.name)}</b>'
-            f'<div class="pc-meta">{html.escape(meta)}</div>'
-            f"<blockquote>{html.escape(c.quote)}</blockquote></li>"
-        )
-    return f'<ol class="pc-sources">{"".join(items)}</ol>'
+    return f'<div class="pc-sources">{"".join(groups)}</div>'
+
+
+def library_rows(rows: Sequence[PaperRow]) -> list[list[str]]:
+    """The library table: name, authors, year, file, id."""
+    return [
+        [r.name, format_authors(r.authors), str(r.year or ""), Path(r.source).name, r.id]
+        for r in rows
+    ]
