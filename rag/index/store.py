@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -80,12 +82,27 @@ def chunk_metadata(paper: Paper, chunk: Chunk, n_chunks: int, paper_hash: str) -
 
 
 class Store:
-    """A Chroma collection of paper chunks. Build it with :func:`open_store`."""
+    """A Chroma collection of paper chunks. Build it with :func:`open_store`.
 
-    def __init__(self, client: ClientAPI, collection: Collection, *, location: str) -> None:
+    Every call to Chroma runs on a bounded pool of threads and fails with
+    :class:`StoreError` after ``timeout`` seconds: a frozen server or a stuck embedded
+    database costs a caller ``timeout``, never for ever, and at most ``threads`` calls are
+    stuck at once (the others fail when their time is up, still waiting for a thread)."""
+
+    def __init__(
+        self,
+        client: ClientAPI,
+        collection: Collection,
+        *,
+        location: str,
+        timeout: float = 30.0,
+        threads: int = 8,
+    ) -> None:
         self._client = client
         self._collection = collection
         self.location = location
+        self.timeout = timeout
+        self._pool = ThreadPoolExecutor(threads, thread_name_prefix="paperchat-chroma")
 
     @property
     def collection_name(self) -> str:
@@ -264,8 +281,16 @@ class Store:
         self._bump_generation()
 
     def _call(self, what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        future = self._pool.submit(fn, *args, **kwargs)
         try:
-            return fn(*args, **kwargs)
+            return future.result(timeout=self.timeout)
+        except FutureTimeout:
+            future.cancel()  # still queued: never runs; already running: its result is dropped
+            raise StoreError(
+                f"Chroma {what} did not answer within {self.timeout:g} s at {self.location}: "
+                "is the server (or the disk) stuck? Raise PAPERCHAT_CHROMA_TIMEOUT for very "
+                "large collections"
+            ) from None
         except StoreError:
             raise
         except Exception as exc:  # chromadb raises many unrelated types; translate at the edge
@@ -311,7 +336,8 @@ def open_store(settings: Settings) -> Store:
         path = settings.data_dir / "chroma"
         location = str(path)
         hint = "check that PAPERCHAT_DATA_DIR (or --data-dir) is a writable directory"
-    try:
+
+    def connect() -> tuple[ClientAPI, Collection]:
         if settings.chroma_host:
             client = chromadb.HttpClient(
                 host=settings.chroma_host,
@@ -321,6 +347,7 @@ def open_store(settings: Settings) -> Store:
                 tenant=settings.chroma_tenant,
                 database=settings.chroma_database,
             )
+            _bound_http(client, settings.chroma_timeout)
         else:
             path.mkdir(parents=True, exist_ok=True)
             client = chromadb.PersistentClient(path=str(path), settings=chroma_settings)
@@ -333,9 +360,37 @@ def open_store(settings: Settings) -> Store:
                 "chunk_overlap": settings.chunk_overlap,
             },
         )
+        return client, collection
+
+    opener = ThreadPoolExecutor(1, thread_name_prefix="paperchat-chroma-open")
+    try:
+        client, collection = opener.submit(connect).result(timeout=settings.chroma_timeout)
+    except FutureTimeout:
+        raise StoreError(
+            f"cannot open the Chroma store at {location}: no answer within "
+            f"{settings.chroma_timeout:g} s (PAPERCHAT_CHROMA_TIMEOUT); {hint}"
+        ) from None
     except Exception as exc:  # connection refused, bad path, incompatible on-disk version...
         detail = str(exc).replace(token, "***") if token else str(exc)
         raise StoreError(
             f"cannot open the Chroma store at {location}: {type(exc).__name__}: {detail}; {hint}"
         ) from exc
-    return Store(client, collection, location=location)
+    finally:
+        opener.shutdown(wait=False)
+    return Store(
+        client,
+        collection,
+        location=location,
+        timeout=settings.chroma_timeout,
+        threads=settings.chroma_threads,
+    )
+
+
+def _bound_http(client: ClientAPI, seconds: float) -> None:
+    """Give the HTTP client's connection a timeout: chromadb makes it with none, so a frozen
+    server would hold a thread for ever (the pool's timeout frees the caller, not the thread)."""
+    import httpx
+
+    session = getattr(getattr(client, "_server", None), "_session", None)
+    if isinstance(session, httpx.Client):
+        session.timeout = httpx.Timeout(seconds)
