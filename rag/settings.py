@@ -15,7 +15,9 @@ from typing import Literal
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-__all__ = ["Settings", "load_settings"]
+__all__ = ["MIN_API_KEY_CHARS", "Settings", "load_settings"]
+
+MIN_API_KEY_CHARS = 16
 
 
 def _default_data_dir() -> Path:
@@ -183,6 +185,51 @@ class Settings(BaseSettings):
     max_upload_mb: float = Field(
         default=50.0, gt=0, le=10_000, description="Largest request body /api/ingest accepts."
     )
+    chroma_timeout: float = Field(
+        default=30.0,
+        gt=0,
+        le=3600,
+        description="Seconds before one call to Chroma (embedded or server) fails instead of "
+        "waiting for ever.",
+    )
+    chroma_threads: int = Field(
+        default=8,
+        ge=1,
+        le=256,
+        description="Threads that run Chroma calls; calls beyond them wait (bounded by "
+        "chroma_timeout).",
+    )
+    health_timeout: float = Field(
+        default=2.0,
+        gt=0,
+        le=60,
+        description="Seconds /healthz waits for the store before it answers 503 (not ok).",
+    )
+    work_concurrency: int = Field(
+        default=2,
+        ge=0,
+        le=1024,
+        description="Requests that search or answer at once per process (the rest wait in "
+        "the queue); 0 = no bound.",
+    )
+    work_queue: int = Field(
+        default=64,
+        ge=0,
+        le=100_000,
+        description="Requests that may wait for a slot; beyond them the server answers 429 "
+        "with Retry-After.",
+    )
+    allowed_hosts: str = Field(
+        default="",
+        description="Extra Host names the server answers to, comma-separated (loopback names "
+        "always; '*' = any, e.g. behind a proxy that checks it).",
+    )
+    auth_failures_per_minute: int = Field(
+        default=10,
+        ge=1,
+        le=100_000,
+        description="Failed API-key attempts a client may make per minute before 429.",
+    )
     min_relevance: float = Field(
         default=0.30,
         ge=-1.0,
@@ -201,6 +248,18 @@ class Settings(BaseSettings):
     def _printable(cls, value: SecretStr) -> SecretStr:
         if any(not 32 < ord(c) < 127 for c in value.get_secret_value()):
             raise ValueError("the token must be printable ASCII without spaces")
+        return value
+
+    @field_validator("api_key")
+    @classmethod
+    def _strong(cls, value: SecretStr) -> SecretStr:
+        key = value.get_secret_value()
+        if key and len(key) < MIN_API_KEY_CHARS:
+            raise ValueError(
+                f"the API key has {len(key)} characters, fewer than {MIN_API_KEY_CHARS}: a short "
+                "key can be guessed; make one with `python -c 'import secrets; "
+                "print(secrets.token_urlsafe(24))'`"
+            )
         return value
 
     @model_validator(mode="after")
