@@ -76,6 +76,7 @@ def _with_ui(app: FastAPI, parts: App) -> FastAPI:
         mcp_server=False,
         enable_monitoring=False,
         footer_links=["api"],
+        max_file_size=int(parts.settings.max_upload_mb * 1e6),
     )
     return mounted
 
