@@ -33,7 +33,9 @@ def create_app(settings: Settings) -> FastAPI:
 
     from ui.app import App
     from ui.http.api import create_api
+    from ui.http.uploads import tidy_data_dir
 
+    tidy_data_dir(settings.data_dir)  # what a crashed process left behind
     parts = App.from_settings(settings)
     # Ready means ready: the first question loads no model and no index. Loading Chroma's
     # vector index is mostly native code, importing gradio mostly Python, so the two
