@@ -124,7 +124,10 @@ class Settings(BaseSettings):
         description="Base URL of an OpenAI-compatible API (OPENAI_BASE_URL); empty = OpenAI.",
     )
     openai_timeout: float = Field(
-        default=60.0, gt=0, description="Seconds before a call to the OpenAI-compatible API fails."
+        default=60.0,
+        gt=0,
+        description="Seconds a call to the OpenAI-compatible API may take to start answering, "
+        "retries included (a timeout is not retried).",
     )
 
     llm: Literal["auto", "extractive", "openai"] = Field(

@@ -209,3 +209,40 @@ def test_the_work_queue_is_bounded_with_429_and_retry_after() -> None:
 
     codes = asyncio.run(run())
     assert sorted(codes) == [200] * 5 + [429] * 3 and started == 5
+
+
+# -- 8. a model that never answers ------------------------------------------------------------
+
+
+def test_a_model_that_never_answers_costs_one_timeout_not_three() -> None:
+    """It used to be retried with the whole timeout each time: 3 x 60 s by default."""
+    import socket
+    import threading
+
+    from rag.answer.chat import OpenAIChat
+    from rag.errors import LLMError
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    accepted: list[socket.socket] = []
+
+    def accept() -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            accepted.append(conn)  # read nothing, answer nothing
+
+    threading.Thread(target=accept, daemon=True).start()
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+    chat = OpenAIChat(model="m", base_url=url, api_key="k", timeout=1.0, max_retries=2)
+    try:
+        with pytest.raises(LLMError) as info:
+            list(chat.stream([{"role": "user", "content": "hi"}], max_tokens=8))
+        assert info.value.kind == "timeout" and len(accepted) == 1  # not retried
+    finally:
+        listener.close()
+        for conn in accepted:
+            conn.close()
