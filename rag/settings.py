@@ -225,7 +225,8 @@ class Settings(BaseSettings):
     allowed_hosts: str = Field(
         default="",
         description="Extra Host names the server answers to, comma-separated (loopback names "
-        "always; '*' = any, e.g. behind a proxy that checks it).",
+        "always; '*' = any). Without an API key only these and loopback are served; with a "
+        "key any name is, unless this lists some.",
     )
     auth_failures_per_minute: int = Field(
         default=10,

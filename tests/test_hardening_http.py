@@ -246,3 +246,11 @@ def test_a_model_that_never_answers_costs_one_timeout_not_three() -> None:
         listener.close()
         for conn in accepted:
             conn.close()
+
+
+def test_with_a_key_any_host_name_is_served_unless_some_are_listed(keyed: TestClient) -> None:
+    auth = {"authorization": f"Bearer {KEY}", "host": "paperchat.lab.example"}
+    assert keyed.get("/api/papers", headers=auth).status_code == 200
+    listed = _app(api_key=KEY, allowed_hosts="papers.example")
+    with TestClient(create_api(listed), base_url=LOCAL) as c:
+        assert c.get("/api/papers", headers=auth).status_code == 400

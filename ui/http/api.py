@@ -43,7 +43,12 @@ def create_api(app: App) -> FastAPI:
     # The last added runs first: guard, then body limit, then the work queue.
     api.add_middleware(WorkLimit, concurrency=s.work_concurrency, queue=s.work_queue)
     api.add_middleware(BodyLimit, upload_bytes=int(s.max_upload_mb * 1e6))
-    api.add_middleware(WebGuard, allowed_hosts=s.allowed_hosts, failures=api.state.auth_failures)
+    api.add_middleware(
+        WebGuard,
+        allowed_hosts=s.allowed_hosts,
+        failures=api.state.auth_failures,
+        keyed=bool(s.api_key.get_secret_value()),
+    )
     install_error_handlers(api)
     health = HealthCheck(app)
 

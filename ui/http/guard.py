@@ -96,10 +96,13 @@ class WebGuard:
         *,
         allowed_hosts: str,
         failures: FailureLimiter,
+        keyed: bool = False,
     ) -> None:
         self.app = app
         extra = {host_name(h) for h in allowed_hosts.split(",") if h.strip()}
-        self.any_host = "*" in extra
+        # With a key, a rebound page cannot read or write anything without it, and the
+        # server may be reached by names no one listed: the Host check is then opt-in.
+        self.any_host = "*" in extra or (keyed and not extra)
         self.extra = extra - {"*"}  # hosts the operator named: their pages may post here
         self.hosts = LOOPBACK_HOSTS | extra
         self.failures = failures
