@@ -101,7 +101,8 @@ def test_a_frozen_chroma_server_never_hangs_the_api(
                 t.join(timeout=60)
             assert [r.status_code for r in asks] == [503] * 4
             error = asks[0].json()["error"]
-            assert error["code"] == "store_unavailable" and "did not answer" in error["message"]
+            assert error["code"] == "store_unavailable"
+            assert "did not answer" in error["message"] or "not tried" in error["message"]
         finally:
             os.kill(chroma.pid, signal.SIGCONT)
 

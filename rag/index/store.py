@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rag.errors import StoreError
+from rag.index.calls import BoundedCalls
 from rag.records import Chunk, Paper, PaperRow
 
 if TYPE_CHECKING:
@@ -84,10 +85,9 @@ def chunk_metadata(paper: Paper, chunk: Chunk, n_chunks: int, paper_hash: str) -
 class Store:
     """A Chroma collection of paper chunks. Build it with :func:`open_store`.
 
-    Every call to Chroma runs on a bounded pool of threads and fails with
-    :class:`StoreError` after ``timeout`` seconds: a frozen server or a stuck embedded
-    database costs a caller ``timeout``, never for ever, and at most ``threads`` calls are
-    stuck at once (the others fail when their time is up, still waiting for a thread)."""
+    Every call to Chroma goes through :class:`rag.index.calls.BoundedCalls`: it fails with
+    :class:`StoreError` after ``timeout`` seconds instead of hanging, and at once while an
+    earlier call is still stuck."""
 
     def __init__(
         self,
@@ -101,8 +101,7 @@ class Store:
         self._client = client
         self._collection = collection
         self.location = location
-        self.timeout = timeout
-        self._pool = ThreadPoolExecutor(threads, thread_name_prefix="paperchat-chroma")
+        self._call = BoundedCalls(location=location, timeout=timeout, threads=threads)
 
     @property
     def collection_name(self) -> str:
@@ -280,24 +279,6 @@ class Store:
         self._collection = self._call("write", _get_or_create, self._client, name, metadata)
         self._bump_generation()
 
-    def _call(self, what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
-        future = self._pool.submit(fn, *args, **kwargs)
-        try:
-            return future.result(timeout=self.timeout)
-        except FutureTimeout:
-            future.cancel()  # still queued: never runs; already running: its result is dropped
-            raise StoreError(
-                f"Chroma {what} did not answer within {self.timeout:g} s at {self.location}: "
-                "is the server (or the disk) stuck? Raise PAPERCHAT_CHROMA_TIMEOUT for very "
-                "large collections"
-            ) from None
-        except StoreError:
-            raise
-        except Exception as exc:  # chromadb raises many unrelated types; translate at the edge
-            raise StoreError(
-                f"Chroma {what} failed at {self.location}: {type(exc).__name__}: {exc}"
-            ) from exc
-
 
 def _get_or_create(client: ClientAPI, name: str, metadata: dict[str, Any]) -> Collection:
     # We always pass vectors ourselves: no embedding function, cosine space.
@@ -347,7 +328,9 @@ def open_store(settings: Settings) -> Store:
                 tenant=settings.chroma_tenant,
                 database=settings.chroma_database,
             )
-            _bound_http(client, settings.chroma_timeout)
+            # Longer than a call's own limit: a stuck request keeps failing the next calls
+            # fast (BoundedCalls) until the server answers or this expires.
+            _bound_http(client, 2 * settings.chroma_timeout)
         else:
             path.mkdir(parents=True, exist_ok=True)
             client = chromadb.PersistentClient(path=str(path), settings=chroma_settings)
