@@ -112,3 +112,25 @@ def test_a_frozen_chroma_server_never_hangs_the_api(
             time.sleep(0.2)
         body = {"question": "How does KCache save GPU memory?"}
         assert httpx.post(f"{url}/api/ask", json=body, timeout=60).json()["citations"]
+
+
+def test_the_ui_mount_is_guarded_too(tmp_path: Path) -> None:
+    """Gradio's own routes: upload size limit, no cross-site upload, the sign-in limit, and
+    the page still served with its CSP."""
+    key = "pc-test-key-7d1e0c"
+    settings = {"api_key": key, "max_upload_mb": 0.01, "auth_failures_per_minute": 2}
+    with Server(tmp_path / "data", **settings) as server:
+        url = server.url
+        page = httpx.get(url + "/", timeout=30)
+        assert page.status_code == 200
+        assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
+        big = {"files": ("a.txt", b"x" * 20_000)}
+        assert httpx.post(f"{url}/gradio_api/upload", files=big).status_code == 413
+        small = {"files": ("a.txt", b"x" * 100)}
+        evil = {"origin": "https://evil.example"}
+        assert httpx.post(f"{url}/gradio_api/upload", files=small, headers=evil).status_code == 403
+        wrong = {"username": "me", "password": "not-the-key-at-all"}
+        codes = [httpx.post(f"{url}/login", data=wrong).status_code for _ in range(3)]
+        assert codes[:2] != [429, 429] and codes[2] == 429
+        right = httpx.post(f"{url}/login", data={"username": "me", "password": key})
+        assert right.status_code == 429  # the address waits, even with the right key
