@@ -134,6 +134,25 @@ def cold_load(
     }
 
 
+def serial_floor(data: Path, questions: list[str], n: int) -> dict:
+    """The same ``n`` cold questions one after another on a fresh server: the work itself,
+    which no queue can make shorter than this."""
+    with _serve(_env(data)) as (url, proc):
+        t0 = time.perf_counter()
+        latencies = []
+        for i in range(n):
+            t = time.perf_counter()
+            httpx.post(f"{url}/api/ask", json={"question": questions[i % len(questions)]},
+                       timeout=120).raise_for_status()  # fmt: skip
+            latencies.append(time.perf_counter() - t)
+        total = time.perf_counter() - t0
+        return {"case": f"the same {n} cold asks one at a time (the work itself)",
+                "expected": "(the floor for the last of 32 at once)",
+                "seen": f"{total:.2f} s in all, first {latencies[0]:.2f} s",
+                "rss_mb": {"after": round(_rss_mb(proc.pid))},
+                "p95_s": round(float(np.percentile(latencies, 95)), 3)}  # fmt: skip
+
+
 def frozen_chroma(tmp: Path, corpus: list[Path]) -> list[dict]:
     """A `chroma run` server frozen with SIGSTOP while paperchat serves from it."""
     port = _free_port()
@@ -367,6 +386,7 @@ def main() -> None:
             cold_load(data, questions, args.clients, bound=True)]  # fmt: skip
     rows += [cold_load(data, questions, args.clients, bound=True, concurrency=n)
              for n in args.work_concurrency]  # fmt: skip
+    rows.append(serial_floor(data, questions, args.clients))
     if not args.skip_faults:
         rows += frozen_chroma(tmp, args.corpus)
         rows += ingest_faults(tmp)
