@@ -377,6 +377,7 @@ def main() -> None:
                     help="also measure the queue with these bounds")  # fmt: skip
     args = ap.parse_args()
 
+    load_before = os.getloadavg()[0]
     questions = [json.loads(line)["question"] for line in args.questions.open() if line.strip()]
     tmp = Path(tempfile.mkdtemp(prefix="paperchat-robust-"))
     data = tmp / "data"
@@ -397,7 +398,8 @@ def main() -> None:
         rss = " / ".join(f"{k} {v}" for k, v in (row["rss_mb"] or {}).items())
         print(f"{row['case'][:62]:<62} {row['expected'][:44]:<44} {row['seen'][:40]:<40} "
               f"{rss:<22} {row['p95_s'] if row['p95_s'] is not None else '-'}")  # fmt: skip
-    out = {"cpu_count": os.cpu_count(), "load_average_before": os.getloadavg()[0],
+    out = {"cpu_count": os.cpu_count(), "load_average_before": load_before,
+           "load_average_after": os.getloadavg()[0],
            "corpus": [str(p) for p in args.corpus], "rows": rows}  # fmt: skip
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(out, indent=2) + "\n")

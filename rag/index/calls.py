@@ -4,8 +4,9 @@ Neither the embedded database nor chromadb's HTTP client has a timeout of its ow
 frozen server (or a stuck disk) held every caller for ever. Here each call fails with
 :class:`StoreError` after ``timeout`` seconds, at most ``threads`` calls run at once, and
 while a call that timed out is still stuck, the next ones fail at once instead of each
-waiting ``timeout`` again (four questions to a frozen server took 31, 61, 91 and 121 s one
-after the other). When the stuck call ends (the server thaws), calls go through again.
+waiting ``timeout`` again (four questions to a frozen server failed one after the other,
+after 31, 61 and 91 s and more: bench/robustness.py). When the stuck call ends (the server
+thaws), calls go through again.
 """
 
 from __future__ import annotations
