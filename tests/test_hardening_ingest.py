@@ -3,8 +3,8 @@ in bounded memory, the records before a truncation kept, every bad file on its o
 (undetectable, FIFO, device, dangling link, symlink loop), skipped lists capped with a
 count, no server paths over HTTP, failed uploads not kept, temp files cleaned.
 
-Not tested: "permission denied" (the tests run as root, who reads any file); it goes the
-same way as the other unreadable files (an OSError on open -> one Skipped for the file)."""
+"Permission denied" cannot be made with chmod here (the tests run as root, who reads any
+file): it is simulated by making ``Path.open`` raise PermissionError for one file."""
 
 from __future__ import annotations
 
@@ -165,6 +165,26 @@ def test_every_bad_file_is_skipped_and_the_run_goes_on(tmp_path: Path) -> None:
     assert "FIFO" in reasons["pipe.jsonl"] and "device" in reasons["zero.jsonl"]
     assert "broken link" in reasons["gone.jsonl"] and "loop" in reasons["loop1.jsonl"]
     assert set(reasons) >= {"pipe.jsonl", "zero.jsonl", "gone.jsonl", "loop1.jsonl"}
+
+
+def test_a_file_that_cannot_be_opened_is_one_skip(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    locked = tmp_path / "locked.txt"  # .txt: format detection opens it too
+    locked.write_text(ABSTRACT + "\n")
+    good = tmp_path / "good.jsonl"
+    good.write_text(json.dumps(_record(1)) + "\n")
+    real_open = Path.open
+
+    def denied(self: Path, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        if self.name == "locked.txt":
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_open(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Path, "open", denied)
+    report = _ingest(locked, good)
+    assert report["added"] == 1
+    assert "Permission denied" in report["skipped"][0]["reason"]  # type: ignore[index]
 
 
 def test_an_undetectable_file_is_one_skip(tmp_path: Path) -> None:
