@@ -7,8 +7,11 @@ is finished by the next run (a paper counts as stored only when all its chunks a
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,9 +19,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ingest.chunk import Chunker
-from ingest.parse.detect import iter_input_files
+from ingest.parse.detect import FORMATS, iter_input_files
 from ingest.parse.dispatch import parse_file
-from rag.errors import IngestError
+from rag.errors import IngestError, ParseError
 from rag.index.store import stored_hash
 from rag.records import Chunk, Notice, Paper, Skipped
 
@@ -29,6 +32,9 @@ if TYPE_CHECKING:
 __all__ = ["IngestReport", "Progress", "ingest_paths"]
 
 DEFAULT_BATCH_PAPERS = 128
+MAX_LISTED_SKIPS = 1000
+"""Skipped records listed in a report; the rest are only counted (one bad file of 800k
+lines once gave a list of 798k)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +58,18 @@ class IngestReport:
     seconds: dict[str, float] = field(
         default_factory=lambda: {"parse": 0.0, "chunk": 0.0, "embed": 0.0, "store": 0.0}
     )
+    skipped_count: int = 0  # all of them; ``skipped`` lists the first MAX_LISTED_SKIPS
+    notices_count: int = 0
+
+    def skip(self, item: Skipped) -> None:
+        self.skipped_count += 1
+        if len(self.skipped) < MAX_LISTED_SKIPS:
+            self.skipped.append(item)
+
+    def notice(self, item: Notice) -> None:
+        self.notices_count += 1
+        if len(self.notices) < MAX_LISTED_SKIPS:
+            self.notices.append(item)
 
     @property
     def papers(self) -> int:
@@ -60,7 +78,7 @@ class IngestReport:
     @property
     def ok(self) -> bool:
         """True when every record of every file was used."""
-        return not self.skipped
+        return not self.skipped_count and not self.skipped
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -78,6 +96,8 @@ class IngestReport:
                 {"source": n.source, "position": n.position, "message": n.message}
                 for n in self.notices
             ],
+            "skipped_count": max(self.skipped_count, len(self.skipped)),
+            "notices_count": max(self.notices_count, len(self.notices)),
             "seconds": {k: round(v, 3) for k, v in self.seconds.items()},
             "ok": self.ok,
         }
@@ -94,7 +114,11 @@ def ingest_paths(
     on_progress: Callable[[Progress], None] | None = None,
 ) -> IngestReport:
     """Ingest every supported file under ``paths``. Bad records are skipped and reported;
-    good ones are stored. Raises :class:`IngestError` only when a path does not exist."""
+    good ones are stored. Each file is on its own: one that cannot be read, detected or
+    parsed (a FIFO, a device, a dangling link, a symlink loop) is a Skipped and the run goes
+    on. Raises :class:`IngestError` only when a path does not exist or ``format`` is unknown."""
+    if format is not None and format not in FORMATS:
+        raise IngestError(f"unknown format {format!r}: choose one of {', '.join(FORMATS)}")
     files = list(iter_input_files(paths))
     if not files:
         raise IngestError(
@@ -116,13 +140,13 @@ def ingest_paths(
     for path in files:
         current = str(path)
         t0 = time.perf_counter()
-        for item in parse_file(path, format=format):
+        for item in _parse_isolated(path, format):
             if isinstance(item, Skipped):
-                report.skipped.append(item)
+                report.skip(item)
             elif isinstance(item, Notice):
-                report.notices.append(item)
+                report.notice(item)
             elif item.id in first_seen:
-                report.skipped.append(
+                report.skip(
                     Skipped(
                         item.source,
                         item.position,
@@ -139,6 +163,45 @@ def ingest_paths(
         report.seconds["parse"] += time.perf_counter() - t0
     flush()
     return report
+
+
+def _parse_isolated(path: Path, format: str | None) -> Iterator[Paper | Skipped | Notice]:
+    """:func:`parse_file`, with whatever stops this one file turned into a Skipped for it:
+    the records it gave before are kept, and the next file is read as usual."""
+    problem = _not_a_regular_file(path)
+    if problem:
+        yield Skipped(str(path), None, problem)
+        return
+    try:
+        yield from parse_file(path, format=format)
+    except (IngestError, ParseError) as exc:
+        yield Skipped(str(path), None, str(exc))
+    except (OSError, RuntimeError, UnicodeError, ValueError, RecursionError) as exc:
+        yield Skipped(str(path), None, f"cannot read the file ({type(exc).__name__}: {exc})")
+
+
+def _not_a_regular_file(path: Path) -> str:
+    """Why ``path`` cannot be read as a file (``""`` if it can): opening a FIFO would wait
+    for a writer for ever, and a device such as /dev/zero never ends."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        if os.path.islink(path):
+            what = "a symlink loop" if exc.errno == errno.ELOOP else "a broken link"
+            return f"{what} ({exc.strerror}): point it at a file or remove it"
+        return f"cannot read the file ({exc.strerror}): check the path and its permissions"
+    if stat.S_ISREG(mode):
+        return ""
+    kind = (
+        "a FIFO"
+        if stat.S_ISFIFO(mode)
+        else "a device"
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+        else "a socket"
+        if stat.S_ISSOCK(mode)
+        else "not a regular file"
+    )
+    return f"{kind}, not a regular file: only files with abstracts can be read"
 
 
 def _store_batch(
@@ -163,9 +226,7 @@ def _store_batch(
             continue
         chunks = chunker.chunk(paper)
         if not chunks:
-            report.skipped.append(
-                Skipped(paper.source, paper.position, "abstract has no text left to index")
-            )
+            report.skip(Skipped(paper.source, paper.position, "abstract has no text left to index"))
             continue
         if previous is None:
             report.added += 1

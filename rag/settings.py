@@ -15,7 +15,9 @@ from typing import Literal
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-__all__ = ["Settings", "load_settings"]
+__all__ = ["MIN_API_KEY_CHARS", "Settings", "load_settings"]
+
+MIN_API_KEY_CHARS = 16
 
 
 def _default_data_dir() -> Path:
@@ -122,7 +124,10 @@ class Settings(BaseSettings):
         description="Base URL of an OpenAI-compatible API (OPENAI_BASE_URL); empty = OpenAI.",
     )
     openai_timeout: float = Field(
-        default=60.0, gt=0, description="Seconds before a call to the OpenAI-compatible API fails."
+        default=60.0,
+        gt=0,
+        description="Seconds a call to the OpenAI-compatible API may take to start answering, "
+        "retries included (a timeout is not retried).",
     )
 
     llm: Literal["auto", "extractive", "openai"] = Field(
@@ -183,6 +188,52 @@ class Settings(BaseSettings):
     max_upload_mb: float = Field(
         default=50.0, gt=0, le=10_000, description="Largest request body /api/ingest accepts."
     )
+    chroma_timeout: float = Field(
+        default=30.0,
+        gt=0,
+        le=3600,
+        description="Seconds before one call to Chroma (embedded or server) fails instead of "
+        "waiting for ever.",
+    )
+    chroma_threads: int = Field(
+        default=8,
+        ge=1,
+        le=256,
+        description="Threads that run Chroma calls; calls beyond them wait (bounded by "
+        "chroma_timeout).",
+    )
+    health_timeout: float = Field(
+        default=2.0,
+        gt=0,
+        le=60,
+        description="Seconds /healthz waits for the store before it answers 503 (not ok).",
+    )
+    work_concurrency: int = Field(
+        default=2,
+        ge=0,
+        le=1024,
+        description="Requests that search or answer at once per process (the rest wait in "
+        "the queue); 0 = no bound.",
+    )
+    work_queue: int = Field(
+        default=64,
+        ge=0,
+        le=100_000,
+        description="Requests that may wait for a slot; beyond them the server answers 429 "
+        "with Retry-After.",
+    )
+    allowed_hosts: str = Field(
+        default="",
+        description="Extra Host names the server answers to, comma-separated (loopback names "
+        "always; '*' = any). Without an API key only these and loopback are served; with a "
+        "key any name is, unless this lists some.",
+    )
+    auth_failures_per_minute: int = Field(
+        default=10,
+        ge=1,
+        le=100_000,
+        description="Failed API-key attempts a client may make per minute before 429.",
+    )
     min_relevance: float = Field(
         default=0.0,
         ge=-1.0,
@@ -202,6 +253,18 @@ class Settings(BaseSettings):
     def _printable(cls, value: SecretStr) -> SecretStr:
         if any(not 32 < ord(c) < 127 for c in value.get_secret_value()):
             raise ValueError("the token must be printable ASCII without spaces")
+        return value
+
+    @field_validator("api_key")
+    @classmethod
+    def _strong(cls, value: SecretStr) -> SecretStr:
+        key = value.get_secret_value()
+        if key and len(key) < MIN_API_KEY_CHARS:
+            raise ValueError(
+                f"the API key has {len(key)} characters, fewer than {MIN_API_KEY_CHARS}: a short "
+                "key can be guessed; make one with `python -c 'import secrets; "
+                "print(secrets.token_urlsafe(24))'`"
+            )
         return value
 
     @model_validator(mode="after")

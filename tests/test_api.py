@@ -191,10 +191,10 @@ def test_ingest_uploads(tmp_path: Path) -> None:
         assert report["added"] == 2 and not report["ok"]
         sources = {s["source"] for s in report["skipped"]}
         assert "../../evil/papers.jsonl" in sources  # named as the client named it
-        stored = Path(report["stored_as"]["../../evil/papers.jsonl"])
-        assert (
-            stored.is_relative_to(tmp_path / "data" / "uploads") and stored.name == "papers.jsonl"
-        )
+        stored = Path(report["stored_as"]["../../evil/papers.jsonl"])  # no server path shown
+        assert not stored.is_absolute() and (tmp_path / "data" / stored).is_file()
+        assert stored.is_relative_to("uploads") and stored.name == "papers.jsonl"
+        assert "blob.jsonl" not in report["stored_as"]  # nothing of it stored: not kept
         hits = httpx.post(f"{server.url}/api/search", json={"query": "speculative decoding"})
         assert hits.json()["hits"][0]["paper_id"] == "up1"
         assert httpx.get(f"{server.url}/healthz").json()["papers"] == 2

@@ -21,6 +21,10 @@ from .labels import derive_label, shorten
 
 __all__ = [
     "ABSTRACT_FIELDS",
+    "MAX_ABSTRACT_CHARS",
+    "MAX_AUTHORS",
+    "MAX_AUTHOR_CHARS",
+    "MAX_TITLE_CHARS",
     "MIN_ABSTRACT_CHARS",
     "Draft",
     "build_paper",
@@ -33,6 +37,13 @@ __all__ = [
 ]
 
 MIN_ABSTRACT_CHARS = 20
+MAX_ABSTRACT_CHARS = 100_000
+"""Longer is not an abstract (the longest of arXiv's 2.4M is under 6,000 characters)."""
+MAX_TITLE_CHARS = 2_000
+MAX_AUTHORS = 5_000
+"""Papers of the LHC experiments list about 3,000 authors."""
+MAX_AUTHOR_CHARS = 500
+_SURROGATES = re.compile("[\ud800-\udfff]")
 ABSTRACT_FIELDS = ("abstract", "text", "summary")
 """Field or column names accepted for the abstract, in order of preference."""
 
@@ -71,9 +82,17 @@ class Draft:
 def build_paper(draft: Draft) -> tuple[Paper | Skipped, list[Notice]]:
     """Clean and check one record; notices only matter if the paper is kept."""
     notices: list[Notice] = []
+    too_big = _over_caps(draft)
+    if too_big:
+        return draft.skip(f"{too_big}: shorten the record or drop it"), []
     abstract, title = draft.abstract, draft.title
     if "\x00" in abstract:
         return draft.skip("abstract contains NUL bytes (binary data): fix the record"), []
+    if _SURROGATES.search(abstract + title + "".join(draft.authors)):
+        # JSON's "\ud800" escapes decode to text that no encoder (nor Chroma) accepts.
+        abstract, title = _SURROGATES.sub("\ufffd", abstract), _SURROGATES.sub("\ufffd", title)
+        draft.authors = tuple(_SURROGATES.sub("\ufffd", a) for a in draft.authors)
+        notices.append(draft.notice("lone UTF-16 surrogates replaced by U+FFFD"))
     stripped_abstract, stripped_title = strip_html(abstract), strip_html(title)
     if (stripped_abstract, stripped_title) != (abstract, title):
         notices.append(draft.notice("HTML markup removed (tags and entities) from the text"))
@@ -110,6 +129,20 @@ def build_paper(draft: Draft) -> tuple[Paper | Skipped, list[Notice]]:
         extra=draft.extra,
     )
     return paper, notices
+
+
+def _over_caps(draft: Draft) -> str:
+    """Which field is over its size limit (a sentence), or ``""``."""
+    if len(draft.abstract) > MAX_ABSTRACT_CHARS:
+        return f"abstract is {len(draft.abstract):,} characters, over {MAX_ABSTRACT_CHARS:,}"
+    if len(draft.title) > MAX_TITLE_CHARS:
+        return f"title is {len(draft.title):,} characters, over {MAX_TITLE_CHARS:,}"
+    if len(draft.authors) > MAX_AUTHORS:
+        return f"{len(draft.authors):,} authors, over {MAX_AUTHORS:,}"
+    longest = max((len(a) for a in draft.authors), default=0)
+    if longest > MAX_AUTHOR_CHARS:
+        return f"an author name is {longest:,} characters, over {MAX_AUTHOR_CHARS:,}"
+    return ""
 
 
 # --- HTML ---------------------------------------------------------------------------------

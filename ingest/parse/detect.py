@@ -46,7 +46,7 @@ def iter_input_files(paths: Sequence[Path]) -> Iterator[Path]:
     seen: set[Path] = set()
     for path in paths:
         for file in _walk(path) if path.is_dir() else [path]:
-            key = file.resolve()
+            key = Path(os.path.realpath(file))  # resolve() raises on a symlink loop
             if key not in seen:
                 seen.add(key)
                 yield file

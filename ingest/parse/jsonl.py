@@ -29,12 +29,12 @@ from .clean import (
 )
 from .files import (
     BOM,
-    MAX_DOCUMENT_BYTES,
     MAX_RECORD_BYTES,
     decode_utf8,
     iter_raw_lines,
     too_large,
 )
+from .jsonarray import iter_json_values
 
 __all__ = ["parse_jsonl", "record_to_draft"]
 
@@ -83,35 +83,29 @@ def _loads(text: str, *, last: bool) -> object:
 
 
 def _parse_document(path: Path, source: str) -> Iterator[Draft | Skipped | Notice]:
-    size = path.stat().st_size
-    if size > MAX_DOCUMENT_BYTES:
-        yield Skipped(
-            source,
-            None,
-            f"JSON document is {too_large(size, MAX_DOCUMENT_BYTES)}: "
-            "convert it to JSON Lines (one object per line)",
-        )
-        return
-    data = path.read_bytes().removeprefix(BOM)
-    try:
-        document = json.loads(decode_utf8(data, offset=len(BOM) if size > len(data) else 0))
-    except ParseError as exc:
-        yield Skipped(source, None, exc.reason)
-        return
-    except json.JSONDecodeError as exc:
-        yield Skipped(
-            source,
-            exc.lineno,
-            f"invalid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}): "
-            "fix the file, or write one object per line (JSON Lines)",
-        )
-        return
-    records = document if isinstance(document, list) else [document]
-    for number, record in enumerate(records, start=1):
-        try:
-            yield record_to_draft(record, source=source, position=number, where=f"record {number}")
-        except ParseError as exc:
-            yield Skipped(source, number, f"record {number}: {exc.reason}")
+    """A JSON array (or one object), element by element in bounded memory
+    (:mod:`.jsonarray`): an element over the record limit is skipped with its size, a bad
+    one with its error, and a file cut off keeps every element before the cut."""
+    with path.open("rb") as fh:
+        if fh.read(len(BOM)) != BOM:
+            fh.seek(0)
+        for value in iter_json_values(fh, limit=MAX_RECORD_BYTES):
+            number = value.number
+            if value.oversized:
+                yield Skipped(
+                    source,
+                    number,
+                    f"record {number} is {too_large(value.size, MAX_RECORD_BYTES)} for one "
+                    "record: shorten or drop it",
+                )
+                continue
+            try:
+                record = _loads(decode_utf8(value.data, offset=0), last=value.truncated)
+                yield record_to_draft(
+                    record, source=source, position=number, where=f"record {number}"
+                )
+            except ParseError as exc:
+                yield Skipped(source, number, f"record {number}: {exc.reason}")
 
 
 def record_to_draft(record: object, *, source: str, position: int, where: str = "") -> Draft:

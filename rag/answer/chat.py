@@ -1,8 +1,9 @@
 """Chat models: any OpenAI-compatible ``/chat/completions`` endpoint, streamed.
 
 OpenAI, vLLM, Ollama and a llama.cpp server all speak this API; ``OPENAI_BASE_URL`` picks
-the server. The ``openai`` client retries what is worth retrying before a stream starts
-(connection errors, timeouts, 408/409/429/5xx, with backoff); whatever still fails is raised
+the server. A call retries what is worth retrying before a stream starts (connection errors,
+408/409/429/5xx, with backoff), all within ``PAPERCHAT_OPENAI_TIMEOUT`` in total (a timeout
+is not retried); whatever still fails is raised
 as :class:`rag.errors.LLMError` with a ``kind`` and a message that says what to do and
 never contains the key. A stream that breaks off after it started is not retried (its
 text has been shown): it fails with kind ``stream``.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -89,16 +91,33 @@ class OpenAIChat:
     def stream(
         self, messages: Sequence[Message], *, max_tokens: int, temperature: float = 0.0
     ) -> Iterator[str | Usage]:
-        with self._slots:
+        # Waiting for a slot counts against the same budget as the call itself.
+        if not self._slots.acquire(timeout=self.endpoint.timeout):
+            raise LLMError(
+                f"the language model at {self.where} is busy: every slot stayed taken for "
+                f"{self.endpoint.timeout:g} s; ask again later",
+                kind="timeout",
+            )
+        try:
             response = self._open(list(messages), max_tokens, temperature)
             try:
                 yield from self._read(response)
             finally:
                 response.close()
+        finally:
+            self._slots.release()
 
     def _open(self, messages: list[Message], max_tokens: int, temperature: float) -> Any:
+        """The response stream, within ``timeout`` seconds in all, retries included.
+
+        The ``openai`` client's own retries gave each attempt the whole timeout, so a model
+        that never answers cost 3 x 60 s (and backoff); here a timeout is not retried (a
+        model that did not answer in its time will not now) and every retry gets only
+        what is left of the one budget."""
         import openai
 
+        deadline = time.monotonic() + self.endpoint.timeout
+        retries = 0
         while True:
             params: dict[str, Any] = {
                 "model": self.name,
@@ -111,15 +130,36 @@ class OpenAIChat:
                 params["stream_options"] = {"include_usage": True}
             if "max_tokens" in self._unsupported:
                 params["max_completion_tokens"] = params.pop("max_tokens")
+            left = max(deadline - time.monotonic(), 0.05)
             try:
-                return self.client.chat.completions.create(**params)
+                client = self.client.with_options(max_retries=0, timeout=left)
+                return client.chat.completions.create(**params)
             except openai.BadRequestError as exc:
                 rejected = self._rejected_param(exc, params)
                 if rejected is None:
                     raise self._translate(exc) from exc
                 self._unsupported.add(rejected)
             except openai.OpenAIError as exc:
-                raise self._translate(exc) from exc
+                wait = self._retry_wait(exc, retries, deadline)
+                if wait is None:
+                    raise self._translate(exc) from exc
+                retries += 1
+                time.sleep(wait)
+
+    def _retry_wait(self, exc: Exception, retries: int, deadline: float) -> float | None:
+        """Seconds to wait before retrying after ``exc``, or None: do not retry."""
+        import openai
+
+        if retries >= self.endpoint.max_retries or isinstance(exc, openai.APITimeoutError):
+            return None
+        wait = min(0.5 * 2**retries, 8.0)
+        if isinstance(exc, openai.APIStatusError):
+            if exc.status_code not in (408, 409, 429) and exc.status_code < 500:
+                return None
+            wait = _retry_after(exc.response.headers) or wait
+        elif not isinstance(exc, openai.APIConnectionError):
+            return None
+        return wait if time.monotonic() + wait < deadline else None
 
     def _rejected_param(self, exc: Any, params: dict[str, Any]) -> str | None:
         text = str(getattr(exc, "message", "") or exc)
@@ -157,6 +197,16 @@ class OpenAIChat:
             offline_hint="choose PAPERCHAT_LLM=extractive (offline)",
         )
         return LLMError(failure.message, kind=failure.kind)
+
+
+def _retry_after(headers: Any) -> float | None:
+    """The server's own wait (``retry-after-ms`` or ``retry-after`` seconds), at most 8 s."""
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        try:
+            return min(float(headers.get(name, "")) * scale, 8.0)
+        except ValueError:
+            continue
+    return None
 
 
 def make_chat_model(settings: Settings) -> ChatModel | None:

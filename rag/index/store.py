@@ -11,12 +11,15 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from rag.errors import StoreError
+from rag.index.calls import BoundedCalls
 from rag.records import Chunk, Paper, PaperRow
 
 if TYPE_CHECKING:
@@ -80,12 +83,25 @@ def chunk_metadata(paper: Paper, chunk: Chunk, n_chunks: int, paper_hash: str) -
 
 
 class Store:
-    """A Chroma collection of paper chunks. Build it with :func:`open_store`."""
+    """A Chroma collection of paper chunks. Build it with :func:`open_store`.
 
-    def __init__(self, client: ClientAPI, collection: Collection, *, location: str) -> None:
+    Every call to Chroma goes through :class:`rag.index.calls.BoundedCalls`: it fails with
+    :class:`StoreError` after ``timeout`` seconds instead of hanging, and at once while an
+    earlier call is still stuck."""
+
+    def __init__(
+        self,
+        client: ClientAPI,
+        collection: Collection,
+        *,
+        location: str,
+        timeout: float = 30.0,
+        threads: int = 8,
+    ) -> None:
         self._client = client
         self._collection = collection
         self.location = location
+        self._call = BoundedCalls(location=location, timeout=timeout, threads=threads)
 
     @property
     def collection_name(self) -> str:
@@ -275,16 +291,6 @@ class Store:
         self._collection = self._call("write", _get_or_create, self._client, name, metadata)
         self._bump_generation()
 
-    def _call(self, what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except StoreError:
-            raise
-        except Exception as exc:  # chromadb raises many unrelated types; translate at the edge
-            raise StoreError(
-                f"Chroma {what} failed at {self.location}: {type(exc).__name__}: {exc}"
-            ) from exc
-
 
 def _get_or_create(client: ClientAPI, name: str, metadata: dict[str, Any]) -> Collection:
     # We always pass vectors ourselves: no embedding function, cosine space.
@@ -323,7 +329,8 @@ def open_store(settings: Settings) -> Store:
         path = settings.data_dir / "chroma"
         location = str(path)
         hint = "check that PAPERCHAT_DATA_DIR (or --data-dir) is a writable directory"
-    try:
+
+    def connect() -> tuple[ClientAPI, Collection]:
         if settings.chroma_host:
             client = chromadb.HttpClient(
                 host=settings.chroma_host,
@@ -333,6 +340,9 @@ def open_store(settings: Settings) -> Store:
                 tenant=settings.chroma_tenant,
                 database=settings.chroma_database,
             )
+            # Longer than a call's own limit: a stuck request keeps failing the next calls
+            # fast (BoundedCalls) until the server answers or this expires.
+            _bound_http(client, 2 * settings.chroma_timeout)
         else:
             path.mkdir(parents=True, exist_ok=True)
             client = chromadb.PersistentClient(path=str(path), settings=chroma_settings)
@@ -345,9 +355,37 @@ def open_store(settings: Settings) -> Store:
                 "chunk_overlap": settings.chunk_overlap,
             },
         )
+        return client, collection
+
+    opener = ThreadPoolExecutor(1, thread_name_prefix="paperchat-chroma-open")
+    try:
+        client, collection = opener.submit(connect).result(timeout=settings.chroma_timeout)
+    except FutureTimeout:
+        raise StoreError(
+            f"cannot open the Chroma store at {location}: no answer within "
+            f"{settings.chroma_timeout:g} s (PAPERCHAT_CHROMA_TIMEOUT); {hint}"
+        ) from None
     except Exception as exc:  # connection refused, bad path, incompatible on-disk version...
         detail = str(exc).replace(token, "***") if token else str(exc)
         raise StoreError(
             f"cannot open the Chroma store at {location}: {type(exc).__name__}: {detail}; {hint}"
         ) from exc
-    return Store(client, collection, location=location)
+    finally:
+        opener.shutdown(wait=False)
+    return Store(
+        client,
+        collection,
+        location=location,
+        timeout=settings.chroma_timeout,
+        threads=settings.chroma_threads,
+    )
+
+
+def _bound_http(client: ClientAPI, seconds: float) -> None:
+    """Give the HTTP client's connection a timeout: chromadb makes it with none, so a frozen
+    server would hold a thread for ever (the pool's timeout frees the caller, not the thread)."""
+    import httpx
+
+    session = getattr(getattr(client, "_server", None), "_session", None)
+    if isinstance(session, httpx.Client):
+        session.timeout = httpx.Timeout(seconds)

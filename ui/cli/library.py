@@ -91,9 +91,12 @@ def _print_report(report: IngestReport, where: str) -> None:
         print(f"note: {notice}", file=sys.stderr)
     for skipped in report.skipped:
         print(f"skipped: {skipped}", file=sys.stderr)
-    if report.skipped:
+    count = report.to_json()["skipped_count"]
+    if count > len(report.skipped):
+        print(f"skipped: ... and {count - len(report.skipped)} more", file=sys.stderr)
+    if count:
         print(
-            f"{len(report.skipped)} record(s) skipped; the rest is stored. Fix them and "
+            f"{count} record(s) skipped; the rest is stored. Fix them and "
             "re-run: stored papers are not embedded again.",
             file=sys.stderr,
         )

@@ -1,21 +1,27 @@
 """The HTTP API over one App: JSON under /api, OpenAI-compatible under /v1, /healthz.
 
 With ``PAPERCHAT_API_KEY`` set, /api and /v1 need ``Authorization: Bearer <key>``
-(:mod:`ui.http.limits`); /healthz and /docs stay open. Errors are JSON
+(:mod:`ui.http.limits`; failed attempts are limited per client); /healthz says only "ok" or
+"not ok" without it (:mod:`ui.http.health`). Every request passes the web guard (allowed
+Host, no cross-site writes, security headers: :mod:`ui.http.guard`), the body limit and,
+for searches and answers, the bounded work queue (:mod:`ui.http.work`). Errors are JSON
 (:mod:`ui.http.errors`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
 from ui.http.errors import error_response, install_error_handlers
+from ui.http.guard import FailureLimiter, WebGuard
+from ui.http.health import HealthCheck
 from ui.http.limits import BodyLimit
 from ui.http.openai import openai_router
 from ui.http.routes import api_router
+from ui.http.work import WorkLimit
 
 if TYPE_CHECKING:
     from ui.app import App
@@ -32,13 +38,25 @@ def create_api(app: App) -> FastAPI:
         docs_url="/docs",
         redoc_url=None,
     )
-    api.add_middleware(BodyLimit, upload_bytes=int(app.settings.max_upload_mb * 1e6))
+    s = app.settings
+    api.state.auth_failures = FailureLimiter(s.auth_failures_per_minute)
+    # The last added runs first: guard, then body limit, then the work queue.
+    api.add_middleware(WorkLimit, concurrency=s.work_concurrency, queue=s.work_queue)
+    api.add_middleware(BodyLimit, upload_bytes=int(s.max_upload_mb * 1e6))
+    api.add_middleware(
+        WebGuard,
+        allowed_hosts=s.allowed_hosts,
+        failures=api.state.auth_failures,
+        keyed=bool(s.api_key.get_secret_value()),
+    )
     install_error_handlers(api)
+    health = HealthCheck(app)
 
-    @api.get("/healthz", tags=["meta"])
-    def healthz() -> dict[str, Any]:
-        """Index loaded, papers, embedder, answer mode; a hint when the index is empty."""
-        return app.engine.health()
+    @api.get("/healthz", tags=["meta"], response_model=None)
+    async def healthz(request: Request) -> JSONResponse:
+        """ "ok" or "not ok" (503, within PAPERCHAT_HEALTH_TIMEOUT); with the key (or when
+        none is set): index loaded, papers, embedder, answer mode, a hint when empty."""
+        return await health(request)
 
     api.include_router(api_router(app))
     api.include_router(openai_router(app))

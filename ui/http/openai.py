@@ -37,7 +37,7 @@ def openai_router(app: App) -> APIRouter:
     )
 
     @router.get("/models")
-    def models() -> dict[str, Any]:
+    async def models() -> dict[str, Any]:
         model = {"id": MODEL_ID, "object": "model", "created": 0, "owned_by": "paperchat"}
         return {"object": "list", "data": [model]}
 

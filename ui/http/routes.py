@@ -13,7 +13,7 @@ from ui.http.errors import ApiError
 from ui.http.limits import bearer_check, question_check
 from ui.http.schemas import AskRequest, SearchRequest
 from ui.http.streaming import event_lines, sse
-from ui.http.uploads import save_upload
+from ui.http.uploads import discard_failed, public_report, save_upload
 
 if TYPE_CHECKING:
     from ui.app import App
@@ -68,13 +68,13 @@ def api_router(app: App) -> APIRouter:
         stored as by `paperchat ingest`; bad records are listed, good ones stored. A copy
         of each file is kept under the data directory's uploads/, one folder per content
         hash, so the same file uploaded again changes nothing."""
+        folder = settings.data_dir / "uploads"
         names: dict[str, str] = {}
         for i, upload in enumerate(files):
-            path = save_upload(upload, settings.data_dir / "uploads", i)
+            path = save_upload(upload, folder, i)
             names[str(path)] = upload.filename or path.name
         report = ingester.ingest([Path(p) for p in names]).to_json()
-        for entry in (*report["skipped"], *report["notices"]):
-            entry["source"] = names.get(entry["source"], entry["source"])
-        return report | {"stored_as": {name: path for path, name in names.items()}}
+        discard_failed(report, names)  # nothing of them was stored: no copy kept
+        return public_report(report, names, folder)
 
     return router

@@ -6,9 +6,11 @@ OpenAI clients send many); responses are built from the events' own ``to_json``.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import re
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+from pydantic_core import PydanticCustomError
 
 from rag.retrieve import Filters
 
@@ -19,7 +21,25 @@ __all__ = [
     "FiltersIn",
     "HistoryMessage",
     "SearchRequest",
+    "Text",
+    "well_formed",
 ]
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def well_formed(value: str) -> str:
+    """``value`` unchanged, or a ``malformed_text`` error (answered with 400) when it holds a
+    lone UTF-16 surrogate (JSON allows ``"\\ud800"``; no text can be encoded with one)."""
+    if _SURROGATE.search(value):
+        raise PydanticCustomError(
+            "malformed_text", "malformed text: a lone UTF-16 surrogate (\\ud800-\\udfff)"
+        )
+    return value
+
+
+Text = Annotated[str, AfterValidator(well_formed)]
 
 
 class _Strict(BaseModel):
@@ -29,8 +49,8 @@ class _Strict(BaseModel):
 class FiltersIn(_Strict):
     year_from: int | None = Field(default=None, ge=0, le=9999)
     year_to: int | None = Field(default=None, ge=0, le=9999)
-    author: str = Field(default="", max_length=200)
-    source: str = Field(default="", max_length=500)
+    author: Text = Field(default="", max_length=200)
+    source: Text = Field(default="", max_length=500)
 
     def to_filters(self) -> Filters:
         return Filters(self.year_from, self.year_to, self.author.strip(), self.source.strip())
@@ -38,12 +58,12 @@ class FiltersIn(_Strict):
 
 class HistoryMessage(_Strict):
     role: Literal["user", "assistant"]
-    content: str = Field(max_length=20_000)
-    cited: list[str] = Field(default_factory=list, max_length=50)
+    content: Text = Field(max_length=20_000)
+    cited: list[Text] = Field(default_factory=list, max_length=50)
 
 
 class AskRequest(_Strict):
-    question: str = Field(min_length=1)
+    question: Text = Field(min_length=1)
     history: list[HistoryMessage] = Field(default_factory=list, max_length=50)
     filters: FiltersIn | None = None
     llm: Literal["extractive", "openai"] | None = None
@@ -52,7 +72,7 @@ class AskRequest(_Strict):
 
 
 class SearchRequest(_Strict):
-    query: str = Field(min_length=1)
+    query: Text = Field(min_length=1)
     k: int = Field(default=10, ge=1, le=100)
     mode: Literal["hybrid", "dense", "lexical"] = "hybrid"
     filters: FiltersIn | None = None
@@ -71,8 +91,10 @@ class ChatMessage(BaseModel):
         if value is None:
             return ""
         if isinstance(value, str):
-            return value
-        return "\n".join(str(p.get("text", "")) for p in value if p.get("type") == "text")
+            return well_formed(value)
+        return well_formed(
+            "\n".join(str(p.get("text", "")) for p in value if p.get("type") == "text")
+        )
 
 
 class ChatCompletionRequest(BaseModel):

@@ -33,7 +33,9 @@ def create_app(settings: Settings) -> FastAPI:
 
     from ui.app import App
     from ui.http.api import create_api
+    from ui.http.uploads import tidy_data_dir
 
+    tidy_data_dir(settings.data_dir)  # what a crashed process left behind
     parts = App.from_settings(settings)
     # Ready means ready: the first question loads no model and no index. Loading Chroma's
     # vector index is mostly native code, importing gradio mostly Python, so the two
@@ -77,6 +79,7 @@ def _with_ui(app: FastAPI, parts: App) -> FastAPI:
         mcp_server=False,
         enable_monitoring=False,
         footer_links=["api"],
+        max_file_size=int(parts.settings.max_upload_mb * 1e6),
     )
     return mounted
 

@@ -1,0 +1,64 @@
+"""Calls to Chroma with a time limit, on a bounded pool of threads.
+
+Neither the embedded database nor chromadb's HTTP client has a timeout of its own, so a
+frozen server (or a stuck disk) held every caller for ever. Here each call fails with
+:class:`StoreError` after ``timeout`` seconds, at most ``threads`` calls run at once, and
+while a call that timed out is still stuck, the next ones fail at once instead of each
+waiting ``timeout`` again (four questions to a frozen server failed one after the other,
+after 31, 61 and 91 s and more: bench/robustness.py). When the stuck call ends (the server
+thaws), calls go through again.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any
+
+from rag.errors import StoreError
+
+__all__ = ["BoundedCalls"]
+
+
+class BoundedCalls:
+    def __init__(self, *, location: str, timeout: float, threads: int) -> None:
+        self.location = location
+        self.timeout = timeout
+        self._pool = ThreadPoolExecutor(threads, thread_name_prefix="paperchat-chroma")
+        self._stuck: list[tuple[Future[Any], float]] = []
+        self._lock = threading.Lock()
+
+    def __call__(self, what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        self._fail_fast_while_stuck(what)
+        started = time.monotonic()
+        future = self._pool.submit(fn, *args, **kwargs)
+        try:
+            return future.result(timeout=self.timeout)
+        except FutureTimeout:
+            if not future.cancel():  # running, not just queued: it holds a thread
+                with self._lock:
+                    self._stuck.append((future, started))
+            raise StoreError(
+                f"Chroma {what} did not answer within {self.timeout:g} s at {self.location}: "
+                "is the server (or the disk) stuck? Raise PAPERCHAT_CHROMA_TIMEOUT for very "
+                "large collections"
+            ) from None
+        except StoreError:
+            raise
+        except Exception as exc:  # chromadb raises many unrelated types; translate at the edge
+            raise StoreError(
+                f"Chroma {what} failed at {self.location}: {type(exc).__name__}: {exc}"
+            ) from exc
+
+    def _fail_fast_while_stuck(self, what: str) -> None:
+        with self._lock:
+            self._stuck = [(f, t) for f, t in self._stuck if not f.done()]
+            if not self._stuck:
+                return
+            waited = time.monotonic() - min(t for _, t in self._stuck)
+        raise StoreError(
+            f"Chroma {what} not tried: Chroma at {self.location} has not answered a call for "
+            f"{waited:.0f} s (is the server or the disk stuck?); try again later"
+        )
