@@ -32,6 +32,8 @@ DEFAULT_DATABASE = ("default_tenant", "default_database")  # Chroma's, on every 
 # What a chunk's metadata holds. Bump it when that changes: every stored paper then counts
 # as changed, and the next ingest rewrites it in the new layout.
 LAYOUT = 2
+# Collection metadata key: paper ids whose removal has begun and not yet finished (JSON).
+PENDING = "removing"
 
 
 def stored_hash(paper: Paper) -> str:
@@ -238,27 +240,58 @@ class Store:
 
     def remove(self, paper_ids: Sequence[str]) -> list[str]:
         """Delete every chunk of these papers; the ids that were stored. Idempotent: an
-        absent id is no error, and a removal cut short is finished by running it again."""
-        found = self.stored(list(dict.fromkeys(paper_ids)))
-        chunk_ids = sorted(cid for paper in found.values() for cid in paper.chunk_ids)
+        absent id is no error.
+
+        Crash-safe: the ids are first written to the collection's metadata (``removing``),
+        then their chunks are deleted, then the generation is bumped and the note cleared in
+        one write. A run cut short anywhere is finished by the next :func:`open_store` (any
+        command), so no paper stays half-removed and no index stays stale."""
+        wanted = list(dict.fromkeys(paper_ids))
+        found = self.stored(wanted)
+        if found:
+            metadata = self._metadata()
+            pending = set(_pending(metadata)) | set(found)
+            self._modify(metadata | {PENDING: json.dumps(sorted(pending))})
+        self.finish_removals()
+        return [pid for pid in wanted if pid in found]
+
+    def finish_removals(self) -> list[str]:
+        """Finish removals a crash interrupted (see :meth:`remove`); the ids it finished."""
+        pending = _pending(self._metadata())
+        if not pending:
+            return []
+        found = self.stored(pending)
+        # The first chunk goes last: until the end, a half-removed paper still lists.
+        chunk_ids = sorted(
+            (cid for paper in found.values() for cid in paper.chunk_ids),
+            key=lambda cid: (cid.endswith("#0"), cid),
+        )
         limit = self._client.get_max_batch_size()
         for start in range(0, len(chunk_ids), limit):
             self._call("write", self._collection.delete, ids=chunk_ids[start : start + limit])
-        if chunk_ids:
-            self._bump_generation()
-        return [pid for pid in paper_ids if pid in found]
+        metadata = self._metadata()
+        metadata.pop(PENDING, None)
+        self._modify(metadata | {"generation": uuid.uuid4().hex})
+        return pending
 
-    def _bump_generation(self) -> None:
+    def _metadata(self) -> dict[str, Any]:
         current = self._call(
             "read", self._client.get_collection, self._collection.name, embedding_function=None
         )
-        metadata = dict(current.metadata or {}) | {"generation": uuid.uuid4().hex}
+        return dict(current.metadata or {})
+
+    def _modify(self, metadata: dict[str, Any]) -> None:
+        """Replace the collection's metadata (Chroma replaces it whole)."""
         self._call("write", self._collection.modify, metadata=metadata)
+
+    def _bump_generation(self) -> None:
+        self._modify(self._metadata() | {"generation": uuid.uuid4().hex})
 
     def reset(self) -> None:
         """Delete this collection (and only this one) and start it afresh, empty."""
         name, metadata = self._collection.name, dict(self._collection.metadata or {})
         metadata.pop("generation", None)
+        metadata.pop(PENDING, None)
         self._call("write", self._client.delete_collection, name)
         self._collection = self._call("write", _get_or_create, self._client, name, metadata)
         self._bump_generation()
@@ -272,6 +305,14 @@ class Store:
             raise StoreError(
                 f"Chroma {what} failed at {self.location}: {type(exc).__name__}: {exc}"
             ) from exc
+
+
+def _pending(metadata: dict[str, Any]) -> list[str]:
+    try:
+        ids = json.loads(str(metadata.get(PENDING) or "[]"))
+    except json.JSONDecodeError:
+        return []
+    return [str(i) for i in ids] if isinstance(ids, list) else []
 
 
 def _get_or_create(client: ClientAPI, name: str, metadata: dict[str, Any]) -> Collection:
@@ -338,4 +379,6 @@ def open_store(settings: Settings) -> Store:
         raise StoreError(
             f"cannot open the Chroma store at {location}: {type(exc).__name__}: {detail}; {hint}"
         ) from exc
-    return Store(client, collection, location=location)
+    store = Store(client, collection, location=location)
+    store.finish_removals()  # a removal a crash cut short is finished before anything else
+    return store

@@ -15,6 +15,7 @@ from fastapi.responses import JSONResponse
 from ui.http.errors import error_response, install_error_handlers
 from ui.http.limits import BodyLimit
 from ui.http.openai import openai_router
+from ui.http.papers import papers_router
 from ui.http.routes import api_router
 
 if TYPE_CHECKING:
@@ -41,6 +42,7 @@ def create_api(app: App) -> FastAPI:
         return app.engine.health()
 
     api.include_router(api_router(app))
+    api.include_router(papers_router(app))
     api.include_router(openai_router(app))
 
     @api.api_route("/api/{rest:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE"],
