@@ -57,10 +57,13 @@ class Chunker:
         return len(get_encoding(self.encoding).encode(text, disallowed_special=()))
 
     def chunk(self, paper: Paper) -> list[Chunk]:
+        """A paper without an abstract is one chunk of its keywords (else its title), so it
+        is found by them; its abstract stays empty and is never quoted."""
         heading = paper.title or paper.label
         budget = self.chunk_tokens
+        body = paper.abstract or "; ".join(paper.extra.get("keywords") or ()) or heading
         while True:
-            texts = self._windows(paper.abstract, heading, budget)
+            texts = self._windows(body, heading, budget)
             drafts = [
                 Chunk(f"{paper.id}#{i}", paper.id, i, text, n_tokens=0, heading=heading)
                 for i, text in enumerate(texts)

@@ -99,7 +99,7 @@ def ingest_paths(
     if not files:
         raise IngestError(
             f"no supported files under {', '.join(map(str, paths))}: "
-            "expected .txt (seed format), .jsonl/.json, .csv/.tsv or .bib"
+            "expected .txt (seed format), .jsonl/.json (CSL-JSON too), .csv/.tsv, .bib or .ris"
         )
     report = IngestReport(files=len(files))
     first_seen: dict[str, str] = {}

@@ -4,6 +4,7 @@ skipped input; and the one way a paper's authors are written for people."""
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
@@ -63,6 +64,11 @@ class Paper:
     doi: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def has_abstract(self) -> bool:
+        """False for a reference stored on its title and keywords (no abstract known)."""
+        return bool(self.abstract)
+
     def content_hash(self) -> str:
         """Hash of everything that is stored for this paper; a change means re-embedding."""
         parts = [
@@ -100,6 +106,10 @@ class PaperRow:
     abstract: str = ""
     url: str = ""
     doi: str = ""
+    has_abstract: bool = True
+    keywords: tuple[str, ...] = ()
+    entry_type: str = ""  # the BibTeX entry type it came as (or maps to), e.g. "inproceedings"
+    cite_key: str = ""  # its BibTeX key, when it came from a .bib
 
     @property
     def name(self) -> str:
@@ -110,6 +120,13 @@ class PaperRow:
     def from_mapping(cls, data: Mapping[str, Any]) -> PaperRow:
         """From a mapping with the fields' names (``paper_id`` is read as ``id``)."""
         year = data.get("year")
+        extra = data.get("extra")
+        if isinstance(extra, str):  # the store keeps a paper's extra metadata as JSON
+            try:
+                extra = json.loads(extra)
+            except json.JSONDecodeError:
+                extra = None
+        extra = extra if isinstance(extra, dict) else {}
         return cls(
             id=str(data["id"] if "id" in data else data["paper_id"]),
             label=str(data.get("label") or ""),
@@ -122,6 +139,10 @@ class PaperRow:
             abstract=str(data.get("abstract") or ""),
             url=str(data.get("url") or ""),
             doi=str(data.get("doi") or ""),
+            has_abstract=bool(data.get("has_abstract", True)),
+            keywords=tuple(data.get("keywords") or extra.get("keywords") or ()),
+            entry_type=str(data.get("entry_type") or extra.get("entry_type") or ""),
+            cite_key=str(data.get("cite_key") or extra.get("bibtex_key") or ""),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -137,6 +158,7 @@ class PaperRow:
             "n_chunks": self.n_chunks,
             "url": self.url,
             "doi": self.doi,
+            "has_abstract": self.has_abstract,
         }
 
 

@@ -316,7 +316,7 @@ def test_bibtex(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     items = parse(path)
-    one, two = papers(items)
+    one, two, three = papers(items)
     assert (one.id, one.title, one.position, one.year) == (
         "doi:10.1/abc",
         "The FooNet model: an étude",
@@ -330,11 +330,11 @@ def test_bibtex(tmp_path: Path) -> None:
         2,
         ("Alan Turing",),
     )
-    [missing] = skipped(items)
-    assert (missing.position, missing.reason) == (
-        3,
-        "entry 'hopper2019' (line 19) has no abstract field: add one or drop the entry",
-    )
+    # An entry without an abstract is stored on its title (issue 14), with a notice.
+    assert skipped(items) == []
+    assert (three.id, three.has_abstract, three.position) == ("bib:hopper2019", False, 3)
+    [notice] = [i for i in items if isinstance(i, Notice)]
+    assert notice.message.startswith("entry 'hopper2019' (line 19): no abstract: stored")
 
 
 def test_bibtex_bad_entries_do_not_lose_good_ones(tmp_path: Path) -> None:

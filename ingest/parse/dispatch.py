@@ -10,9 +10,11 @@ from rag.records import Notice, Paper, Skipped
 
 from .bibtex import parse_bibtex
 from .clean import Draft, build_paper
+from .csljson import parse_csljson
 from .detect import FORMATS, detect_format
 from .files import BOM, read_head, sniff_binary
 from .jsonl import parse_jsonl
+from .ris import parse_ris
 from .seeds import parse_seeds
 from .tabular import parse_tabular
 
@@ -23,6 +25,8 @@ _PARSERS: dict[str, Callable[[Path], Iterator[Draft | Skipped | Notice]]] = {
     "jsonl": parse_jsonl,
     "csv": parse_tabular,
     "bibtex": parse_bibtex,
+    "csljson": parse_csljson,
+    "ris": parse_ris,
 }
 
 

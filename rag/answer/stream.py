@@ -118,7 +118,9 @@ def _answer(
     else:
         query = rewrite_followup(question, history)
     clock = time.perf_counter()
-    hits = retriever.search(query, k=k, filters=filters)
+    # A reference stored without an abstract has nothing to quote: search lists it, answers
+    # draw only on papers with an abstract.
+    hits = [h for h in retriever.search(query, k=k, filters=filters) if h.paper.has_abstract]
     sources = _sources(hits, retriever)
     timings["retrieve"] = time.perf_counter() - clock
 

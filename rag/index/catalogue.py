@@ -19,7 +19,10 @@ from rag.records import PaperRow
 __all__ = ["FIELDS", "Catalogue"]
 
 # PaperRow's fields, in its order, but the abstract: that stays in the store.
-FIELDS = ("id", "label", "title", "authors", "year", "source", "position", "n_chunks", "url", "doi")
+FIELDS = (
+    "id", "label", "title", "authors", "year", "source", "position", "n_chunks", "url", "doi",
+    "has_abstract", "entry_type", "cite_key",
+)  # fmt: skip
 
 
 class Catalogue(Mapping[str, PaperRow]):

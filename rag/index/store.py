@@ -67,6 +67,10 @@ def chunk_metadata(paper: Paper, chunk: Chunk, n_chunks: int, paper_hash: str) -
         # The whole abstract rides on the first chunk: the lexical index is rebuilt from it
         # and quotes are checked against it, without a second database.
         meta["abstract"] = paper.abstract
+        if not paper.has_abstract:
+            meta["has_abstract"] = False
+        if paper.extra.get("keywords"):
+            meta["keywords"] = [str(k) for k in paper.extra["keywords"]]
     if paper.authors:
         meta["authors"] = list(paper.authors)
         meta["authors_lc"] = "; ".join(paper.authors).casefold()

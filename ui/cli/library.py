@@ -32,7 +32,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="file or folder")
     p.add_argument(
         "--format",
-        choices=["seed", "jsonl", "csv", "bibtex"],
+        choices=["seed", "jsonl", "csv", "bibtex", "csljson", "ris"],
         help="force the input format (default: detect from extension and content)",
     )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -121,9 +121,10 @@ def papers(args: argparse.Namespace, settings: Settings) -> int:
     for row in rows:
         authors = format_authors(row.authors)
         year = str(row.year) if row.year else "----"
+        flag = "" if row.has_abstract else "  (no abstract)"
         print(
             f"{row.id:<22} {year}  {row.name[:48]:<48}  {authors[:40]:<40}  "
-            f"{Path(row.source).name}:{row.position}"
+            f"{Path(row.source).name}:{row.position}{flag}"
         )
     return EXIT_OK
 
