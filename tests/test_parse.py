@@ -630,18 +630,20 @@ def test_iter_input_files(tmp_path: Path) -> None:
         "a.txt",
         "b/deep/c.bib",
         "b/x.csv",
-        "b/skip.pdf",
+        "b/p.pdf",
+        "b/skip.docx",
         ".h.txt",
         ".hidden/y.txt",
     ]:
         (tmp_path / name).write_text("x", encoding="utf-8")
-    found = list(iter_input_files([tmp_path, tmp_path / "a.txt", tmp_path / "b" / "skip.pdf"]))
+    found = list(iter_input_files([tmp_path, tmp_path / "a.txt", tmp_path / "b" / "skip.docx"]))
     assert [p.relative_to(tmp_path).as_posix() for p in found] == [
         "a.txt",
         "b/deep/c.bib",
+        "b/p.pdf",
         "b/x.csv",
         "z.jsonl",
-        "b/skip.pdf",
+        "b/skip.docx",
     ]
 
 

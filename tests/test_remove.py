@@ -4,23 +4,19 @@ next run (the store's ``removing`` note)."""
 from __future__ import annotations
 
 import json
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-import uvicorn
 
 from rag.engine import Engine
 from rag.index.store import PENDING, open_store
 from rag.settings import Settings, load_settings
-from tests.conftest import free_port
+from tests.apiserver import serve_api
 from tests.fakes import HashEmbedder
 from ui.app import App
 from ui.cli.main import main
-from ui.http.api import create_api
 
 LONG = " ".join(f"Line {i} on pipelined KV cache offloading, GPU memory." for i in range(40))
 PAPERS = [
@@ -141,19 +137,8 @@ def test_remove_on_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixtur
 @pytest.fixture
 def api(settings: Settings) -> Iterator[str]:
     """Our API (no UI) over a real socket, on the fake-embedded index."""
-    config = uvicorn.Config(
-        create_api(_app(settings)), host="127.0.0.1", port=free_port(), log_level="warning"
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "the API did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{config.port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    with serve_api(_app(settings)) as url:
+        yield url
 
 
 @pytest.mark.integration

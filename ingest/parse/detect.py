@@ -17,7 +17,7 @@ from .ris import looks_like_ris
 
 __all__ = ["EXTENSIONS", "FORMATS", "detect_format", "iter_input_files", "sniff_format"]
 
-FORMATS: tuple[str, ...] = ("seed", "jsonl", "csv", "bibtex", "csljson", "ris")
+FORMATS: tuple[str, ...] = ("seed", "jsonl", "csv", "bibtex", "csljson", "ris", "pdf")
 EXTENSIONS: dict[str, str] = {
     ".txt": "seed",
     ".jsonl": "jsonl",
@@ -28,6 +28,7 @@ EXTENSIONS: dict[str, str] = {
     ".bib": "bibtex",
     ".bibtex": "bibtex",
     ".ris": "ris",
+    ".pdf": "pdf",
 }
 _SUPPORTED = ", ".join(sorted(EXTENSIONS))
 _BIBTEX_START = re.compile(r"^\s*@\s*[A-Za-z]+\s*[{(]", re.MULTILINE)
@@ -101,6 +102,8 @@ def detect_format(path: Path) -> str:
 
 def sniff_format(head: bytes) -> str | None:
     """Guess the format from a file's first bytes; None if nothing fits."""
+    if head.lstrip().startswith(b"%PDF-"):
+        return "pdf"
     text = head.removeprefix(BOM).decode("utf-8", "ignore")
     stripped = text.lstrip()
     if not stripped:

@@ -14,6 +14,7 @@ from .csljson import parse_csljson
 from .detect import FORMATS, detect_format
 from .files import BOM, read_head, sniff_binary
 from .jsonl import parse_jsonl
+from .pdf import parse_pdf
 from .ris import parse_ris
 from .seeds import parse_seeds
 from .tabular import parse_tabular
@@ -27,6 +28,7 @@ _PARSERS: dict[str, Callable[[Path], Iterator[Draft | Skipped | Notice]]] = {
     "bibtex": parse_bibtex,
     "csljson": parse_csljson,
     "ris": parse_ris,
+    "pdf": parse_pdf,
 }
 
 
@@ -50,11 +52,14 @@ def parse_file(path: Path, *, format: str | None = None) -> Iterator[Paper | Ski
     if not head.removeprefix(BOM).strip():
         yield Skipped(source, None, "file is empty: add abstracts or remove it from the input")
         return
-    binary = sniff_binary(head)
-    if binary:
+    pdf = path.suffix.lower() == ".pdf" or head.lstrip().startswith(b"%PDF-")
+    if format == "pdf" or (format is None and pdf):
+        fmt = "pdf"  # binary by nature: the PDF parser says what is wrong with it
+    elif binary := sniff_binary(head):
         yield Skipped(source, None, f"file {binary}")
         return
-    fmt = format or detect_format(path)
+    else:
+        fmt = format or detect_format(path)
 
     first_position: dict[str, int] = {}
     records = 0

@@ -64,7 +64,7 @@ def api_router(app: App) -> APIRouter:
 
     @router.post("/ingest")
     def ingest(files: list[UploadFile] = File(...)) -> dict[str, Any]:  # noqa: B008
-        """Upload files (seed .txt, .jsonl, .json, .csv, .tsv, .bib): parsed, chunked and
+        """Upload files (.txt, .jsonl, .json, .csv, .tsv, .bib, .ris, .pdf): parsed, chunked and
         stored as by `paperchat ingest`; bad records are listed, good ones stored. A copy
         of each file is kept under the data directory's uploads/, one folder per content
         hash, so the same file uploaded again changes nothing."""
