@@ -51,7 +51,10 @@ class StoredPaper:
 
 
 def chunk_metadata(paper: Paper, chunk: Chunk, n_chunks: int, paper_hash: str) -> dict[str, Any]:
-    """Chroma metadata for one chunk. Chroma has no nulls: unknown fields are left out."""
+    """Chroma metadata for one chunk. Chroma has no nulls: an unknown field is None, which
+    Chroma leaves out of a new chunk and deletes from a rewritten one (an upsert merges
+    metadata, so a field a paper no longer has would otherwise stay)."""
+    keywords = [str(k) for k in paper.extra.get("keywords") or ()]
     meta: dict[str, Any] = {
         "paper_id": paper.id,
         "chunk_index": chunk.index,
@@ -62,26 +65,21 @@ def chunk_metadata(paper: Paper, chunk: Chunk, n_chunks: int, paper_hash: str) -
         "source": paper.source,
         "position": paper.position,
         "n_tokens": chunk.n_tokens,
+        "authors": list(paper.authors) or None,
+        "authors_lc": "; ".join(paper.authors).casefold() or None,
+        "year": paper.year,
+        "url": paper.url or None,
+        "doi": paper.doi or None,
+        "extra": json.dumps(paper.extra, ensure_ascii=False, sort_keys=True, default=str)
+        if paper.extra
+        else None,
     }
     if chunk.index == 0:
         # The whole abstract rides on the first chunk: the lexical index is rebuilt from it
         # and quotes are checked against it, without a second database.
         meta["abstract"] = paper.abstract
-        if not paper.has_abstract:
-            meta["has_abstract"] = False
-        if paper.extra.get("keywords"):
-            meta["keywords"] = [str(k) for k in paper.extra["keywords"]]
-    if paper.authors:
-        meta["authors"] = list(paper.authors)
-        meta["authors_lc"] = "; ".join(paper.authors).casefold()
-    if paper.year is not None:
-        meta["year"] = paper.year
-    if paper.url:
-        meta["url"] = paper.url
-    if paper.doi:
-        meta["doi"] = paper.doi
-    if paper.extra:
-        meta["extra"] = json.dumps(paper.extra, ensure_ascii=False, sort_keys=True, default=str)
+        meta["has_abstract"] = None if paper.has_abstract else False
+        meta["keywords"] = keywords or None
     return meta
 
 
@@ -162,6 +160,10 @@ class Store:
     def abstracts(self, paper_ids: Sequence[str]) -> dict[str, str]:
         """{paper_id: stored abstract} for these papers (from their first chunks; absent ids
         are left out). The retriever's catalogue keeps no abstracts, so answers read them here."""
+        return {pid: str(m.get("abstract", "")) for pid, m in self.first_chunks(paper_ids).items()}
+
+    def first_chunks(self, paper_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """{paper_id: its first chunk's metadata (the whole paper's)}; absent ids left out."""
         if not paper_ids:
             return {}
         result = self._call(
@@ -170,10 +172,7 @@ class Store:
             where={"$and": [{"paper_id": {"$in": list(paper_ids)}}, {"chunk_index": 0}]},
             include=["metadatas"],
         )
-        return {
-            str(meta["paper_id"]): str(meta.get("abstract", ""))
-            for meta in result["metadatas"] or []
-        }
+        return {str(m["paper_id"]): dict(m) for m in result["metadatas"] or []}
 
     def count_chunks(self) -> int:
         return int(self._call("read", self._collection.count))

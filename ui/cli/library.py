@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from ingest.pipeline import IngestReport, Progress
     from rag.settings import Settings
 
-__all__ = ["EXIT_OK", "EXIT_PARTIAL", "register"]
+__all__ = ["EXIT_OK", "EXIT_PARTIAL", "print_report", "register"]
 
 EXIT_OK, EXIT_PARTIAL = 0, 3
 
@@ -76,14 +76,15 @@ def ingest(args: argparse.Namespace, settings: Settings) -> int:
             report.to_json() | {"collection": store.collection_name, "store": store.location}
         )
     else:
-        _print_report(report, f"{store.collection_name} at {store.location}")
+        print_report(report, f"{store.collection_name} at {store.location}")
     return EXIT_OK if report.ok else EXIT_PARTIAL
 
 
-def _print_report(report: IngestReport, where: str) -> None:
+def print_report(report: IngestReport, where: str) -> None:
     total = sum(report.seconds.values())
+    files = f"{report.files} file(s): " if report.files else ""
     print(
-        f"{report.files} file(s): {report.papers} papers "
+        f"{files}{report.papers} papers "
         f"({report.added} added, {report.updated} updated, {report.unchanged} unchanged), "
         f"{report.chunks_written} chunks written in {total:.1f}s -> {where}"
     )

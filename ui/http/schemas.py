@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from rag.retrieve import Filters
 
 __all__ = [
+    "AddRequest",
     "AskRequest",
     "ChatCompletionRequest",
     "ChatMessage",
@@ -56,6 +57,19 @@ class SearchRequest(_Strict):
     k: int = Field(default=10, ge=1, le=100)
     mode: Literal["hybrid", "dense", "lexical"] = "hybrid"
     filters: FiltersIn | None = None
+
+
+class AddRequest(_Strict):
+    """POST /api/papers: papers by arXiv id or DOI, and/or the results of an arXiv search."""
+
+    identifiers: list[str] = Field(default_factory=list, max_length=500)
+    arxiv_query: str = Field(default="", max_length=500)
+    max: int = Field(default=10, ge=1, le=500)
+
+    @field_validator("arxiv_query")
+    @classmethod
+    def _strip(cls, value: str) -> str:
+        return value.strip()
 
 
 class ChatMessage(BaseModel):
