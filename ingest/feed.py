@@ -65,4 +65,5 @@ def ingest_records(
                 flush()
     report.seconds["parse"] += time.perf_counter() - t0
     flush()
+    report.paper_ids = list(first_seen)
     return report

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ingest.chunk import Chunker
+from ingest.collection import add_to_collection, check_name
 from ingest.feed import ingest_records
 from ingest.parse.clean import Draft
 from ingest.pipeline import IngestReport, Progress, ingest_paths
@@ -44,10 +45,13 @@ class Ingester:
         paths: Sequence[Path],
         *,
         format: str | None = None,
+        collection: str = "",
         on_progress: Callable[[Progress], None] | None = None,
     ) -> IngestReport:
-        """Ingest every supported file under ``paths`` (see :func:`ingest_paths`); the
-        engine sees the new papers when this returns."""
+        """Ingest every supported file under ``paths`` (see :func:`ingest_paths`), putting
+        their papers in ``collection`` if one is named; the engine sees the new papers when
+        this returns."""
+        collection = check_name(collection) if collection else ""
         with self._lock:
             report = ingest_paths(
                 paths,
@@ -58,6 +62,8 @@ class Ingester:
                 batch_papers=self.batch_papers,
                 on_progress=on_progress,
             )
+            if collection:
+                add_to_collection(self.engine.store, report.paper_ids, collection)
             self.engine.refresh()
         return report
 
@@ -67,21 +73,23 @@ class Ingester:
         *,
         arxiv_query: str = "",
         max_results: int = 10,
+        collection: str = "",
         on_progress: Callable[[Progress], None] | None = None,
     ) -> IngestReport:
         """Add papers by arXiv id or DOI, and the first ``max_results`` results of an arXiv
         search. Everything is fetched first: when a source cannot be reached this raises
         :class:`rag.errors.SourceError` and nothing is stored. Identifiers that are not
-        found are reported as skipped."""
+        found are reported as skipped. The papers go in ``collection`` if one is named."""
         if not identifiers and not arxiv_query:
             raise IngestError("nothing to add: give arXiv ids or DOIs, or an arXiv query")
+        collection = check_name(collection) if collection else ""
         settings = self.engine.settings
         with Fetcher.from_settings(settings) as fetcher:
             found = resolve(identifiers, settings=settings, fetcher=fetcher)
             if arxiv_query:
                 more = search_arxiv(arxiv_query, max_results, settings=settings, fetcher=fetcher)
                 found.drafts.extend(more.drafts)
-        return self._write([*found.skipped, *found.drafts], on_progress)
+        return self._write([*found.skipped, *found.drafts], on_progress, collection)
 
     def enrich(
         self,
@@ -132,6 +140,7 @@ class Ingester:
         self,
         items: Sequence[Draft | Paper | Skipped],
         on_progress: Callable[[Progress], None] | None,
+        collection: str = "",
     ) -> IngestReport:
         with self._lock:
             report = ingest_records(
@@ -142,5 +151,7 @@ class Ingester:
                 batch_papers=self.batch_papers,
                 on_progress=on_progress,
             )
+            if collection:
+                add_to_collection(self.engine.store, report.paper_ids, collection)
             self.engine.refresh()
         return report

@@ -49,6 +49,7 @@ class IngestReport:
     chunks_written: int = 0
     skipped: list[Skipped] = field(default_factory=list)
     notices: list[Notice] = field(default_factory=list)
+    paper_ids: list[str] = field(default_factory=list)  # every paper of the run, stored or not
     seconds: dict[str, float] = field(
         default_factory=lambda: {"parse": 0.0, "chunk": 0.0, "embed": 0.0, "store": 0.0}
     )
@@ -138,6 +139,7 @@ def ingest_paths(
                     t0 = time.perf_counter()
         report.seconds["parse"] += time.perf_counter() - t0
     flush()
+    report.paper_ids = list(first_seen)
     return report
 
 

@@ -110,6 +110,7 @@ class PaperRow:
     keywords: tuple[str, ...] = ()
     entry_type: str = ""  # the BibTeX entry type it came as (or maps to), e.g. "inproceedings"
     cite_key: str = ""  # its BibTeX key, when it came from a .bib
+    collections: tuple[str, ...] = ()  # named collections it was added to (--collection)
 
     @property
     def name(self) -> str:
@@ -143,6 +144,7 @@ class PaperRow:
             keywords=tuple(data.get("keywords") or extra.get("keywords") or ()),
             entry_type=str(data.get("entry_type") or extra.get("entry_type") or ""),
             cite_key=str(data.get("cite_key") or extra.get("bibtex_key") or ""),
+            collections=tuple(data.get("collections") or ()),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -159,6 +161,7 @@ class PaperRow:
             "url": self.url,
             "doi": self.doi,
             "has_abstract": self.has_abstract,
+            "collections": list(self.collections),
         }
 
 

@@ -227,3 +227,11 @@ def test_post_papers_over_http(fake: FakeSources) -> None:
 def test_abstract_from_inverted_index() -> None:
     assert abstract_from_index({"b": [1], "a": [0, 2]}) == "a b a"
     assert abstract_from_index(None) == "" and abstract_from_index({"x": ["y"]}) == ""
+
+
+def test_added_papers_go_in_the_named_collection(fake: FakeSources) -> None:
+    app = _app()
+    app.ingester.add(["1706.03762"], collection="to read")
+    app.ingester.add(["1706.03762", "10.1038/s41586-021-03819-2"], collection="biology")
+    rows = {r.id: r.collections for r in app.engine.papers()[1]}
+    assert rows == {"arxiv:1706.03762": ("to read", "biology"), ALPHAFOLD: ("biology",)}

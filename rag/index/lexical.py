@@ -32,7 +32,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Bm25Params", "LexicalIndex"]
 
-_FORMAT = 4  # 3: the catalogue by column (catalogue.json); 4: has_abstract, entry_type, cite_key
+_FORMAT = 5  # 3: the catalogue by column (catalogue.json); 4: has_abstract, entry_type,
+# cite_key; 5: collections
 CATALOGUE = "catalogue.json"
 # bm25s's default token pattern, r"(?u)\b\w\w+\b", without the \b: the same words
 # (a greedy run of word characters starts and ends at boundaries), found 25% faster.

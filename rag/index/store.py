@@ -241,6 +241,14 @@ class Store:
         if ids or obsolete:
             self._bump_generation()
 
+    def update_papers(self, fields: dict[str, dict[str, Any]]) -> None:
+        """Merge ``{paper_id: {field: value}}`` into those papers' first chunks (what lists
+        and filters read: e.g. their collections), without re-embedding anything."""
+        if fields:
+            ids, metas = [f"{pid}#0" for pid in fields], list(fields.values())
+            self._call("write", self._collection.update, ids=ids, metadatas=metas)
+            self._bump_generation()
+
     def remove(self, paper_ids: Sequence[str]) -> list[str]:
         """Delete every chunk of these papers; the ids that were stored. Idempotent: an
         absent id is no error.

@@ -40,6 +40,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument(
         "--max", type=int, default=10, metavar="N", help="results of --arxiv-query (default 10)"
     )
+    p.add_argument("--collection", metavar="NAME", help="also put the papers in collection NAME")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(run=add)
 
@@ -68,6 +69,7 @@ def add(args: argparse.Namespace, settings: Settings) -> int:
             args.identifiers,
             arxiv_query=args.arxiv_query or "",
             max_results=args.max,
+            collection=args.collection or "",
             on_progress=on_progress,
         )
     return _done(app, report, args.json)

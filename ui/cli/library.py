@@ -35,6 +35,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
         choices=["seed", "jsonl", "csv", "bibtex", "csljson", "ris"],
         help="force the input format (default: detect from extension and content)",
     )
+    p.add_argument("--collection", metavar="NAME", help="also put the papers in collection NAME")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(run=ingest)
 
@@ -66,7 +67,12 @@ def ingest(args: argparse.Namespace, settings: Settings) -> int:
             bar.update(p.papers_seen - bar.n)
 
     try:
-        report = app.ingester.ingest(args.paths, format=args.format, on_progress=on_progress)
+        report = app.ingester.ingest(
+            args.paths,
+            format=args.format,
+            collection=args.collection or "",
+            on_progress=on_progress,
+        )
     finally:
         if bar is not None:
             bar.close()

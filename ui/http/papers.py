@@ -33,7 +33,12 @@ def papers_router(app: App) -> APIRouter:
         nothing is stored."""
         if not body.identifiers and not body.arxiv_query:
             raise ApiError(422, "give identifiers or arxiv_query", "invalid_request")
-        report = ingester.add(body.identifiers, arxiv_query=body.arxiv_query, max_results=body.max)
+        report = ingester.add(
+            body.identifiers,
+            arxiv_query=body.arxiv_query,
+            max_results=body.max,
+            collection=body.collection,
+        )
         return report.to_json()
 
     @router.delete("/papers/{paper_id:path}")

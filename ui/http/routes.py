@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fastapi import APIRouter, Depends, File, UploadFile
+from fastapi import APIRouter, Depends, File, Form, UploadFile
 from fastapi.responses import StreamingResponse
 
 from rag.answer.followup import Turn
@@ -63,16 +63,20 @@ def api_router(app: App) -> APIRouter:
                 "papers": [r.to_json() for r in page]}  # fmt: skip
 
     @router.post("/ingest")
-    def ingest(files: list[UploadFile] = File(...)) -> dict[str, Any]:  # noqa: B008
+    def ingest(
+        files: list[UploadFile] = File(...),  # noqa: B008
+        collection: str = Form(""),
+    ) -> dict[str, Any]:
         """Upload files (.txt, .jsonl, .json, .csv, .tsv, .bib, .ris, .pdf): parsed, chunked and
         stored as by `paperchat ingest`; bad records are listed, good ones stored. A copy
         of each file is kept under the data directory's uploads/, one folder per content
-        hash, so the same file uploaded again changes nothing."""
+        hash, so the same file uploaded again changes nothing. A ``collection`` form field
+        puts the papers in that collection."""
         names: dict[str, str] = {}
         for i, upload in enumerate(files):
             path = save_upload(upload, settings.data_dir / "uploads", i)
             names[str(path)] = upload.filename or path.name
-        report = ingester.ingest([Path(p) for p in names]).to_json()
+        report = ingester.ingest([Path(p) for p in names], collection=collection).to_json()
         for entry in (*report["skipped"], *report["notices"]):
             entry["source"] = names.get(entry["source"], entry["source"])
         return report | {"stored_as": {name: path for path, name in names.items()}}

@@ -32,9 +32,18 @@ class FiltersIn(_Strict):
     year_to: int | None = Field(default=None, ge=0, le=9999)
     author: str = Field(default="", max_length=200)
     source: str = Field(default="", max_length=500)
+    collection: str = Field(default="", max_length=100)
+    paper_ids: list[str] = Field(default_factory=list, max_length=500)
 
     def to_filters(self) -> Filters:
-        return Filters(self.year_from, self.year_to, self.author.strip(), self.source.strip())
+        return Filters(
+            self.year_from,
+            self.year_to,
+            self.author.strip(),
+            self.source.strip(),
+            " ".join(self.collection.split()),
+            tuple(dict.fromkeys(self.paper_ids)),
+        )
 
 
 class HistoryMessage(_Strict):
@@ -65,6 +74,7 @@ class AddRequest(_Strict):
     identifiers: list[str] = Field(default_factory=list, max_length=500)
     arxiv_query: str = Field(default="", max_length=500)
     max: int = Field(default=10, ge=1, le=500)
+    collection: str = Field(default="", max_length=100)
 
     @field_validator("arxiv_query")
     @classmethod
