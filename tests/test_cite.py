@@ -347,6 +347,7 @@ def test_citation_to_json() -> None:
         "url": "",
         "doi": "",
         "has_abstract": True,
+        "collections": [],
         "quote": "It reports result 3.",
     }
 
