@@ -11,7 +11,8 @@ two columns, no "Abstract" at all) from the sample abstracts, then:
 * parse speed: PDF pages per second through ``parse_file`` (files of 1 + body-pages pages;
   only the first pages are read, so this is per page of the files, not per page read);
 * ingest speed: ``paperchat ingest`` of the folder end to end (parse, chunk, embed with the
-  offline MiniLM, store) in pages/s and papers/s.
+  offline MiniLM, store) in pages/s and papers/s, and the same with ``--full-text`` (every
+  page read, the body embedded as more chunks).
 
 Results are printed and saved as JSON in bench/results/pdf_ingest.json.
 """
@@ -84,8 +85,14 @@ def main() -> None:
         start = time.perf_counter()
         with contextlib.redirect_stdout(io.StringIO()) as out:
             code = cli(["ingest", str(folder), "--data-dir", str(data), "--json"])
-        report = json.loads(out.getvalue())
         ingest_s = time.perf_counter() - start
+        report = json.loads(out.getvalue())
+        start = time.perf_counter()
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            cli(["ingest", str(folder), "--data-dir", str(Path(tmp) / "full"), "--full-text",
+                 "--json"])  # fmt: skip
+        full_s = time.perf_counter() - start
+        full = json.loads(out.getvalue())
 
     result = {
         "pdfs": args.n,
@@ -102,6 +109,10 @@ def main() -> None:
         "ingest_seconds": round(ingest_s, 3),
         "ingest_pages_per_s": round(pages / ingest_s, 1),
         "ingest_papers_per_s": round(args.n / ingest_s, 2),
+        "full_text_seconds": round(full_s, 3),
+        "full_text_chunks": full["chunks_written"],
+        "full_text_pages_per_s": round(pages / full_s, 1),
+        "full_text_phase_seconds": full["seconds"],
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count()},
     }
     print(json.dumps(result, indent=2), file=sys.stderr)

@@ -46,11 +46,12 @@ class Ingester:
         *,
         format: str | None = None,
         collection: str = "",
+        full_text: bool = False,
         on_progress: Callable[[Progress], None] | None = None,
     ) -> IngestReport:
         """Ingest every supported file under ``paths`` (see :func:`ingest_paths`), putting
-        their papers in ``collection`` if one is named; the engine sees the new papers when
-        this returns."""
+        their papers in ``collection`` if one is named (``full_text``: PDFs' bodies too);
+        the engine sees the new papers when this returns."""
         collection = check_name(collection) if collection else ""
         with self._lock:
             report = ingest_paths(
@@ -59,6 +60,7 @@ class Ingester:
                 embedder=self.engine.embedder,
                 chunker=self.chunker,
                 format=format,
+                full_text=full_text,
                 batch_papers=self.batch_papers,
                 on_progress=on_progress,
             )
@@ -129,6 +131,7 @@ class Ingester:
             for pid, ident in todo.items()
             if pid in metas and ident in found.found
             for stored in [paper_from_metadata(metas[pid])]
+            if not stored.extra.get("full_text")  # its body is in chunks only: keep it whole
         ]
         report = self._write(
             [*skipped, *found.skipped, *(m for s, m in pairs if m != s)], on_progress

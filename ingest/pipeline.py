@@ -91,6 +91,7 @@ def ingest_paths(
     embedder: Embedder,
     chunker: Chunker,
     format: str | None = None,
+    full_text: bool = False,
     batch_papers: int = DEFAULT_BATCH_PAPERS,
     on_progress: Callable[[Progress], None] | None = None,
 ) -> IngestReport:
@@ -117,7 +118,7 @@ def ingest_paths(
     for path in files:
         current = str(path)
         t0 = time.perf_counter()
-        for item in parse_file(path, format=format):
+        for item in parse_file(path, format=format, full_text=full_text):
             if isinstance(item, Skipped):
                 report.skipped.append(item)
             elif isinstance(item, Notice):

@@ -63,6 +63,7 @@ class Paper:
     url: str = ""
     doi: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    body: str = ""  # full text beyond the abstract (PDFs with --full-text): more chunks
 
     @property
     def has_abstract(self) -> bool:
@@ -84,6 +85,8 @@ class Paper:
             str(self.position),
             repr(sorted(self.extra.items())),
         ]
+        if self.body:  # only then: the hash of every paper without a body stays as it was
+            parts.append(normalise_text(self.body))
         return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:16]
 
 

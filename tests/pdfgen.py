@@ -59,6 +59,7 @@ def make_paper(
     arxiv: str = "",
     metadata_title: str = "",
     body_pages: int = 0,
+    references: str = "",
 ) -> Made:
     """One paper PDF in ``layout``; ``body_pages`` more pages of body text after page 1."""
     title, abstract, body = latin1(title), latin1(abstract), latin1(body)
@@ -133,6 +134,8 @@ def make_paper(
         pdf.add_page()
         pdf.set_font("Helvetica", size=10)
         pdf.multi_cell(width, 12, body, new_x="LMARGIN", new_y="NEXT")
+    if references:
+        _section(pdf, width, "References", latin1(references))
     pdf.output(str(path))
     printed = year if arxiv or layout != "two-column" else None
     return Made(path, layout, title, abstract, authors, printed, doi, arxiv, 1 + body_pages)

@@ -232,3 +232,29 @@ def test_pdf_upload_over_http(tmp_path: Path) -> None:
         assert skip["source"] == "scan.pdf" and "no text layer" in skip["reason"]
         [paper] = client.get("/api/papers").json()["papers"]
         assert paper["title"] == TITLE and paper["authors"] == list(AUTHORS)
+
+
+def test_full_text_indexes_the_body_as_more_chunks_of_the_paper(tmp_path: Path) -> None:
+    path = tmp_path / "paper.pdf"
+    body = (
+        "Our evaluation runs on eight graphics cards. The quarantine scheduler isolates "
+        "noisy tenants and the zebra allocator packs blocks tightly. "
+    ) * 12 + "\n"
+    make_paper(path, layout="one-column", title=TITLE, authors=AUTHORS, abstract=ABSTRACT,
+               body=body, year=2023, body_pages=2,
+               references="[1] A. Author. A cited work. 2019.")  # fmt: skip
+    settings = load_settings(min_relevance=0.0)
+    app = App.around(Engine(settings, store=open_store(settings), embedder=HashEmbedder()))
+    plain = app.ingester.ingest([path])
+    assert plain.chunks_written == 1
+    full = app.ingester.ingest([path], full_text=True)
+    assert full.updated == 1 and full.chunks_written > 3
+    paper = next(i for i in parse_file(path, full_text=True) if isinstance(i, Paper))
+    assert paper.abstract == latin1(ABSTRACT) and "zebra allocator" in paper.body
+    assert paper.body.endswith("packs blocks tightly.")  # the last references are cut off
+    [hit] = app.engine.search("quarantine scheduler zebra allocator", k=1, mode="dense")
+    assert hit.paper.id == paper.id and "zebra" in hit.snippet
+    answer = app.engine.ask("What does the zebra allocator do with the KV cache?")
+    assert all(c.quote in paper.abstract for c in answer.final.citations)  # quotes: abstract
+    again = app.ingester.ingest([path])  # without --full-text: back to the abstract only
+    assert again.updated == 1 and app.engine.stats()["chunks"] == 1

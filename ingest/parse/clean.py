@@ -68,6 +68,7 @@ class Draft:
     fallback_id: str = ""
     keywords: tuple[str, ...] = ()
     abstract_optional: bool = False
+    body: str = ""  # a PDF's full text, with --full-text
 
     def skip(self, reason: str) -> Skipped:
         return Skipped(
@@ -142,6 +143,7 @@ def build_paper(draft: Draft) -> tuple[Paper | Skipped, list[Notice]]:
         url=draft.url.strip(),
         doi=doi,
         extra=extra,
+        body=normalise_text(draft.body),
     )
     return paper, notices
 

@@ -32,13 +32,15 @@ _PARSERS: dict[str, Callable[[Path], Iterator[Draft | Skipped | Notice]]] = {
 }
 
 
-def parse_file(path: Path, *, format: str | None = None) -> Iterator[Paper | Skipped | Notice]:
+def parse_file(
+    path: Path, *, format: str | None = None, full_text: bool = False
+) -> Iterator[Paper | Skipped | Notice]:
     """Papers from one file, with a Skipped for each unusable record and Notices.
 
     ``format=None`` detects the format (see :func:`detect_format`). Bad content never raises:
     an empty, binary or unreadable file gives one Skipped; a bad record gives one Skipped
     naming its position; a duplicate id keeps the first record. An unknown ``format`` or an
-    undetectable one raises :class:`IngestError`.
+    undetectable one raises :class:`IngestError`. ``full_text`` reads a PDF's body too.
     """
     source = str(path)
     if format is not None and format not in FORMATS:
@@ -63,7 +65,8 @@ def parse_file(path: Path, *, format: str | None = None) -> Iterator[Paper | Ski
 
     first_position: dict[str, int] = {}
     records = 0
-    for item in _PARSERS[fmt](path):
+    items = parse_pdf(path, full_text=True) if fmt == "pdf" and full_text else _PARSERS[fmt](path)
+    for item in items:
         if not isinstance(item, Draft):
             records += isinstance(item, Skipped)
             yield item

@@ -1,6 +1,9 @@
 """PDF papers, read with pypdfium2 (PDFium; Apache-2.0/BSD): one Paper per file.
 
 Only the first pages are read (:data:`HEAD_PAGES`): what a paper says about itself is there.
+With ``full_text``, every page is read and the body (after the abstract, up to the
+references) becomes ``Paper.body``: further chunks of the same paper (see
+:mod:`ingest.chunk`); the abstract stays what answers quote.
 
 - **title**: the PDF's metadata title when it looks like one (not "Untitled", not a file
   name such as "Microsoft Word - draft.docx"), else the largest text near the top of page 1;
@@ -34,11 +37,19 @@ from .clean import Draft
 from .files import too_large
 from .ids import arxiv_id
 
-__all__ = ["HEAD_PAGES", "MAX_PDF_BYTES", "MAX_PDF_PAGES", "OPENING_TOKENS", "parse_pdf"]
+__all__ = [
+    "HEAD_PAGES",
+    "MAX_BODY_CHARS",
+    "MAX_PDF_BYTES",
+    "MAX_PDF_PAGES",
+    "OPENING_TOKENS",
+    "parse_pdf",
+]
 
 HEAD_PAGES = 2
 MAX_PDF_BYTES = 100 << 20
 MAX_PDF_PAGES = 2000
+MAX_BODY_CHARS = 1_000_000  # about 250k tokens: a long thesis; beyond it the body is cut
 OPENING_TOKENS = 224  # the default chunk budget (PAPERCHAT_CHUNK_TOKENS): one chunk's worth
 _MIN_TEXT_CHARS = 40
 
@@ -52,6 +63,7 @@ _NAMED_HEADING = re.compile(
 _NUMBERED_HEADING = re.compile(
     r"^\s*(?:\d{1,2}(?:\.\d{1,2})*\.?|[IVX]{1,5}\.)\s+[A-Z][\w ,:&/-]{0,50}$"
 )
+_REFERENCES = re.compile(r"^\s*(?:\d{1,2}\.?\s*)?(?:references|bibliography)\s*$", re.I)
 _DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)")
 _ARXIV_STAMP = re.compile(r"arXiv:\s*(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(v\d+)?", re.I)
 _STAMP_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
@@ -79,7 +91,7 @@ class _Line:
     page: int
 
 
-def parse_pdf(path: Path) -> Iterator[Draft | Skipped | Notice]:
+def parse_pdf(path: Path, *, full_text: bool = False) -> Iterator[Draft | Skipped | Notice]:
     source = str(path)
     size = path.stat().st_size
     if size > MAX_PDF_BYTES:
@@ -102,13 +114,16 @@ def parse_pdf(path: Path) -> Iterator[Draft | Skipped | Notice]:
             yield Skipped(source, None, "PDF has no pages: re-export or re-download it")
             return
         metadata = pdf.get_metadata_dict(skip_empty=True)
-        lines = [line for i in range(min(pages, HEAD_PAGES)) for line in _lines(pdf, i)]
+        read = pages if full_text else min(pages, HEAD_PAGES)
+        lines = [line for i in range(read) for line in _lines(pdf, i)]
     except pdfium.PdfiumError as exc:
         yield Skipped(source, None, f"PDF could not be read ({exc}): it may be corrupt")
         return
     finally:
         pdf.close()
-    text = " ".join(line.text for line in lines)
+    # What the paper says about itself (DOI, year) is on its first pages; a reference's DOI
+    # further on is not its own.
+    text = " ".join(line.text for line in lines if line.page < HEAD_PAGES)
     if len(text.strip()) < _MIN_TEXT_CHARS:
         yield Skipped(
             source,
@@ -117,7 +132,7 @@ def parse_pdf(path: Path) -> Iterator[Draft | Skipped | Notice]:
             "(e.g. `ocrmypdf in.pdf out.pdf`) and ingest the result",
         )
         return
-    yield from _paper(lines, text, metadata, source)
+    yield from _paper(lines, text, metadata, source, full_text=full_text)
 
 
 def _open_error(message: str) -> str:
@@ -182,7 +197,7 @@ def _join(lines: list[_Line]) -> str:
 
 
 def _paper(
-    lines: list[_Line], text: str, metadata: dict[str, str], source: str
+    lines: list[_Line], text: str, metadata: dict[str, str], source: str, *, full_text: bool
 ) -> Iterator[Draft | Notice]:
     body = _body_size(lines)
     title, after = _title(lines, body, metadata)
@@ -202,11 +217,13 @@ def _paper(
         head = [_Line(first, lines[start].size, lines[start].page)] if first else []
         abstract = _join(head + rest[:end])
         author_lines = lines[after:start]
+        body_lines = rest[end:]
     else:
         header = after
         while header < len(lines) and lines[header].size != body and lines[header].page == 0:
             header += 1  # authors, affiliations, venue: set apart from the body by size
         author_lines = lines[after:header]
+        body_lines = lines[header:]
         opening = [
             line
             for i, line in enumerate(lines[header:], header)
@@ -227,6 +244,14 @@ def _paper(
     arxiv = arxiv_id(found_arxiv.group(1)) if found_arxiv else ""
     doi = next((d.rstrip(".,;)]") for d in _DOI.findall(text) if "arxiv" not in d.lower()), "")
     extra: dict[str, Any] = {"entry_type": "article" if doi else "misc", "format": "pdf"}
+    full = _body(body_lines) if full_text else ""
+    if full:
+        extra["full_text"] = True  # enrich leaves such papers alone: re-ingest the PDF instead
+    if len(full) > MAX_BODY_CHARS:
+        full = full[:MAX_BODY_CHARS].rsplit(" ", 1)[0]
+        notices.append(
+            Notice(source, 1, f"body cut at {MAX_BODY_CHARS:,} characters: split the PDF")
+        )
     yield from notices
     yield Draft(
         source,
@@ -239,7 +264,17 @@ def _paper(
         doi=doi,
         arxiv_id=arxiv,
         extra=extra,
+        body=full,
     )
+
+
+def _body(lines: list[_Line]) -> str:
+    """The running text up to the (last) "References" heading."""
+    end = len(lines)
+    for i, line in enumerate(lines):
+        if _REFERENCES.match(line.text):
+            end = i
+    return _join(lines[:end])
 
 
 def _body_size(lines: list[_Line]) -> float:

@@ -36,6 +36,12 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
         help="force the input format (default: detect from extension and content)",
     )
     p.add_argument("--collection", metavar="NAME", help="also put the papers in collection NAME")
+    p.add_argument(
+        "--full-text",
+        action="store_true",
+        help="PDFs: also index the body as further chunks of the paper (answers still quote "
+        "the abstract)",
+    )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(run=ingest)
 
@@ -71,6 +77,7 @@ def ingest(args: argparse.Namespace, settings: Settings) -> int:
             args.paths,
             format=args.format,
             collection=args.collection or "",
+            full_text=args.full_text,
             on_progress=on_progress,
         )
     finally:

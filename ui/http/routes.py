@@ -66,17 +66,19 @@ def api_router(app: App) -> APIRouter:
     def ingest(
         files: list[UploadFile] = File(...),  # noqa: B008
         collection: str = Form(""),
+        full_text: bool = Form(False),
     ) -> dict[str, Any]:
         """Upload files (.txt, .jsonl, .json, .csv, .tsv, .bib, .ris, .pdf): parsed, chunked and
         stored as by `paperchat ingest`; bad records are listed, good ones stored. A copy
         of each file is kept under the data directory's uploads/, one folder per content
         hash, so the same file uploaded again changes nothing. A ``collection`` form field
-        puts the papers in that collection."""
+        puts the papers in that collection; ``full_text=true`` indexes PDFs' bodies too."""
         names: dict[str, str] = {}
         for i, upload in enumerate(files):
             path = save_upload(upload, settings.data_dir / "uploads", i)
             names[str(path)] = upload.filename or path.name
-        report = ingester.ingest([Path(p) for p in names], collection=collection).to_json()
+        paths = [Path(p) for p in names]
+        report = ingester.ingest(paths, collection=collection, full_text=full_text).to_json()
         for entry in (*report["skipped"], *report["notices"]):
             entry["source"] = names.get(entry["source"], entry["source"])
         return report | {"stored_as": {name: path for path, name in names.items()}}
