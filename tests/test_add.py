@@ -221,6 +221,8 @@ def test_post_papers_over_http(fake: FakeSources) -> None:
         assert r.status_code == 502
         assert r.json()["error"]["message"].startswith("could not reach arXiv: HTTP 500")
         assert client.post("/api/papers", json={}).status_code == 422
+        too_long = client.post("/api/papers", json={"identifiers": ["1" * 301]})
+        assert too_long.status_code == 422 and "identifiers" in too_long.text
         assert client.get("/api/papers").json()["total"] == 2
 
 

@@ -6,7 +6,7 @@ OpenAI clients send many); responses are built from the events' own ``to_json``.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -33,7 +33,9 @@ class FiltersIn(_Strict):
     author: str = Field(default="", max_length=200)
     source: str = Field(default="", max_length=500)
     collection: str = Field(default="", max_length=100)
-    paper_ids: list[str] = Field(default_factory=list, max_length=500)
+    paper_ids: list[Annotated[str, Field(max_length=300)]] = Field(
+        default_factory=list, max_length=500
+    )
 
     def to_filters(self) -> Filters:
         return Filters(
@@ -71,7 +73,9 @@ class SearchRequest(_Strict):
 class AddRequest(_Strict):
     """POST /api/papers: papers by arXiv id or DOI, and/or the results of an arXiv search."""
 
-    identifiers: list[str] = Field(default_factory=list, max_length=500)
+    identifiers: list[Annotated[str, Field(min_length=1, max_length=300)]] = Field(
+        default_factory=list, max_length=500
+    )
     arxiv_query: str = Field(default="", max_length=500)
     max: int = Field(default=10, ge=1, le=500)
     collection: str = Field(default="", max_length=100)
