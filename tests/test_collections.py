@@ -136,3 +136,12 @@ def test_collections_over_http(app: App, tmp_path: Path) -> None:
         assert {c["paper_id"] for c in reply["citations"]} == {"paged"}
         bad = client.post("/api/search", json={"query": "x", "filters": {"collection": 3}})
         assert bad.status_code == 422
+
+
+def test_the_chat_ui_passes_the_collection_filter() -> None:
+    from ui.web.chat import _filters
+
+    assert _filters(2020, None, " Kwon ", "  my   reading ") == Filters(
+        year_from=2020, author="Kwon", collection="my reading"
+    )
+    assert _filters(None, None, "", "") == Filters()

@@ -64,7 +64,7 @@ def add(args: argparse.Namespace, settings: Settings) -> int:
         print("paperchat add: --max must be at least 1", file=sys.stderr)
         return 2
     app = App.from_settings(settings)
-    with _progress(args.json) as on_progress:
+    with _progress(args.json, "add") as on_progress:
         report = app.ingester.add(
             args.identifiers,
             arxiv_query=args.arxiv_query or "",
@@ -77,7 +77,7 @@ def add(args: argparse.Namespace, settings: Settings) -> int:
 
 def enrich(args: argparse.Namespace, settings: Settings) -> int:
     app = App.from_settings(settings)
-    with _progress(args.json) as on_progress:
+    with _progress(args.json, "enrich") as on_progress:
         report = app.ingester.enrich(args.paper_ids, on_progress=on_progress)
     return _done(app, report, args.json)
 
@@ -92,13 +92,13 @@ def _done(app: App, report: IngestReport, as_json: bool) -> int:
 
 
 @contextlib.contextmanager
-def _progress(quiet: bool) -> Iterator[Callable[[Progress], None] | None]:
+def _progress(quiet: bool, desc: str) -> Iterator[Callable[[Progress], None] | None]:
     if quiet or not sys.stderr.isatty():
         yield None
         return
     from tqdm import tqdm
 
-    bar = tqdm(unit=" papers", desc="add", file=sys.stderr, dynamic_ncols=True)
+    bar = tqdm(unit=" papers", desc=desc, file=sys.stderr, dynamic_ncols=True)
 
     def on_progress(p: Progress) -> None:
         bar.set_postfix_str(f"{p.chunks_written} chunks")

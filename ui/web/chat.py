@@ -40,11 +40,14 @@ CSS = """
 Chat = list[dict[str, Any]]
 
 
-def _filters(year_from: float | None, year_to: float | None, author: str) -> Filters:
+def _filters(
+    year_from: float | None, year_to: float | None, author: str, collection: str = ""
+) -> Filters:
     return Filters(
         year_from=int(year_from) if year_from else None,
         year_to=int(year_to) if year_to else None,
         author=(author or "").strip(),
+        collection=" ".join((collection or "").split()),
     )
 
 
@@ -67,6 +70,7 @@ def _responder(engine: Engine) -> Callable[..., Iterator[tuple[Any, ...]]]:
         year_from: float | None,
         year_to: float | None,
         author: str,
+        collection: str = "",
     ) -> Iterator[tuple[Any, ...]]:
         question = (question or "").strip()
         if not question:
@@ -79,9 +83,8 @@ def _responder(engine: Engine) -> Callable[..., Iterator[tuple[Any, ...]]]:
                 {"role": "assistant", "content": "…"}]  # fmt: skip
         yield "", chat, turns, sources_html([])
         try:
-            events = engine.answer(
-                question, history=tuple(turns), filters=_filters(year_from, year_to, author)
-            )
+            filters = _filters(year_from, year_to, author, collection)
+            events = engine.answer(question, history=tuple(turns), filters=filters)
             yield from _stream(events, question, chat, turns)
         except PaperchatError as exc:
             chat[-1] = {"role": "assistant", "content": md_escape(f"Error: {exc}")}
@@ -154,6 +157,7 @@ def build_ui(app: App) -> gradio.Blocks:
                         year_from = gr.Number(label="Year from", precision=0)
                         year_to = gr.Number(label="Year to", precision=0)
                     author = gr.Textbox(label="Author contains")
+                    collection = gr.Textbox(label="Collection (as given to --collection)")
                 clear = gr.Button("New conversation", size="sm")
             with gr.Column(scale=2):
                 gr.Markdown("### Sources")
@@ -161,7 +165,7 @@ def build_ui(app: App) -> gradio.Blocks:
         turns = gr.State([])
         box.submit(
             _responder(engine),
-            [box, chatbot, turns, year_from, year_to, author],
+            [box, chatbot, turns, year_from, year_to, author, collection],
             [box, chatbot, turns, sources],
         )
         clear.click(lambda: ([], [], sources_html([])), None, [chatbot, turns, sources])
