@@ -259,7 +259,7 @@ def _paper(
         abstract,
         where=Path(source).name,
         title=title,
-        authors=_authors(author_lines, body),
+        authors=_authors(author_lines),
         year=_year(text, found_arxiv),
         doi=doi,
         arxiv_id=arxiv,
@@ -322,7 +322,8 @@ def _is_heading(line: _Line, previous: _Line | None, body: float) -> bool:
     return line.size >= body * 1.05 or ended
 
 
-def _authors(lines: list[_Line], body: float) -> tuple[str, ...]:
+def _authors(lines: list[_Line]) -> tuple[str, ...]:
+    """Names from the lines under the title: affiliations, addresses and marks left out."""
     names: list[str] = []
     for line in lines:
         text = line.text.replace("\x02", "-")
