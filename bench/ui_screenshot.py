@@ -23,7 +23,7 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ui.web.chat import EXAMPLES  # noqa: E402
+from ui.web.page import EXAMPLES  # noqa: E402
 
 
 def main() -> None:

@@ -57,10 +57,16 @@ class Chunker:
         return len(get_encoding(self.encoding).encode(text, disallowed_special=()))
 
     def chunk(self, paper: Paper) -> list[Chunk]:
+        """A paper without an abstract is one chunk of its keywords (else its title), so it
+        is found by them; its abstract stays empty and is never quoted. A paper's body (full
+        text) follows as further chunks of the same paper, after the abstract's."""
         heading = paper.title or paper.label
         budget = self.chunk_tokens
+        opening = paper.abstract or "; ".join(paper.extra.get("keywords") or ()) or heading
         while True:
-            texts = self._windows(paper.abstract, heading, budget)
+            texts = self._windows(opening, heading, budget)
+            if paper.body:
+                texts += self._windows(paper.body, heading, budget)
             drafts = [
                 Chunk(f"{paper.id}#{i}", paper.id, i, text, n_tokens=0, heading=heading)
                 for i, text in enumerate(texts)

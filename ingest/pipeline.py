@@ -55,6 +55,7 @@ class IngestReport:
     chunks_written: int = 0
     skipped: list[Skipped] = field(default_factory=list)
     notices: list[Notice] = field(default_factory=list)
+    paper_ids: list[str] = field(default_factory=list)  # every paper of the run, stored or not
     seconds: dict[str, float] = field(
         default_factory=lambda: {"parse": 0.0, "chunk": 0.0, "embed": 0.0, "store": 0.0}
     )
@@ -110,6 +111,7 @@ def ingest_paths(
     embedder: Embedder,
     chunker: Chunker,
     format: str | None = None,
+    full_text: bool = False,
     batch_papers: int = DEFAULT_BATCH_PAPERS,
     on_progress: Callable[[Progress], None] | None = None,
 ) -> IngestReport:
@@ -123,7 +125,7 @@ def ingest_paths(
     if not files:
         raise IngestError(
             f"no supported files under {', '.join(map(str, paths))}: "
-            "expected .txt (seed format), .jsonl/.json, .csv/.tsv or .bib"
+            "expected .txt (seed format), .jsonl/.json (CSL-JSON too), .csv/.tsv, .bib or .ris"
         )
     report = IngestReport(files=len(files))
     first_seen: dict[str, str] = {}
@@ -140,7 +142,7 @@ def ingest_paths(
     for path in files:
         current = str(path)
         t0 = time.perf_counter()
-        for item in _parse_isolated(path, format):
+        for item in _parse_isolated(path, format, full_text):
             if isinstance(item, Skipped):
                 report.skip(item)
             elif isinstance(item, Notice):
@@ -162,10 +164,13 @@ def ingest_paths(
                     t0 = time.perf_counter()
         report.seconds["parse"] += time.perf_counter() - t0
     flush()
+    report.paper_ids = list(first_seen)
     return report
 
 
-def _parse_isolated(path: Path, format: str | None) -> Iterator[Paper | Skipped | Notice]:
+def _parse_isolated(
+    path: Path, format: str | None, full_text: bool = False
+) -> Iterator[Paper | Skipped | Notice]:
     """:func:`parse_file`, with whatever stops this one file turned into a Skipped for it:
     the records it gave before are kept, and the next file is read as usual."""
     problem = _not_a_regular_file(path)
@@ -173,7 +178,7 @@ def _parse_isolated(path: Path, format: str | None) -> Iterator[Paper | Skipped 
         yield Skipped(str(path), None, problem)
         return
     try:
-        yield from parse_file(path, format=format)
+        yield from parse_file(path, format=format, full_text=full_text)
     except (IngestError, ParseError) as exc:
         yield Skipped(str(path), None, str(exc))
     except (OSError, RuntimeError, UnicodeError, ValueError, RecursionError) as exc:

@@ -10,6 +10,7 @@ __all__ = [
     "PaperchatError",
     "ParseError",
     "QueryError",
+    "SourceError",
     "StoreError",
 ]
 
@@ -59,3 +60,8 @@ class LLMError(PaperchatError):
     def __init__(self, message: str, *, kind: str) -> None:
         super().__init__(message)
         self.kind = kind
+
+
+class SourceError(PaperchatError):
+    """An outside source of papers (arXiv, OpenAlex, Crossref) could not be reached or sent
+    something unreadable, after any retries. Nothing was stored."""

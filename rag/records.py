@@ -4,6 +4,7 @@ skipped input; and the one way a paper's authors are written for people."""
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
@@ -62,6 +63,12 @@ class Paper:
     url: str = ""
     doi: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    body: str = ""  # full text beyond the abstract (PDFs with --full-text): more chunks
+
+    @property
+    def has_abstract(self) -> bool:
+        """False for a reference stored on its title and keywords (no abstract known)."""
+        return bool(self.abstract)
 
     def content_hash(self) -> str:
         """Hash of everything that is stored for this paper; a change means re-embedding."""
@@ -78,6 +85,8 @@ class Paper:
             str(self.position),
             repr(sorted(self.extra.items())),
         ]
+        if self.body:  # only then: the hash of every paper without a body stays as it was
+            parts.append(normalise_text(self.body))
         return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:16]
 
 
@@ -100,6 +109,11 @@ class PaperRow:
     abstract: str = ""
     url: str = ""
     doi: str = ""
+    has_abstract: bool = True
+    keywords: tuple[str, ...] = ()
+    entry_type: str = ""  # the BibTeX entry type it came as (or maps to), e.g. "inproceedings"
+    cite_key: str = ""  # its BibTeX key, when it came from a .bib
+    collections: tuple[str, ...] = ()  # named collections it was added to (--collection)
 
     @property
     def name(self) -> str:
@@ -110,6 +124,13 @@ class PaperRow:
     def from_mapping(cls, data: Mapping[str, Any]) -> PaperRow:
         """From a mapping with the fields' names (``paper_id`` is read as ``id``)."""
         year = data.get("year")
+        extra = data.get("extra")
+        if isinstance(extra, str):  # the store keeps a paper's extra metadata as JSON
+            try:
+                extra = json.loads(extra)
+            except json.JSONDecodeError:
+                extra = None
+        extra = extra if isinstance(extra, dict) else {}
         return cls(
             id=str(data["id"] if "id" in data else data["paper_id"]),
             label=str(data.get("label") or ""),
@@ -122,6 +143,11 @@ class PaperRow:
             abstract=str(data.get("abstract") or ""),
             url=str(data.get("url") or ""),
             doi=str(data.get("doi") or ""),
+            has_abstract=bool(data.get("has_abstract", True)),
+            keywords=tuple(data.get("keywords") or extra.get("keywords") or ()),
+            entry_type=str(data.get("entry_type") or extra.get("entry_type") or ""),
+            cite_key=str(data.get("cite_key") or extra.get("bibtex_key") or ""),
+            collections=tuple(data.get("collections") or ()),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -137,6 +163,8 @@ class PaperRow:
             "n_chunks": self.n_chunks,
             "url": self.url,
             "doi": self.doi,
+            "has_abstract": self.has_abstract,
+            "collections": list(self.collections),
         }
 
 

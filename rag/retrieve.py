@@ -52,23 +52,42 @@ MODES: tuple[Mode, ...] = ("hybrid", "dense", "lexical")
 @dataclass(frozen=True, slots=True)
 class Filters:
     """Year range (inclusive), author (case-insensitive substring of any author), source
-    (substring of the source path). Empty fields do not filter."""
+    (substring of the source path), collection (a collection the paper is in, exactly),
+    paper_ids (only these papers). Empty fields do not filter."""
 
     year_from: int | None = None
     year_to: int | None = None
     author: str = ""
     source: str = ""
+    collection: str = ""
+    paper_ids: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
         return bool(
-            self.year_from is not None or self.year_to is not None or self.author or self.source
+            self.year_from is not None
+            or self.year_to is not None
+            or self.author
+            or self.source
+            or self.collection
+            or self.paper_ids
         )
 
     def matches(self, row: PaperRow) -> bool:
-        return self.keeps(row.year, row.authors, row.source)
+        return self.keeps(row.year, row.authors, row.source, row.collections, row.id)
 
-    def keeps(self, year: int | None, authors: Sequence[str], source: str) -> bool:
-        """The predicate on a paper's year, authors and source (what the catalogue holds)."""
+    def keeps(
+        self,
+        year: int | None,
+        authors: Sequence[str],
+        source: str,
+        collections: Sequence[str] = (),
+        paper_id: str = "",
+    ) -> bool:
+        """The predicate on what the catalogue holds of a paper."""
+        if self.paper_ids and paper_id not in self.paper_ids:
+            return False
+        if self.collection and self.collection not in collections:
+            return False
         if self.year_from is not None and (year is None or year < self.year_from):
             return False
         if self.year_to is not None and (year is None or year > self.year_to):
@@ -85,6 +104,8 @@ class Filters:
             "year_to": self.year_to,
             "author": self.author,
             "source": self.source,
+            "collection": self.collection,
+            "paper_ids": list(self.paper_ids),
         }
 
 
@@ -316,7 +337,8 @@ class Retriever:
 
 def _chroma_where(filters: Filters, allowed: set[str] | None) -> dict[str, Any] | None:
     """The same predicate as :meth:`Filters.matches`, as a Chroma ``where``. Year is native;
-    author and source (substring tests Chroma cannot express) go through the allowed ids."""
+    the rest (substring tests Chroma cannot express; collections, which only a paper's first
+    chunk records) go through the allowed ids."""
     if not filters:
         return None
     clauses: list[dict[str, Any]] = []
@@ -324,7 +346,8 @@ def _chroma_where(filters: Filters, allowed: set[str] | None) -> dict[str, Any] 
         clauses.append({"year": {"$gte": filters.year_from}})
     if filters.year_to is not None:
         clauses.append({"year": {"$lte": filters.year_to}})
-    if (filters.author or filters.source) and allowed is not None:
+    by_id = filters.author or filters.source or filters.collection or filters.paper_ids
+    if by_id and allowed is not None:
         clauses.append({"paper_id": {"$in": sorted(allowed)}})
     if not clauses:
         return None

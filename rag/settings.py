@@ -234,6 +234,31 @@ class Settings(BaseSettings):
         le=100_000,
         description="Failed API-key attempts a client may make per minute before 429.",
     )
+    arxiv_api_url: str = Field(
+        default="https://export.arxiv.org/api/query",
+        description="arXiv API (Atom) used by `paperchat add` and `enrich`.",
+    )
+    openalex_api_url: str = Field(
+        default="https://api.openalex.org",
+        description="OpenAlex API: metadata and abstracts of papers by DOI.",
+    )
+    crossref_api_url: str = Field(
+        default="https://api.crossref.org",
+        description="Crossref API: the fallback for DOIs OpenAlex does not know.",
+    )
+    contact_email: str = Field(
+        default="",
+        description="Sent as mailto= to OpenAlex and Crossref (their polite pool); empty = none.",
+    )
+    sources_timeout: float = Field(
+        default=10.0, gt=0, le=120, description="Seconds to wait for arXiv, OpenAlex, Crossref."
+    )
+    sources_retries: int = Field(
+        default=3, ge=0, le=10, description="Retries of a 429, 5xx or timeout, with backoff."
+    )
+    arxiv_delay_seconds: float = Field(
+        default=3.0, ge=0, le=60, description="Pause between arXiv requests (arXiv asks for 3 s)."
+    )
     min_relevance: float = Field(
         default=0.0,
         ge=-1.0,

@@ -346,6 +346,8 @@ def test_citation_to_json() -> None:
         "n_chunks": 1,
         "url": "",
         "doi": "",
+        "has_abstract": True,
+        "collections": [],
         "quote": "It reports result 3.",
     }
 

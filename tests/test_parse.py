@@ -316,7 +316,7 @@ def test_bibtex(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     items = parse(path)
-    one, two = papers(items)
+    one, two, three = papers(items)
     assert (one.id, one.title, one.position, one.year) == (
         "doi:10.1/abc",
         "The FooNet model: an étude",
@@ -330,11 +330,11 @@ def test_bibtex(tmp_path: Path) -> None:
         2,
         ("Alan Turing",),
     )
-    [missing] = skipped(items)
-    assert (missing.position, missing.reason) == (
-        3,
-        "entry 'hopper2019' (line 19) has no abstract field: add one or drop the entry",
-    )
+    # An entry without an abstract is stored on its title (issue 14), with a notice.
+    assert skipped(items) == []
+    assert (three.id, three.has_abstract, three.position) == ("bib:hopper2019", False, 3)
+    [notice] = [i for i in items if isinstance(i, Notice)]
+    assert notice.message.startswith("entry 'hopper2019' (line 19): no abstract: stored")
 
 
 def test_bibtex_bad_entries_do_not_lose_good_ones(tmp_path: Path) -> None:
@@ -630,18 +630,20 @@ def test_iter_input_files(tmp_path: Path) -> None:
         "a.txt",
         "b/deep/c.bib",
         "b/x.csv",
-        "b/skip.pdf",
+        "b/p.pdf",
+        "b/skip.docx",
         ".h.txt",
         ".hidden/y.txt",
     ]:
         (tmp_path / name).write_text("x", encoding="utf-8")
-    found = list(iter_input_files([tmp_path, tmp_path / "a.txt", tmp_path / "b" / "skip.pdf"]))
+    found = list(iter_input_files([tmp_path, tmp_path / "a.txt", tmp_path / "b" / "skip.docx"]))
     assert [p.relative_to(tmp_path).as_posix() for p in found] == [
         "a.txt",
         "b/deep/c.bib",
+        "b/p.pdf",
         "b/x.csv",
         "z.jsonl",
-        "b/skip.pdf",
+        "b/skip.docx",
     ]
 
 

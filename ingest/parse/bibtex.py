@@ -1,8 +1,12 @@
 """BibTeX files, read with bibtexparser v2.
 
 Fields used: ``title``, ``author`` ("A and B", "Last, First" allowed), ``year`` (or biblatex
-``date``), ``abstract``, ``doi``, ``url``. The id is ``doi:<doi>`` when there is a DOI, else
-``bib:<key>``. ``Paper.position`` is the entry's ordinal in the file; reasons name its line.
+``date``), ``abstract``, ``doi``, ``url``, ``keywords``, ``eprint`` (with ``archivePrefix =
+arXiv``) or ``arxiv``. The id is ``doi:<doi>`` when there is a DOI, else ``arxiv:<id>``, else
+``bib:<key>``. Every entry type is kept (``extra["entry_type"]``, with the key as
+``extra["bibtex_key"]``), so exported references keep ``@inproceedings``. An entry without
+an abstract is stored on its title and keywords (``has_abstract`` false), with a notice.
+``Paper.position`` is the entry's ordinal in the file; reasons name its line.
 Entries are decoded one by one, so one entry with bad UTF-8 does not lose the others.
 """
 
@@ -110,9 +114,13 @@ def _entry(entry: object, source: str, number: int, at_line: int) -> Draft | Ski
     }
     where = f"entry {key!r} (line {at_line})"
     abstract = fields.get("abstract", "")
-    if "abstract" not in fields:
-        return Skipped(source, number, f"{where} has no abstract field: add one or drop the entry")
     doi = clean_doi(fields.get("doi", ""))
+    eprint = (
+        fields.get("eprint", "") if "arxiv" in fields.get("archiveprefix", "arXiv").lower() else ""
+    )
+    keywords = tuple(
+        k for k in re.split(r"[;,]", latex_to_text(fields.get("keywords", ""))) if k.strip()
+    )
     authors = tuple(
         _name(latex_to_text(name)) for name in _AND.split(fields.get("author", "")) if name.strip()
     )
@@ -121,7 +129,10 @@ def _entry(entry: object, source: str, number: int, at_line: int) -> Draft | Ski
         number,
         _BRACES.sub("", decode_latex_accents(abstract)),
         where=where,
-        id="" if doi else f"bib:{key}",
+        fallback_id=f"bib:{key}",
+        arxiv_id=fields.get("arxiv", "") or eprint,
+        keywords=keywords,
+        abstract_optional=True,
         title=latex_to_text(fields.get("title", "")),
         authors=authors,
         year=parse_year(fields.get("year") or fields.get("date")),

@@ -1,9 +1,15 @@
 """Checks and clean-ups shared by every format: one :class:`Draft` in, a Paper or Skipped out.
 
-Id precedence (all formats): the record's own id (BEIR ``_id``, ``id``, ``arxiv:<id>``)
-> ``doi:<lowercased doi>`` > :func:`rag.records.content_id` of the cleaned abstract. BibTeX
-keys are file-local names, so a BibTeX entry uses its DOI before ``bib:<key>``. Every rule
-depends only on the record itself, so ids are the same on every run and machine.
+Id precedence (all formats): the record's own id (BEIR ``_id``, JSONL ``id``, ``arxiv:<id>``)
+> ``doi:<lowercased doi>`` > ``arxiv:<id without version>`` (:mod:`ingest.parse.ids`) > the
+format's fallback (``bib:<key>``: BibTeX keys are file-local names, so they come after the
+DOI) > :func:`rag.records.content_id` of the cleaned abstract (of title and year for a
+record without one). Every rule depends only on the record itself, so ids are the same on
+every run and machine, and one paper from a .bib, a CSL-JSON or RIS export is one paper.
+
+Formats whose records may lack an abstract (reference-manager exports) set
+``abstract_optional``: such a record is stored on its title and keywords, and the paper
+has ``has_abstract`` false.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from typing import Any
 
 from rag.records import Notice, Paper, Skipped, content_id, normalise_text
 
+from .ids import identifier_id
 from .labels import derive_label, shorten
 
 __all__ = [
@@ -68,6 +75,11 @@ class Draft:
     url: str = ""
     doi: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    arxiv_id: str = ""
+    fallback_id: str = ""
+    keywords: tuple[str, ...] = ()
+    abstract_optional: bool = False
+    body: str = ""  # a PDF's full text, with --full-text
 
     def skip(self, reason: str) -> Skipped:
         return Skipped(
@@ -97,9 +109,20 @@ def build_paper(draft: Draft) -> tuple[Paper | Skipped, list[Notice]]:
     if (stripped_abstract, stripped_title) != (abstract, title):
         notices.append(draft.notice("HTML markup removed (tags and entities) from the text"))
     abstract, title = normalise_text(stripped_abstract), normalise_text(stripped_title)
-    if not abstract:
+    extra = dict(draft.extra)
+    if draft.abstract_optional and len(abstract) < MIN_ABSTRACT_CHARS:
+        if not title:
+            return draft.skip("has neither an abstract nor a title: add one or drop it"), []
+        notices.append(
+            draft.notice(
+                "no abstract: stored and indexed on its title and keywords only "
+                "(has_abstract false); add the abstract to the record to quote it"
+            )
+        )
+        abstract = ""
+    elif not abstract:
         return draft.skip("abstract is empty: fill it in or drop the record"), []
-    if len(abstract) < MIN_ABSTRACT_CHARS:
+    elif len(abstract) < MIN_ABSTRACT_CHARS:
         return draft.skip(
             f"abstract is only {len(abstract)} characters ({abstract!r}), fewer than "
             f"{MIN_ABSTRACT_CHARS}: give the full abstract or drop the record"
@@ -113,8 +136,20 @@ def build_paper(draft: Draft) -> tuple[Paper | Skipped, list[Notice]]:
             )
         )
     doi = clean_doi(draft.doi)
-    paper_id = draft.id.strip() or (f"doi:{doi.lower()}" if doi else content_id(abstract))
+    keywords = tuple(k for k in (normalise_text(k) for k in draft.keywords) if k)
+    if keywords:
+        extra["keywords"] = list(keywords)
     year = draft.year if draft.year is not None and 1000 <= draft.year <= 2999 else None
+    known = identifier_id(doi, draft.arxiv_id)
+    if known.startswith("arxiv:"):
+        extra["arxiv_id"] = known.removeprefix("arxiv:")
+    paper_id = (
+        draft.id.strip()
+        or known
+        or (f"doi:{doi.lower()}" if doi else "")
+        or draft.fallback_id
+        or (content_id(abstract) if abstract else content_id(f"{title}|{year or ''}", prefix="t"))
+    )
     paper = Paper(
         id=paper_id,
         abstract=abstract,
@@ -126,7 +161,8 @@ def build_paper(draft: Draft) -> tuple[Paper | Skipped, list[Notice]]:
         year=year,
         url=draft.url.strip(),
         doi=doi,
-        extra=draft.extra,
+        extra=extra,
+        body=normalise_text(draft.body),
     )
     return paper, notices
 

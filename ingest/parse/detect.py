@@ -11,11 +11,13 @@ from pathlib import Path
 from rag.errors import IngestError
 
 from .clean import ABSTRACT_FIELDS
+from .csljson import looks_like_csljson
 from .files import BOM, SNIFF_BYTES
+from .ris import looks_like_ris
 
 __all__ = ["EXTENSIONS", "FORMATS", "detect_format", "iter_input_files", "sniff_format"]
 
-FORMATS: tuple[str, ...] = ("seed", "jsonl", "csv", "bibtex")
+FORMATS: tuple[str, ...] = ("seed", "jsonl", "csv", "bibtex", "csljson", "ris", "pdf")
 EXTENSIONS: dict[str, str] = {
     ".txt": "seed",
     ".jsonl": "jsonl",
@@ -25,6 +27,8 @@ EXTENSIONS: dict[str, str] = {
     ".tsv": "csv",
     ".bib": "bibtex",
     ".bibtex": "bibtex",
+    ".ris": "ris",
+    ".pdf": "pdf",
 }
 _SUPPORTED = ", ".join(sorted(EXTENSIONS))
 _BIBTEX_START = re.compile(r"^\s*@\s*[A-Za-z]+\s*[{(]", re.MULTILINE)
@@ -68,12 +72,13 @@ def detect_format(path: Path) -> str:
     """The format of ``path``: one of :data:`FORMATS`.
 
     The extension decides (``.txt`` seed, ``.jsonl``/``.ndjson``/``.json`` jsonl, ``.csv``/
-    ``.tsv`` csv, ``.bib`` bibtex), except that a ``.txt`` file that is clearly JSON Lines or
-    BibTeX is read as such. Other extensions are sniffed from the content; if that fails,
+    ``.tsv`` csv, ``.bib`` bibtex, ``.ris`` ris), except that a ``.json`` file holding a
+    CSL-JSON array is csljson, and a ``.txt`` file that is clearly JSON Lines, BibTeX or RIS
+    is read as such. Other extensions are sniffed from the content; if that fails,
     :class:`IngestError` says how to name the file.
     """
     by_extension = EXTENSIONS.get(path.suffix.lower())
-    if by_extension is not None and by_extension != "seed":
+    if by_extension is not None and by_extension not in ("seed", "jsonl"):
         return by_extension
     try:
         with path.open("rb") as fh:
@@ -83,8 +88,10 @@ def detect_format(path: Path) -> str:
             f"cannot read {path}: {exc.strerror}: check it is a readable file"
         ) from None
     sniffed = sniff_format(head)
+    if by_extension == "jsonl":
+        return "csljson" if sniffed == "csljson" else "jsonl"
     if by_extension == "seed":
-        return sniffed if sniffed in ("jsonl", "bibtex") else "seed"
+        return sniffed if sniffed in ("jsonl", "bibtex", "ris") else "seed"
     if sniffed is None:
         raise IngestError(
             f"cannot tell the format of {path}: give it one of the extensions {_SUPPORTED}, "
@@ -95,13 +102,17 @@ def detect_format(path: Path) -> str:
 
 def sniff_format(head: bytes) -> str | None:
     """Guess the format from a file's first bytes; None if nothing fits."""
+    if head.lstrip().startswith(b"%PDF-"):
+        return "pdf"
     text = head.removeprefix(BOM).decode("utf-8", "ignore")
     stripped = text.lstrip()
     if not stripped:
         return None
     first_line = stripped.splitlines()[0].strip()
+    if looks_like_ris(stripped):
+        return "ris"
     if stripped.startswith("["):
-        return "jsonl"
+        return "csljson" if looks_like_csljson(stripped) else "jsonl"
     if stripped.startswith("{"):
         try:
             json.loads(first_line)

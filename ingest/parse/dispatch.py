@@ -10,9 +10,12 @@ from rag.records import Notice, Paper, Skipped
 
 from .bibtex import parse_bibtex
 from .clean import Draft, build_paper
+from .csljson import parse_csljson
 from .detect import FORMATS, detect_format
 from .files import BOM, read_head, sniff_binary
 from .jsonl import parse_jsonl
+from .pdf import parse_pdf
+from .ris import parse_ris
 from .seeds import parse_seeds
 from .tabular import parse_tabular
 
@@ -23,16 +26,21 @@ _PARSERS: dict[str, Callable[[Path], Iterator[Draft | Skipped | Notice]]] = {
     "jsonl": parse_jsonl,
     "csv": parse_tabular,
     "bibtex": parse_bibtex,
+    "csljson": parse_csljson,
+    "ris": parse_ris,
+    "pdf": parse_pdf,
 }
 
 
-def parse_file(path: Path, *, format: str | None = None) -> Iterator[Paper | Skipped | Notice]:
+def parse_file(
+    path: Path, *, format: str | None = None, full_text: bool = False
+) -> Iterator[Paper | Skipped | Notice]:
     """Papers from one file, with a Skipped for each unusable record and Notices.
 
     ``format=None`` detects the format (see :func:`detect_format`). Bad content never raises:
     an empty, binary or unreadable file gives one Skipped; a bad record gives one Skipped
     naming its position; a duplicate id keeps the first record. An unknown ``format`` or an
-    undetectable one raises :class:`IngestError`.
+    undetectable one raises :class:`IngestError`. ``full_text`` reads a PDF's body too.
     """
     source = str(path)
     if format is not None and format not in FORMATS:
@@ -46,15 +54,19 @@ def parse_file(path: Path, *, format: str | None = None) -> Iterator[Paper | Ski
     if not head.removeprefix(BOM).strip():
         yield Skipped(source, None, "file is empty: add abstracts or remove it from the input")
         return
-    binary = sniff_binary(head)
-    if binary:
+    pdf = path.suffix.lower() == ".pdf" or head.lstrip().startswith(b"%PDF-")
+    if format == "pdf" or (format is None and pdf):
+        fmt = "pdf"  # binary by nature: the PDF parser says what is wrong with it
+    elif binary := sniff_binary(head):
         yield Skipped(source, None, f"file {binary}")
         return
-    fmt = format or detect_format(path)
+    else:
+        fmt = format or detect_format(path)
 
     first_position: dict[str, int] = {}
     records = 0
-    for item in _PARSERS[fmt](path):
+    items = parse_pdf(path, full_text=True) if fmt == "pdf" and full_text else _PARSERS[fmt](path)
+    for item in items:
         if not isinstance(item, Draft):
             records += isinstance(item, Skipped)
             yield item

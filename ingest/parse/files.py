@@ -47,7 +47,7 @@ _MAGIC = (
     (b"SQLite format 3\x00", "an SQLite database"),
 )
 _FIX_BINARY = (
-    "paperchat reads UTF-8 text files (.txt, .jsonl, .json, .csv, .tsv, .bib): "
+    "paperchat reads UTF-8 text files (.txt, .jsonl, .json, .csv, .tsv, .bib, .ris): "
     "remove it from the input or export it as text"
 )
 

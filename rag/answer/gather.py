@@ -61,7 +61,9 @@ class Gathered:
 
 
 def _numbered(rows: Sequence[PaperRow], retriever: Retriever) -> tuple[Source, ...]:
-    """Rows as sources 1..n, each with its whole stored abstract."""
+    """Rows as sources 1..n, each with its whole stored abstract. A reference stored without
+    an abstract has nothing to quote: search lists it, answers draw only on the others."""
+    rows = [r for r in rows if r.has_abstract]
     abstracts = retriever.store.abstracts([r.id for r in rows])
     return tuple(
         Source(n, replace(r, abstract=abstracts.get(r.id, r.abstract)))

@@ -20,6 +20,10 @@ def _bib_escape(text: str) -> str:
 
 
 def _bib_key(source: Source, taken: set[str]) -> str:
+    own = re.sub(r"[^A-Za-z0-9_:.+/-]+", "", source.paper.cite_key)
+    if own and own not in taken:  # the key the user's own .bib gave it
+        taken.add(own)
+        return own
     surname = source.authors[0].split()[-1] if source.authors else ""
     label = re.sub(r"[^a-z0-9]+", "", (source.label or source.title).casefold())[:24]
     base = "".join(
@@ -35,8 +39,9 @@ def _bib_key(source: Source, taken: set[str]) -> str:
 
 
 def format_references(citations: Sequence[Citation], style: Literal["markdown", "bibtex"]) -> str:
-    """The cited papers as a numbered Markdown list (with quotes) or BibTeX ``@misc`` entries
-    (keys from first author's surname, year and label: ``he2024kcache``)."""
+    """The cited papers as a numbered Markdown list (with quotes) or BibTeX entries: the
+    entry type the paper came as (``@inproceedings`` stays so; ``@misc`` when unknown) and its
+    own BibTeX key, else one from first author's surname, year and label (``he2024kcache``)."""
     if style == "markdown":
         lines = []
         for c in citations:
@@ -59,7 +64,12 @@ def format_references(citations: Sequence[Citation], style: Literal["markdown", 
             fields.append(("author", " and ".join(s.authors)))
         if s.year:
             fields.append(("year", str(s.year)))
+        if s.paper.doi:
+            fields.append(("doi", s.paper.doi))
+        if s.paper.url:
+            fields.append(("url", s.paper.url))
         fields.append(("note", f"paperchat {s.paper_id}; source {s.source}"))
         body = ",\n".join(f"  {name} = {{{_bib_escape(value)}}}" for name, value in fields)
-        entries.append(f"@misc{{{_bib_key(s, taken)},\n{body}\n}}")
+        kind = re.sub(r"[^a-z]+", "", s.paper.entry_type.casefold()) or "misc"
+        entries.append(f"@{kind}{{{_bib_key(s, taken)},\n{body}\n}}")
     return "\n\n".join(entries)

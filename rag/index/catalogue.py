@@ -19,7 +19,10 @@ from rag.records import PaperRow
 __all__ = ["FIELDS", "Catalogue"]
 
 # PaperRow's fields, in its order, but the abstract: that stays in the store.
-FIELDS = ("id", "label", "title", "authors", "year", "source", "position", "n_chunks", "url", "doi")
+FIELDS = (
+    "id", "label", "title", "authors", "year", "source", "position", "n_chunks", "url", "doi",
+    "has_abstract", "entry_type", "cite_key", "collections",
+)  # fmt: skip
 
 
 class Catalogue(Mapping[str, PaperRow]):
@@ -46,7 +49,7 @@ class Catalogue(Mapping[str, PaperRow]):
         for r in rows:
             for f in FIELDS:
                 value = getattr(r, f)
-                cols[f].append(list(value) if f == "authors" else value)
+                cols[f].append(list(value) if f in ("authors", "collections") else value)
         return cls(cols)
 
     # -- the mapping ------------------------------------------------------------------------
@@ -73,11 +76,14 @@ class Catalogue(Mapping[str, PaperRow]):
     def position(self, pid: str) -> int | None:
         return self._index.get(pid)
 
-    def select(self, keep: Callable[[int | None, list[str], str], bool]) -> set[str]:
-        """Ids of the papers for which ``keep(year, authors, source)`` holds; no rows made."""
+    def select(
+        self, keep: Callable[[int | None, list[str], str, list[str], str], bool]
+    ) -> set[str]:
+        """Ids of the papers for which ``keep(year, authors, source, collections, id)``
+        holds; no rows made."""
         c = self._cols
-        columns = zip(self.ids, c["year"], c["authors"], c["source"], strict=True)
-        return {pid for pid, year, authors, source in columns if keep(year, authors, source)}
+        columns = zip(self.ids, c["year"], c["authors"], c["source"], c["collections"], strict=True)
+        return {pid for pid, y, a, s, cs in columns if keep(y, a, s, cs, pid)}
 
     # -- persistence ------------------------------------------------------------------------
 

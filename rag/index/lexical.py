@@ -32,7 +32,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Bm25Params", "LexicalIndex"]
 
-_FORMAT = 3  # 3: the catalogue by column (catalogue.json)
+_FORMAT = 5  # 3: the catalogue by column (catalogue.json); 4: has_abstract, entry_type,
+# cite_key; 5: collections
 CATALOGUE = "catalogue.json"
 # bm25s's default token pattern, r"(?u)\b\w\w+\b", without the \b: the same words
 # (a greedy run of word characters starts and ends at boundaries), found 25% faster.
@@ -111,8 +112,9 @@ class _Terms(dict[str, str]):
 
 
 def paper_text(row: PaperRow) -> str:
-    """What BM25 sees of a paper: its title (or label) and its abstract."""
-    return f"{row.name}\n{row.abstract}"
+    """What BM25 sees of a paper: its title (or label), its abstract and its keywords."""
+    keywords = "; ".join(row.keywords)
+    return f"{row.name}\n{row.abstract}\n{keywords}" if keywords else f"{row.name}\n{row.abstract}"
 
 
 class LexicalIndex:

@@ -13,13 +13,13 @@ import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from rag.errors import StoreError
 from rag.index.calls import BoundedCalls
+from rag.index.layout import StoredPaper, chunk_metadata, stored_hash
 from rag.records import Chunk, Paper, PaperRow
 
 if TYPE_CHECKING:
@@ -32,54 +32,8 @@ __all__ = ["Store", "StoredPaper", "open_store", "stored_hash"]
 
 _PAGE = 1000  # rows per get() when scanning the collection
 DEFAULT_DATABASE = ("default_tenant", "default_database")  # Chroma's, on every server
-# What a chunk's metadata holds. Bump it when that changes: every stored paper then counts
-# as changed, and the next ingest rewrites it in the new layout.
-LAYOUT = 2
-
-
-def stored_hash(paper: Paper) -> str:
-    """The hash a stored paper carries: its content and the metadata layout."""
-    return f"{LAYOUT}:{paper.content_hash()}"
-
-
-@dataclass(frozen=True, slots=True)
-class StoredPaper:
-    """What the store holds for one paper: its content hash and its chunk ids."""
-
-    paper_hash: str
-    chunk_ids: frozenset[str]
-    complete: bool  # every chunk agrees on the hash and the count matches n_chunks
-
-
-def chunk_metadata(paper: Paper, chunk: Chunk, n_chunks: int, paper_hash: str) -> dict[str, Any]:
-    """Chroma metadata for one chunk. Chroma has no nulls: unknown fields are left out."""
-    meta: dict[str, Any] = {
-        "paper_id": paper.id,
-        "chunk_index": chunk.index,
-        "n_chunks": n_chunks,
-        "paper_hash": paper_hash,
-        "label": paper.label,
-        "title": paper.title,
-        "source": paper.source,
-        "position": paper.position,
-        "n_tokens": chunk.n_tokens,
-    }
-    if chunk.index == 0:
-        # The whole abstract rides on the first chunk: the lexical index is rebuilt from it
-        # and quotes are checked against it, without a second database.
-        meta["abstract"] = paper.abstract
-    if paper.authors:
-        meta["authors"] = list(paper.authors)
-        meta["authors_lc"] = "; ".join(paper.authors).casefold()
-    if paper.year is not None:
-        meta["year"] = paper.year
-    if paper.url:
-        meta["url"] = paper.url
-    if paper.doi:
-        meta["doi"] = paper.doi
-    if paper.extra:
-        meta["extra"] = json.dumps(paper.extra, ensure_ascii=False, sort_keys=True, default=str)
-    return meta
+# Collection metadata key: paper ids whose removal has begun and not yet finished (JSON).
+PENDING = "removing"
 
 
 class Store:
@@ -184,6 +138,10 @@ class Store:
     def abstracts(self, paper_ids: Sequence[str]) -> dict[str, str]:
         """{paper_id: stored abstract} for these papers (from their first chunks; absent ids
         are left out). The retriever's catalogue keeps no abstracts, so answers read them here."""
+        return {pid: str(m.get("abstract", "")) for pid, m in self.first_chunks(paper_ids).items()}
+
+    def first_chunks(self, paper_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """{paper_id: its first chunk's metadata (the whole paper's)}; absent ids left out."""
         if not paper_ids:
             return {}
         result = self._call(
@@ -192,10 +150,7 @@ class Store:
             where={"$and": [{"paper_id": {"$in": list(paper_ids)}}, {"chunk_index": 0}]},
             include=["metadatas"],
         )
-        return {
-            str(meta["paper_id"]): str(meta.get("abstract", ""))
-            for meta in result["metadatas"] or []
-        }
+        return {str(m["paper_id"]): dict(m) for m in result["metadatas"] or []}
 
     def count_chunks(self) -> int:
         return int(self._call("read", self._collection.count))
@@ -264,32 +219,79 @@ class Store:
         if ids or obsolete:
             self._bump_generation()
 
+    def update_papers(self, fields: dict[str, dict[str, Any]]) -> None:
+        """Merge ``{paper_id: {field: value}}`` into those papers' first chunks (what lists
+        and filters read: e.g. their collections), without re-embedding anything."""
+        if fields:
+            ids, metas = [f"{pid}#0" for pid in fields], list(fields.values())
+            self._call("write", self._collection.update, ids=ids, metadatas=metas)
+            self._bump_generation()
+
     def remove(self, paper_ids: Sequence[str]) -> list[str]:
         """Delete every chunk of these papers; the ids that were stored. Idempotent: an
-        absent id is no error, and a removal cut short is finished by running it again."""
-        found = self.stored(list(dict.fromkeys(paper_ids)))
-        chunk_ids = sorted(cid for paper in found.values() for cid in paper.chunk_ids)
+        absent id is no error.
+
+        Crash-safe: the ids are first written to the collection's metadata (``removing``),
+        then their chunks are deleted, then the generation is bumped and the note cleared in
+        one write. A run cut short anywhere is finished by the next :func:`open_store` (any
+        command), so no paper stays half-removed and no index stays stale."""
+        wanted = list(dict.fromkeys(paper_ids))
+        found = self.stored(wanted)
+        if found:
+            metadata = self._metadata()
+            pending = set(_pending(metadata)) | set(found)
+            self._modify(metadata | {PENDING: json.dumps(sorted(pending))})
+        self.finish_removals()
+        return [pid for pid in wanted if pid in found]
+
+    def finish_removals(self) -> list[str]:
+        """Finish removals a crash interrupted (see :meth:`remove`); the ids it finished."""
+        pending = _pending(self._metadata())
+        if not pending:
+            return []
+        found = self.stored(pending)
+        # The first chunk goes last: until the end, a half-removed paper still lists.
+        chunk_ids = sorted(
+            (cid for paper in found.values() for cid in paper.chunk_ids),
+            key=lambda cid: (cid.endswith("#0"), cid),
+        )
         limit = self._client.get_max_batch_size()
         for start in range(0, len(chunk_ids), limit):
             self._call("write", self._collection.delete, ids=chunk_ids[start : start + limit])
-        if chunk_ids:
-            self._bump_generation()
-        return [pid for pid in paper_ids if pid in found]
+        metadata = self._metadata()
+        metadata.pop(PENDING, None)
+        self._modify(metadata | {"generation": uuid.uuid4().hex})
+        return pending
 
-    def _bump_generation(self) -> None:
+    def _metadata(self) -> dict[str, Any]:
         current = self._call(
             "read", self._client.get_collection, self._collection.name, embedding_function=None
         )
-        metadata = dict(current.metadata or {}) | {"generation": uuid.uuid4().hex}
+        return dict(current.metadata or {})
+
+    def _modify(self, metadata: dict[str, Any]) -> None:
+        """Replace the collection's metadata (Chroma replaces it whole)."""
         self._call("write", self._collection.modify, metadata=metadata)
+
+    def _bump_generation(self) -> None:
+        self._modify(self._metadata() | {"generation": uuid.uuid4().hex})
 
     def reset(self) -> None:
         """Delete this collection (and only this one) and start it afresh, empty."""
         name, metadata = self._collection.name, dict(self._collection.metadata or {})
         metadata.pop("generation", None)
+        metadata.pop(PENDING, None)
         self._call("write", self._client.delete_collection, name)
         self._collection = self._call("write", _get_or_create, self._client, name, metadata)
         self._bump_generation()
+
+
+def _pending(metadata: dict[str, Any]) -> list[str]:
+    try:
+        ids = json.loads(str(metadata.get(PENDING) or "[]"))
+    except json.JSONDecodeError:
+        return []
+    return [str(i) for i in ids] if isinstance(ids, list) else []
 
 
 def _get_or_create(client: ClientAPI, name: str, metadata: dict[str, Any]) -> Collection:
@@ -372,13 +374,15 @@ def open_store(settings: Settings) -> Store:
         ) from exc
     finally:
         opener.shutdown(wait=False)
-    return Store(
+    store = Store(
         client,
         collection,
         location=location,
         timeout=settings.chroma_timeout,
         threads=settings.chroma_threads,
     )
+    store.finish_removals()  # a removal a crash cut short is finished before anything else
+    return store
 
 
 def _bound_http(client: ClientAPI, seconds: float) -> None:

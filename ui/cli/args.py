@@ -28,6 +28,15 @@ def add_filter_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--year-to", type=int, metavar="Y", help="only papers up to year Y")
     p.add_argument("--author", metavar="A", help="only papers with an author containing A")
     p.add_argument("--source", metavar="S", help="only papers whose source file contains S")
+    p.add_argument("--collection", metavar="NAME", help="only papers in collection NAME")
+    p.add_argument(
+        "--paper-id",
+        action="append",
+        default=[],
+        metavar="ID",
+        dest="paper_ids",
+        help="only this paper (repeat for several hand-picked papers)",
+    )
 
 
 def add_answer_args(p: argparse.ArgumentParser) -> None:
@@ -54,6 +63,8 @@ def filters(args: argparse.Namespace) -> Filters:
         year_to=args.year_to,
         author=args.author or "",
         source=args.source or "",
+        collection=(args.collection or "").strip(),
+        paper_ids=tuple(dict.fromkeys(args.paper_ids)),
     )
 
 

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from ingest.pipeline import IngestReport, Progress
     from rag.settings import Settings
 
-__all__ = ["EXIT_OK", "EXIT_PARTIAL", "register"]
+__all__ = ["EXIT_OK", "EXIT_PARTIAL", "print_report", "register"]
 
 EXIT_OK, EXIT_PARTIAL = 0, 3
 
@@ -32,8 +32,15 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="file or folder")
     p.add_argument(
         "--format",
-        choices=["seed", "jsonl", "csv", "bibtex"],
+        choices=["seed", "jsonl", "csv", "bibtex", "csljson", "ris"],
         help="force the input format (default: detect from extension and content)",
+    )
+    p.add_argument("--collection", metavar="NAME", help="also put the papers in collection NAME")
+    p.add_argument(
+        "--full-text",
+        action="store_true",
+        help="PDFs: also index the body as further chunks of the paper (answers still quote "
+        "the abstract)",
     )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(run=ingest)
@@ -66,7 +73,13 @@ def ingest(args: argparse.Namespace, settings: Settings) -> int:
             bar.update(p.papers_seen - bar.n)
 
     try:
-        report = app.ingester.ingest(args.paths, format=args.format, on_progress=on_progress)
+        report = app.ingester.ingest(
+            args.paths,
+            format=args.format,
+            collection=args.collection or "",
+            full_text=args.full_text,
+            on_progress=on_progress,
+        )
     finally:
         if bar is not None:
             bar.close()
@@ -76,14 +89,15 @@ def ingest(args: argparse.Namespace, settings: Settings) -> int:
             report.to_json() | {"collection": store.collection_name, "store": store.location}
         )
     else:
-        _print_report(report, f"{store.collection_name} at {store.location}")
+        print_report(report, f"{store.collection_name} at {store.location}")
     return EXIT_OK if report.ok else EXIT_PARTIAL
 
 
-def _print_report(report: IngestReport, where: str) -> None:
+def print_report(report: IngestReport, where: str) -> None:
     total = sum(report.seconds.values())
+    files = f"{report.files} file(s): " if report.files else ""
     print(
-        f"{report.files} file(s): {report.papers} papers "
+        f"{files}{report.papers} papers "
         f"({report.added} added, {report.updated} updated, {report.unchanged} unchanged), "
         f"{report.chunks_written} chunks written in {total:.1f}s -> {where}"
     )
@@ -124,9 +138,10 @@ def papers(args: argparse.Namespace, settings: Settings) -> int:
     for row in rows:
         authors = format_authors(row.authors)
         year = str(row.year) if row.year else "----"
+        flag = "" if row.has_abstract else "  (no abstract)"
         print(
             f"{row.id:<22} {year}  {row.name[:48]:<48}  {authors[:40]:<40}  "
-            f"{Path(row.source).name}:{row.position}"
+            f"{Path(row.source).name}:{row.position}{flag}"
         )
     return EXIT_OK
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from rag.errors import PaperchatError
 from rag.settings import load_settings
-from ui.cli import evaluate, library, query, serve
+from ui.cli import add, evaluate, library, query, remove, serve
 from ui.cli.args import common_parser
 
 __all__ = ["main", "parser"]
@@ -32,6 +32,8 @@ def parser() -> argparse.ArgumentParser:
     )
     sub = top.add_subparsers(dest="command", metavar="COMMAND")
     library.register(sub, common)
+    remove.register(sub, common)
+    add.register(sub, common)
     query.register(sub, common)
     serve.register(sub, common)
     evaluate.register(sub, common)

@@ -20,6 +20,7 @@ from ui.http.guard import FailureLimiter, WebGuard
 from ui.http.health import HealthCheck
 from ui.http.limits import BodyLimit
 from ui.http.openai import openai_router
+from ui.http.papers import papers_router
 from ui.http.routes import api_router
 from ui.http.work import WorkLimit
 
@@ -59,6 +60,7 @@ def create_api(app: App) -> FastAPI:
         return await health(request)
 
     api.include_router(api_router(app))
+    api.include_router(papers_router(app))
     api.include_router(openai_router(app))
 
     @api.api_route("/api/{rest:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE"],

@@ -20,6 +20,7 @@ from rag.errors import (
     PaperchatError,
     ParseError,
     QueryError,
+    SourceError,
     StoreError,
 )
 
@@ -33,6 +34,7 @@ _STATUS = {  # PaperchatError subclass -> (HTTP status, code)
     ParseError: (400, "bad_file"),
     IngestError: (400, "bad_ingest"),
     LLMError: (502, "llm_failed"),
+    SourceError: (502, "source_unreachable"),
     EmbedderError: (503, "embedder_unavailable"),
     StoreError: (503, "store_unavailable"),
 }

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fastapi import APIRouter, Depends, File, UploadFile
+from fastapi import APIRouter, Depends, File, Form, UploadFile
 from fastapi.responses import StreamingResponse
 
 from rag.answer.followup import Turn
@@ -63,17 +63,23 @@ def api_router(app: App) -> APIRouter:
                 "papers": [r.to_json() for r in page]}  # fmt: skip
 
     @router.post("/ingest")
-    def ingest(files: list[UploadFile] = File(...)) -> dict[str, Any]:  # noqa: B008
-        """Upload files (seed .txt, .jsonl, .json, .csv, .tsv, .bib): parsed, chunked and
+    def ingest(
+        files: list[UploadFile] = File(...),  # noqa: B008
+        collection: str = Form(""),
+        full_text: bool = Form(False),
+    ) -> dict[str, Any]:
+        """Upload files (.txt, .jsonl, .json, .csv, .tsv, .bib, .ris, .pdf): parsed, chunked and
         stored as by `paperchat ingest`; bad records are listed, good ones stored. A copy
         of each file is kept under the data directory's uploads/, one folder per content
-        hash, so the same file uploaded again changes nothing."""
+        hash, so the same file uploaded again changes nothing. A ``collection`` form field
+        puts the papers in that collection; ``full_text=true`` indexes PDFs' bodies too."""
         folder = settings.data_dir / "uploads"
         names: dict[str, str] = {}
         for i, upload in enumerate(files):
             path = save_upload(upload, folder, i)
             names[str(path)] = upload.filename or path.name
-        report = ingester.ingest([Path(p) for p in names]).to_json()
+        paths = [Path(p) for p in names]
+        report = ingester.ingest(paths, collection=collection, full_text=full_text).to_json()
         discard_failed(report, names)  # nothing of them was stored: no copy kept
         return public_report(report, names, folder)
 

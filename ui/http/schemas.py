@@ -15,6 +15,7 @@ from pydantic_core import PydanticCustomError
 from rag.retrieve import Filters
 
 __all__ = [
+    "AddRequest",
     "AskRequest",
     "ChatCompletionRequest",
     "ChatMessage",
@@ -51,9 +52,20 @@ class FiltersIn(_Strict):
     year_to: int | None = Field(default=None, ge=0, le=9999)
     author: Text = Field(default="", max_length=200)
     source: Text = Field(default="", max_length=500)
+    collection: Text = Field(default="", max_length=100)
+    paper_ids: list[Annotated[str, Field(max_length=300)]] = Field(
+        default_factory=list, max_length=500
+    )
 
     def to_filters(self) -> Filters:
-        return Filters(self.year_from, self.year_to, self.author.strip(), self.source.strip())
+        return Filters(
+            self.year_from,
+            self.year_to,
+            self.author.strip(),
+            self.source.strip(),
+            " ".join(self.collection.split()),
+            tuple(dict.fromkeys(self.paper_ids)),
+        )
 
 
 class HistoryMessage(_Strict):
@@ -76,6 +88,22 @@ class SearchRequest(_Strict):
     k: int = Field(default=10, ge=1, le=100)
     mode: Literal["hybrid", "dense", "lexical"] = "hybrid"
     filters: FiltersIn | None = None
+
+
+class AddRequest(_Strict):
+    """POST /api/papers: papers by arXiv id or DOI, and/or the results of an arXiv search."""
+
+    identifiers: list[Annotated[str, Field(min_length=1, max_length=300)]] = Field(
+        default_factory=list, max_length=500
+    )
+    arxiv_query: str = Field(default="", max_length=500)
+    max: int = Field(default=10, ge=1, le=500)
+    collection: str = Field(default="", max_length=100)
+
+    @field_validator("arxiv_query")
+    @classmethod
+    def _strip(cls, value: str) -> str:
+        return value.strip()
 
 
 class ChatMessage(BaseModel):

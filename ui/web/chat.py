@@ -37,9 +37,14 @@ def _year(value: str | None) -> int | None:
     return int(value) if value and value != ANY_YEAR and value.isdigit() else None
 
 
-def _filters(year_from: str | None, year_to: str | None, author: str) -> Filters:
+def _filters(
+    year_from: str | None, year_to: str | None, author: str, collection: str = ""
+) -> Filters:
     return Filters(
-        year_from=_year(year_from), year_to=_year(year_to), author=(author or "").strip()
+        year_from=_year(year_from),
+        year_to=_year(year_to),
+        author=(author or "").strip(),
+        collection=" ".join((collection or "").split()),
     )
 
 
@@ -62,6 +67,7 @@ def responder(engine: Engine) -> Callable[..., Iterator[tuple[Any, ...]]]:
         year_from: str | None,
         year_to: str | None,
         author: str,
+        collection: str = "",
     ) -> Iterator[tuple[Any, ...]]:
         question = (question or "").strip()
         panel = gr.update()
@@ -84,7 +90,7 @@ def responder(engine: Engine) -> Callable[..., Iterator[tuple[Any, ...]]]:
             events = engine.answer(
                 question,
                 history=tuple(turns),
-                filters=_filters(year_from, year_to, author),
+                filters=_filters(year_from, year_to, author, collection),
                 llm="extractive" if answerer == "extractive" else None,
                 k=int(k) if k else None,
             )

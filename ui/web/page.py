@@ -106,7 +106,9 @@ def _chat_tab(app: App, library: Library) -> dict[str, Any]:
                 with gr.Row():
                     year_from = gr.Dropdown(years, value=chat.ANY_YEAR, label="Year from")
                     year_to = gr.Dropdown(years, value=chat.ANY_YEAR, label="Year to")
-                author = gr.Textbox(label="Author contains")
+                with gr.Row():
+                    author = gr.Textbox(label="Author contains")
+                    collection = gr.Textbox(label="Collection")
                 excluded = gr.Markdown("", elem_id="pc-excluded")
             with gr.Row():
                 export_md = gr.Button("Export conversation (Markdown)", size="sm")
@@ -118,7 +120,8 @@ def _chat_tab(app: App, library: Library) -> dict[str, Any]:
     return {
         "chatbot": chatbot, "box": box, "stop": stop, "again": again, "edit": edit,
         "new": new, "examples": examples, "answerer": answerer, "k": k,
-        "year_from": year_from, "year_to": year_to, "author": author, "excluded": excluded,
+        "year_from": year_from, "year_to": year_to, "author": author, "collection": collection,
+        "excluded": excluded,
         "export_md": export_md, "export_bib": export_bib, "download": download,
         "sources": sources, "turns": gr.State([]), "answers": gr.State([]),
         "question": gr.State(""), "saved": gr.BrowserState({}, storage_key="paperchat-chat"),
@@ -128,7 +131,7 @@ def _chat_tab(app: App, library: Library) -> dict[str, Any]:
 
 def _wire_chat(app: App, p: dict[str, Any], status: Any) -> None:
     respond = chat.responder(app.engine)
-    settings = [p["answerer"], p["k"], p["year_from"], p["year_to"], p["author"]]
+    settings = [p["answerer"], p["k"], p["year_from"], p["year_to"], p["author"], p["collection"]]
     state = [p["chatbot"], p["turns"], p["answers"]]
     outputs = [p["box"], *state, p["sources"]]
     library: Library = p["library"]

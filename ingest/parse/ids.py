@@ -1,0 +1,59 @@
+"""Identifiers: DOIs and arXiv ids in every spelling users paste, and the stable paper id.
+
+The same paper gets the same id whether it comes from a PDF, a .bib, a CSL-JSON or RIS
+export or ``paperchat add``: ``doi:<lowercased DOI>`` when it has a DOI, else
+``arxiv:<id without version>`` (an arXiv DataCite DOI, ``10.48550/arXiv.<id>``, counts as
+the arXiv id), else the format's own fallback.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["arxiv_id", "doi", "identifier_id"]
+
+_DOI_PREFIX = re.compile(
+    r"^(?:doi\s*:?\s*|(?:https?://)?(?:dx\.)?doi\.org/|https?://(?:www\.)?doi\.org/)",
+    re.IGNORECASE,
+)
+_DOI = re.compile(r"^10\.\d{4,9}/\S+$")
+_ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.(.+)$", re.IGNORECASE)
+_ARXIV_PREFIX = re.compile(
+    r"^(?:arxiv\s*:\s*|(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/)", re.IGNORECASE
+)
+_ARXIV_NEW = re.compile(r"^(\d{4}\.\d{4,5})(?:v\d+)?(?:\.pdf)?$")
+_ARXIV_OLD = re.compile(r"^([a-z][a-z-]*(?:\.[a-z]{2})?/\d{7})(?:v\d+)?(?:\.pdf)?$", re.IGNORECASE)
+
+
+def doi(value: str) -> str:
+    """A bare DOI (``10.1145/x``) from ``doi:...``, ``https://doi.org/...`` and the like;
+    ``""`` if ``value`` is not a DOI. Case is kept (ids lowercase it)."""
+    text = _DOI_PREFIX.sub("", value.strip()).strip().rstrip(".")
+    return text if _DOI.match(text) else ""
+
+
+def arxiv_id(value: str) -> str:
+    """An arXiv id without its version (``2406.03243``, ``hep-th/9901001``) from
+    ``arXiv:2406.03243v2``, ``https://arxiv.org/abs/...``, ``.../pdf/....pdf`` or an arXiv
+    DOI; ``""`` if ``value`` is none of these."""
+    text = value.strip()
+    found = _ARXIV_DOI.match(doi(text))
+    if found:
+        text = found.group(1)
+    text = _ARXIV_PREFIX.sub("", text).strip().rstrip("/")
+    for pattern in (_ARXIV_NEW, _ARXIV_OLD):
+        match = pattern.match(text)
+        if match:
+            return match.group(1)
+    return ""
+
+
+def identifier_id(doi_value: str, arxiv_value: str) -> str:
+    """``doi:<lowercased doi>`` or ``arxiv:<id>`` (an arXiv DOI gives the arXiv id), or
+    ``""`` when there is neither."""
+    bare = doi(doi_value)
+    from_doi = arxiv_id(bare) if bare else ""
+    if bare and not from_doi:
+        return f"doi:{bare.lower()}"
+    found = from_doi or arxiv_id(arxiv_value)
+    return f"arxiv:{found}" if found else ""

@@ -1,0 +1,1 @@
+"""Outside sources of papers: the arXiv API, OpenAlex and Crossref (``paperchat add``)."""

@@ -1,0 +1,260 @@
+"""PDF papers: title, authors, abstract, year, DOI and arXiv id from generated PDFs in
+several layouts; every broken kind of PDF is one clear Skipped and the run goes on."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import httpx
+import pytest
+
+from ingest.parse import pdf as pdf_module
+from ingest.parse.dispatch import parse_file
+from rag.engine import Engine
+from rag.index.store import open_store
+from rag.records import Notice, Paper, Skipped
+from rag.settings import load_settings
+from tests.apiserver import serve_api
+from tests.fakes import HashEmbedder
+from tests.pdfgen import latin1, make_encrypted, make_paper, make_scan
+from ui.app import App
+from ui.cli.main import main
+
+ABSTRACT = (
+    "Serving large language models is limited by the memory of the key-value cache. We "
+    "present PageKV, which stores the cache in fixed-size blocks and shares them between "
+    "requests. PageKV raises throughput by 2.1 times over the best baseline at the same "
+    "latency, and 3.0 Titan models fit on one node."
+)
+BODY = (
+    "Large models are everywhere. Serving them is costly because every request keeps its "
+    "own cache in GPU memory, and the memory is fragmented. " * 6
+)
+TITLE = "PageKV: Block-Based Key-Value Caches for Language Model Serving"
+AUTHORS = ("Ada Lovelace", "Alan Turing", "Grace Hopper")
+
+
+def _one(path: Path) -> tuple[Paper, list[Notice]]:
+    items = list(parse_file(path))
+    papers = [i for i in items if isinstance(i, Paper)]
+    assert len(papers) == 1, items
+    return papers[0], [i for i in items if isinstance(i, Notice)]
+
+
+def _reason(path: Path) -> str:
+    [item] = list(parse_file(path))
+    assert isinstance(item, Skipped) and item.position is None
+    return item.reason
+
+
+@pytest.mark.parametrize("layout", ["one-column", "inline", "two-column"])
+def test_title_authors_abstract_and_ids(tmp_path: Path, layout: str) -> None:
+    path = tmp_path / f"{layout}.pdf"
+    made = make_paper(
+        path,
+        layout=layout,
+        title=TITLE,
+        authors=AUTHORS,
+        abstract=ABSTRACT,
+        body=BODY,
+        year=2023,
+        doi="10.1145/3600006.3613165",
+        body_pages=2,
+    )
+    paper, notices = _one(path)
+    assert notices == []
+    assert paper.title == TITLE and paper.abstract == latin1(ABSTRACT) == made.abstract
+    assert paper.authors == AUTHORS
+    assert (paper.id, paper.doi) == ("doi:10.1145/3600006.3613165", "10.1145/3600006.3613165")
+    assert paper.year == (None if layout == "two-column" else 2023)  # printed or not
+    assert (paper.position, paper.extra["format"]) == (1, "pdf")
+
+
+def test_arxiv_stamp_gives_id_and_year(tmp_path: Path) -> None:
+    path = tmp_path / "arxiv.pdf"
+    make_paper(
+        path,
+        layout="two-column",
+        title=TITLE,
+        authors=AUTHORS,
+        abstract=ABSTRACT,
+        body=BODY,
+        year=2024,
+        arxiv="2406.03243",
+    )
+    paper, _ = _one(path)
+    assert (paper.id, paper.year, paper.extra["arxiv_id"]) == (
+        "arxiv:2406.03243",
+        2024,
+        "2406.03243",
+    )
+
+
+def test_without_an_abstract_heading_the_opening_text_is_taken_with_a_warning(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "plain.pdf"
+    make_paper(
+        path,
+        layout="no-heading",
+        title=TITLE,
+        authors=AUTHORS,
+        abstract="",
+        body=BODY * 5,
+        year=2022,
+    )
+    paper, [notice] = _one(path)
+    assert "no 'Abstract' heading found: the opening text" in notice.message
+    assert paper.title == TITLE and paper.authors == AUTHORS
+    assert paper.abstract.startswith("Large models are everywhere.")
+    assert paper.abstract.endswith(".") and len(paper.abstract) < len(BODY * 5) / 3
+
+
+def test_metadata_title_is_used_unless_it_is_junk(tmp_path: Path) -> None:
+    good, junk = tmp_path / "good.pdf", tmp_path / "junk.pdf"
+    make_paper(
+        good,
+        layout="one-column",
+        title=TITLE,
+        authors=AUTHORS,
+        abstract=ABSTRACT,
+        body=BODY,
+        year=2023,
+        metadata_title="PageKV (camera-ready title)",
+    )
+    make_paper(
+        junk,
+        layout="one-column",
+        title=TITLE,
+        authors=AUTHORS,
+        abstract=ABSTRACT,
+        body=BODY,
+        year=2023,
+        metadata_title="Microsoft Word - pagekv_final.docx",
+    )
+    assert _one(good)[0].title == "PageKV (camera-ready title)"
+    assert _one(good)[0].authors == AUTHORS
+    assert _one(junk)[0].title == TITLE
+
+
+def test_broken_pdfs_are_one_clear_skip_each(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert _reason(make_scan(tmp_path / "scan.pdf")).startswith(
+        "PDF has no text layer (a scan or images only): run OCR on it first"
+    )
+    assert _reason(make_encrypted(tmp_path / "locked.pdf")).startswith(
+        "PDF is encrypted (password protected): save an unprotected copy"
+    )
+    good = tmp_path / "good.pdf"
+    make_paper(
+        good,
+        layout="one-column",
+        title=TITLE,
+        authors=AUTHORS,
+        abstract=ABSTRACT,
+        body=BODY,
+        year=2023,
+        body_pages=3,
+    )
+    truncated = tmp_path / "truncated.pdf"
+    truncated.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
+    assert _reason(truncated) == (
+        "not a readable PDF (Data format error): it is corrupt or cut short; re-download it"
+    )
+    garbage = tmp_path / "garbage.pdf"
+    garbage.write_bytes(b"%PDF-1.7\n" + bytes(range(256)) * 8)
+    assert _reason(garbage).startswith("not a readable PDF")
+    monkeypatch.setattr(pdf_module, "MAX_PDF_PAGES", 3)
+    assert _reason(good) == "PDF has 4 pages, over the 3-page limit: split it"
+    monkeypatch.setattr(pdf_module, "MAX_PDF_BYTES", 1000)
+    assert _reason(good).startswith("PDF is ") and "over the 1,000-byte limit" in _reason(good)
+
+
+def test_a_folder_of_pdfs_through_the_cli(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "papers"
+    folder.mkdir()
+    make_paper(
+        folder / "a.pdf",
+        layout="one-column",
+        title=TITLE,
+        authors=AUTHORS,
+        abstract=ABSTRACT,
+        body=BODY,
+        year=2023,
+        doi="10.1145/3600006.3613165",
+    )
+    make_paper(
+        folder / "b.pdf",
+        layout="two-column",
+        title="FedAvg Revisited Today",
+        authors=("Yang Xiang",),
+        abstract=BODY,
+        body=ABSTRACT,
+        year=2021,
+    )
+    make_scan(folder / "c-scan.pdf")
+    make_encrypted(folder / "d-locked.pdf")
+    bib = folder / "refs.bib"  # the same paper as a.pdf, by its DOI: one paper
+    bib.write_text("@inproceedings{kwon23, title = {PageKV}, doi = {10.1145/3600006.3613165}}\n")
+    assert main(["ingest", str(folder), "--json"]) == 3
+    report = json.loads(capsys.readouterr().out)
+    assert report["added"] == 2 and report["files"] == 5
+    reasons = {Path(s["source"]).name: s["reason"] for s in report["skipped"]}
+    assert set(reasons) == {"c-scan.pdf", "d-locked.pdf", "refs.bib"}
+    assert reasons["refs.bib"].startswith("same paper id 'doi:10.1145/3600006.3613165' as ")
+    assert main(["ingest", str(folder), "--json"]) == 3  # idempotent
+    assert json.loads(capsys.readouterr().out)["unchanged"] == 2
+    assert main(["search", "key-value cache blocks", "--json", "-k", "1"]) == 0
+    [hit] = json.loads(capsys.readouterr().out)
+    assert hit["paper_id"] == "doi:10.1145/3600006.3613165" and hit["title"] == TITLE
+
+
+@pytest.mark.integration
+def test_pdf_upload_over_http(tmp_path: Path) -> None:
+    good = tmp_path / "paper.pdf"
+    make_paper(good, layout="inline", title=TITLE, authors=AUTHORS, abstract=ABSTRACT,
+               body=BODY, year=2023)  # fmt: skip
+    scan = make_scan(tmp_path / "scan.pdf")
+    settings = load_settings()
+    app = App.around(Engine(settings, store=open_store(settings), embedder=HashEmbedder()))
+    files = [
+        ("files", ("paper.pdf", good.read_bytes(), "application/pdf")),
+        ("files", ("scan.pdf", scan.read_bytes(), "application/pdf")),
+    ]
+    with serve_api(app) as url, httpx.Client(base_url=url, timeout=60) as client:
+        report = client.post("/api/ingest", files=files).json()
+        assert report["added"] == 1 and not report["ok"]
+        [skip] = report["skipped"]
+        assert skip["source"] == "scan.pdf" and "no text layer" in skip["reason"]
+        [paper] = client.get("/api/papers").json()["papers"]
+        assert paper["title"] == TITLE and paper["authors"] == list(AUTHORS)
+
+
+def test_full_text_indexes_the_body_as_more_chunks_of_the_paper(tmp_path: Path) -> None:
+    path = tmp_path / "paper.pdf"
+    body = (
+        "Our evaluation runs on eight graphics cards. The quarantine scheduler isolates "
+        "noisy tenants and the zebra allocator packs blocks tightly. "
+    ) * 12 + "\n"
+    make_paper(path, layout="one-column", title=TITLE, authors=AUTHORS, abstract=ABSTRACT,
+               body=body, year=2023, body_pages=2,
+               references="[1] A. Author. A cited work. 2019.")  # fmt: skip
+    settings = load_settings(min_relevance=0.0)
+    app = App.around(Engine(settings, store=open_store(settings), embedder=HashEmbedder()))
+    plain = app.ingester.ingest([path])
+    assert plain.chunks_written == 1
+    full = app.ingester.ingest([path], full_text=True)
+    assert full.updated == 1 and full.chunks_written > 3
+    paper = next(i for i in parse_file(path, full_text=True) if isinstance(i, Paper))
+    assert paper.abstract == latin1(ABSTRACT) and "zebra allocator" in paper.body
+    assert paper.body.endswith("packs blocks tightly.")  # the last references are cut off
+    [hit] = app.engine.search("quarantine scheduler zebra allocator", k=1, mode="dense")
+    assert hit.paper.id == paper.id and "zebra" in hit.snippet
+    answer = app.engine.ask("What does the zebra allocator do with the KV cache?")
+    assert all(c.quote in paper.abstract for c in answer.final.citations)  # quotes: abstract
+    again = app.ingester.ingest([path])  # without --full-text: back to the abstract only
+    assert again.updated == 1 and app.engine.stats()["chunks"] == 1
