@@ -85,15 +85,31 @@ class Library:
         )
         return said, "", table, note, self.status()
 
-    def add(self, files: list[Any] | None, search: str) -> tuple[str, Any, str, str, None]:
+    def add(
+        self, files: list[Any] | None, search: str, collection: str = ""
+    ) -> tuple[str, Any, str, str, None]:
         """Ingest uploaded files, as `paperchat ingest` does; bad records are listed."""
         paths = [Path(f if isinstance(f, str) else f.name) for f in files or []]
         if not paths:
             return "Choose files to add first.", gr.update(), gr.update(), self.status(), None
         try:
-            report = self.app.ingester.ingest(paths)
+            report = self.app.ingester.ingest(paths, collection=(collection or "").strip())
         except PaperchatError as exc:
             return f"Error: {md_escape(str(exc))}", gr.update(), gr.update(), self.status(), None
+        return (*self._reported(report, paths, search), None)
+
+    def add_ids(self, text: str, search: str, collection: str = "") -> tuple[str, Any, str, str]:
+        """Add papers by arXiv id or DOI (one per line or separated by spaces or commas)."""
+        ids = [x for x in text.replace(",", " ").split() if x]
+        if not ids:
+            return "Type arXiv ids or DOIs first.", gr.update(), gr.update(), self.status()
+        try:
+            report = self.app.ingester.add(ids, collection=(collection or "").strip())
+        except PaperchatError as exc:
+            return f"Error: {md_escape(str(exc))}", gr.update(), gr.update(), self.status()
+        return self._reported(report, [], search)
+
+    def _reported(self, report: Any, paths: list[Path], search: str) -> tuple[str, Any, str, str]:
         lines = [
             f"Added {report.added}, updated {report.updated}, unchanged {report.unchanged} "
             f"({report.papers} papers from {report.files} file(s))."
@@ -106,7 +122,7 @@ class Library:
         if len(report.skipped) > 20:
             lines.append(f"- … and {len(report.skipped) - 20} more skipped")
         table, note = self.table(search)
-        return "\n".join(lines), table, note, self.status(), None
+        return "\n".join(lines), table, note, self.status()
 
     def years(self) -> list[str]:
         """The years the library's papers have, oldest first, for the filters."""

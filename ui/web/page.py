@@ -180,13 +180,18 @@ def _library_tab(library: Library) -> dict[str, Any]:
             picked = gr.State("")
             remove = gr.Button("Remove this paper", variant="stop", size="sm", elem_id="pc-remove")
             gr.Markdown("#### Add papers")
-            files = gr.File(file_count="multiple", elem_id="pc-upload",
-                            label="Files (.txt, .jsonl, .json, .csv, .tsv, .bib)")  # fmt: skip
+            kinds = ".pdf, .bib, .ris, CSL .json, .jsonl, .csv, .tsv, .txt"
+            files = gr.File(file_count="multiple", elem_id="pc-upload", label=f"Files ({kinds})")
+            collection = gr.Textbox(label="Into collection (optional)", elem_id="pc-collection")
             add = gr.Button("Add to the library", variant="primary", size="sm", elem_id="pc-add")
+            ids = gr.Textbox(label="Or by arXiv id or DOI", elem_id="pc-ids",
+                             placeholder="2406.03243 10.1145/3600006.3613145")  # fmt: skip
+            add_ids = gr.Button("Fetch and add", size="sm", elem_id="pc-add-ids")
             report = gr.Markdown("", elem_id="pc-lib-report")
     return {
         "search": search, "note": note, "table": table, "abstract": abstract, "picked": picked,
         "remove": remove, "files": files, "add": add, "report": report,
+        "collection": collection, "ids": ids, "add_ids": add_ids,
     }  # fmt: skip
 
 
@@ -199,5 +204,10 @@ def _wire_library(library: Library, lib: dict[str, Any], status: Any) -> None:
         [lib["report"], lib["picked"], *listing, status],
     )  # fmt: skip
     lib["add"].click(
-        library.add, [lib["files"], lib["search"]], [lib["report"], *listing, status, lib["files"]]
+        library.add, [lib["files"], lib["search"], lib["collection"]],
+        [lib["report"], *listing, status, lib["files"]],
+    )  # fmt: skip
+    lib["add_ids"].click(
+        library.add_ids, [lib["ids"], lib["search"], lib["collection"]],
+        [lib["report"], *listing, status],
     )  # fmt: skip
