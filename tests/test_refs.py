@@ -16,6 +16,7 @@ from rag.answer.references import format_references
 from rag.engine import Engine
 from rag.index.store import open_store
 from rag.records import Notice, Paper, Skipped
+from rag.retrieve import Filters
 from rag.settings import load_settings
 from tests.fakes import HashEmbedder
 from ui.app import App
@@ -188,7 +189,9 @@ def test_references_without_abstract_are_found_but_never_quoted(library: App) ->
 
 
 def test_exported_bibtex_keeps_the_entry_type(library: App) -> None:
-    answer = library.engine.ask("How does PagedAttention manage KV cache memory?", k=1)
+    answer = library.engine.ask(
+        "How does PagedAttention manage KV cache memory?", k=1, filters=Filters(paper_ids=(PAGED,))
+    )
     [citation] = answer.final.citations
     assert citation.source.paper_id == PAGED
     text = format_references(answer.final.citations, "bibtex")

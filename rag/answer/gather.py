@@ -6,7 +6,8 @@ starts from those papers, and every other question from hybrid retrieval (more p
 list, of which those close to the best are kept).
 
 Whether to answer is decided on evidence, not on one cosine. A question that names a paper
-of the library, or an author in it, is answerable; an overview is, when the library holds
+of the library, or an author in it, or that is asked of papers the user picked, is
+answerable; an overview is, when the library holds
 papers. Any other question is weighed on two signals: how similar its best paper is
 (dense cosine) and how much of the question's vocabulary, weighted by rarity, that paper's
 text contains (lexical coverage). It is refused when their logistic score is below
@@ -117,6 +118,8 @@ def gather(
     sources = _numbered(rows, retriever)
     if named and trust_names:
         return Gathered(sources=sources, answerable=True, reason="named")
+    if filters is not None and filters.paper_ids and sources:  # papers the user picked
+        return Gathered(sources=sources, answerable=True, reason="chosen papers")
     why_not = _refusal(query, hits, sources, retriever, min_relevance)
     if why_not:
         return Gathered(sources=(), answerable=False, reason=why_not)

@@ -33,12 +33,13 @@ Chat = list[dict[str, Any]]
 Answers = list[tuple[str, list["Citation"]]]
 
 
-def _year(value: str | None) -> int | None:
-    return int(value) if value and value != ANY_YEAR and value.isdigit() else None
+def _year(value: str | int | None) -> int | None:
+    text = str(value).strip() if value is not None else ""
+    return int(text) if text.isdigit() else None
 
 
 def _filters(
-    year_from: str | None, year_to: str | None, author: str, collection: str = ""
+    year_from: str | int | None, year_to: str | int | None, author: str, collection: str = ""
 ) -> Filters:
     return Filters(
         year_from=_year(year_from),
