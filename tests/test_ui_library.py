@@ -5,22 +5,13 @@ filter says it leaves out. The browser flows are in test_ui.py."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.fake_sources import FakeSources, fake_sources
-from tests.test_add import _app
+from tests.fake_sources import FakeSources
+from tests.test_add import _app, fake  # noqa: F401 - the fake sources server fixture
 from ui.web.library import Library
-
-
-@pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeSources]:
-    with fake_sources() as server:
-        for key, value in server.settings_env().items():
-            monkeypatch.setenv(key, value)
-        yield server
 
 
 def test_add_by_id_files_into_a_collection_search_and_remove(
