@@ -9,14 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.fake_sources import FakeSources
 from tests.test_add import _app, fake  # noqa: F401 - the fake sources server fixture
 from ui.web.library import Library
 
 
-def test_add_by_id_files_into_a_collection_search_and_remove(
-    fake: FakeSources, tmp_path: Path
-) -> None:
+@pytest.mark.usefixtures("fake")
+def test_add_by_id_files_into_a_collection_search_and_remove(tmp_path: Path) -> None:
     library = Library(_app())
     said, _, note, status = library.add_ids("arXiv:1706.03762v5, 2406.99999", "", "reading")
     assert said.startswith("Added 1") and "skipped" in said
