@@ -100,11 +100,13 @@ class Engine:
 
     def warm_up(self) -> None:
         """Load now what the first question would otherwise wait for: the embedder, the
-        lexical index, and Chroma's vector index, which Chroma reads from disk on the first
-        query (9.3 s of the first question at 1M chunks, bench/scale/query.py)."""
+        lexical index, Chroma's vector index, which Chroma reads from disk on the first
+        query (9.3 s of the first question at 1M chunks, bench/scale/query.py), and the
+        library's names that questions are matched against."""
         self.embedder.embed_query("warm up")
         if len(self.retriever.index):
             self.retriever.search("warm up", k=1, mode="dense")
+            self.names()
 
     def names(self) -> Names:
         """The library's paper names and authors (for questions that name them), made once
