@@ -186,6 +186,7 @@ def test_errors_are_chat_messages(page) -> None:  # type: ignore[no-untyped-def]
 def test_regenerate_edit_and_new_chat(page) -> None:  # type: ignore[no-untyped-def]
     _ask(page, "What is Llumnix?")
     page.locator("#pc-regenerate").click()  # the last question again: still one answer to it
+    page.wait_for_timeout(3000)  # the page shows the same answer before and after: let it run
     page.wait_for_function(
         "() => { const g = document.querySelector('#pc-sources details.pc-group summary');"
         " const t = document.querySelector('#pc-chat').innerText;"
