@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
+from ui.http.docs import install_docs
 from ui.http.errors import error_response, install_error_handlers
 from ui.http.limits import BodyLimit
 from ui.http.openai import openai_router
@@ -29,11 +30,12 @@ def create_api(app: App) -> FastAPI:
         title="paperchat",
         summary="Cited answers over a collection of scientific abstracts.",
         version="0.1.0",
-        docs_url="/docs",
+        docs_url=None,  # ui.http.docs serves it, without a CDN
         redoc_url=None,
     )
     api.add_middleware(BodyLimit, upload_bytes=int(app.settings.max_upload_mb * 1e6))
     install_error_handlers(api)
+    install_docs(api)
 
     @api.get("/healthz", tags=["meta"])
     def healthz() -> dict[str, Any]:
