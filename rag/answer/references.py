@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from rag.answer.cite import Citation, Source
 from rag.errors import QueryError
@@ -34,9 +34,32 @@ def _bib_key(source: Source, taken: set[str]) -> str:
     return key
 
 
+def _metadata(source: Source) -> dict[str, Any]:
+    """What the paper's source said beyond the common fields (``extra``), when the stored
+    row carries it: BibTeX's ``entry_type`` and ``bibtex_key``, among others."""
+    extra = getattr(source.paper, "extra", None)
+    return extra if isinstance(extra, dict) else {}
+
+
+def _entry_type(source: Source) -> str:
+    kind = str(_metadata(source).get("entry_type") or "").strip().casefold()
+    return kind if re.fullmatch(r"[a-z]+", kind) else "misc"
+
+
+def _own_key(source: Source, taken: set[str]) -> str | None:
+    """The paper's own BibTeX key, when it has a usable one not taken by an earlier entry."""
+    key = str(_metadata(source).get("bibtex_key") or "").strip()
+    if not re.fullmatch(r"[^\s,{}()=\\\"#%'~]+", key) or key in taken:
+        return None
+    taken.add(key)
+    return key
+
+
 def format_references(citations: Sequence[Citation], style: Literal["markdown", "bibtex"]) -> str:
-    """The cited papers as a numbered Markdown list (with quotes) or BibTeX ``@misc`` entries
-    (keys from first author's surname, year and label: ``he2024kcache``)."""
+    """The cited papers as a numbered Markdown list (with quotes) or BibTeX entries: the
+    paper's own entry type and key when its metadata has them (``extra["entry_type"]``,
+    ``extra["bibtex_key"]``), else ``@misc`` with a key from the first author's surname,
+    year and label (``he2024kcache``)."""
     if style == "markdown":
         lines = []
         for c in citations:
@@ -59,7 +82,12 @@ def format_references(citations: Sequence[Citation], style: Literal["markdown", 
             fields.append(("author", " and ".join(s.authors)))
         if s.year:
             fields.append(("year", str(s.year)))
+        if s.paper.doi:
+            fields.append(("doi", s.paper.doi))
+        if s.paper.url:
+            fields.append(("url", s.paper.url))
         fields.append(("note", f"paperchat {s.paper_id}; source {s.source}"))
         body = ",\n".join(f"  {name} = {{{_bib_escape(value)}}}" for name, value in fields)
-        entries.append(f"@misc{{{_bib_key(s, taken)},\n{body}\n}}")
+        key = _own_key(s, taken) or _bib_key(s, taken)
+        entries.append(f"@{_entry_type(s)}{{{key},\n{body}\n}}")
     return "\n\n".join(entries)

@@ -41,6 +41,12 @@ def add_answer_args(p: argparse.ArgumentParser) -> None:
         "OPENAI_BASE_URL is set, else extractive)",
     )
     p.add_argument(
+        "--model",
+        metavar="NAME",
+        help="a model the language model server lists (see `paperchat models`); implies "
+        "--llm openai",
+    )
+    p.add_argument(
         "--no-fallback",
         action="store_true",
         help="if the language model fails, exit 1 instead of answering extractively",
@@ -63,4 +69,5 @@ def answer_options(args: argparse.Namespace) -> dict[str, Any]:
         "filters": filters(args),
         "k": args.k,
         "fallback": False if args.no_fallback else None,
+        "model": args.model,
     }
