@@ -56,22 +56,30 @@ def _tokens(text: str) -> int:
 # -- housekeeping ------------------------------------------------------------------------------
 
 
+TASKS = [
+    ("task_title.json", "title"),
+    ("task_tags.json", "tags"),
+    ("task_follow_ups.json", "follow_ups"),
+    ("task_queries.json", "queries"),
+]
+
+
 def test_the_detector_tells_housekeeping_from_questions() -> None:
-    for name, task in [("task_title.json", "title"), ("task_tags.json", "tags"),
-                       ("task_follow_ups.json", "follow_ups"), ("task_queries.json", "queries")]:  # fmt: skip
+    for name, task in TASKS:
         assert housekeeping(_body(name)["messages"][-1]["content"]) == task, name
-    for question in (QUESTION, "Generate a title for a paper on KV caches",
-                     "Which papers suggest follow-up questions for tags?", "### Tasks in papers"):  # fmt: skip
+    questions = (
+        QUESTION,
+        "Generate a title for a paper on KV caches",
+        "Which papers suggest follow-up questions for tags?",
+        "### Tasks in papers",
+    )
+    for question in questions:
         assert housekeeping(question) is None, question
     assert housekeeping("### Task:\nDescribe an image for generation.") == "other"
     assert reply("other", "### Task:\nanything") == "{}"
 
 
-@pytest.mark.parametrize(
-    ("name", "key"),
-    [("task_title.json", "title"), ("task_tags.json", "tags"),
-     ("task_follow_ups.json", "follow_ups"), ("task_queries.json", "queries")],  # fmt: skip
-)
+@pytest.mark.parametrize(("name", "key"), TASKS)
 def test_open_webui_housekeeping_is_answered_without_retrieval(
     server: str, name: str, key: str
 ) -> None:
@@ -170,7 +178,8 @@ def test_the_official_openai_client_streaming_and_not(server: str) -> None:
     chunks = list(stream)
     text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
     assert text == content  # the same reply, streamed
-    assert chunks[-1].usage is not None and chunks[-1].usage.total_tokens == whole.usage.total_tokens
+    last = chunks[-1].usage
+    assert last is not None and last.total_tokens == whole.usage.total_tokens
 
     later = [*ask, {"role": "assistant", "content": content},
              {"role": "user", "content": "What is Llumnix?"}]  # fmt: skip
