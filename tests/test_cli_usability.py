@@ -131,6 +131,14 @@ def test_bibtex_keeps_the_papers_entry_type_and_key() -> None:
     assert library.entries[0].fields_dict["doi"].value == "10.1145/3600006.3613165"
 
 
+def test_markdown_refs_link_the_doi() -> None:
+    text = format_references([_citation(1)], "markdown")
+    assert text.startswith(
+        "1. **Efficient Memory Management**. Woosuk Kwon (2023). "
+        "<https://doi.org/10.1145/3600006.3613165>."
+    )
+
+
 def test_refs_keep_the_answer(index: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["ask", QUESTION, "--data-dir", str(index), "--refs", "bibtex"]) == 0
     out = capsys.readouterr().out

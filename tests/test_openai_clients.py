@@ -76,6 +76,12 @@ def test_the_detector_tells_housekeeping_from_questions() -> None:
     for question in questions:
         assert housekeeping(question) is None, question
     assert housekeeping("### Task:\nDescribe an image for generation.") == "other"
+    old_title = (
+        "Create a concise, 3-5 word phrase as a header for the following query, strictly "
+        "adhering to the 3-5 word limit and avoiding the use of the word 'title': " + QUESTION
+    )
+    assert housekeeping(old_title) == "title"
+    assert reply("title", old_title) == "KCache Reduce Memory Overhead KV"
     assert reply("other", "### Task:\nanything") == "{}"
 
 

@@ -56,7 +56,8 @@ def _own_key(source: Source, taken: set[str]) -> str | None:
 
 
 def format_references(citations: Sequence[Citation], style: Literal["markdown", "bibtex"]) -> str:
-    """The cited papers as a numbered Markdown list (with quotes) or BibTeX entries: the
+    """The cited papers as a numbered Markdown list (with quotes, and the DOI or URL link
+    when known, else the source file) or BibTeX entries: the
     paper's own entry type and key when its metadata has them (``extra["entry_type"]``,
     ``extra["bibtex_key"]``), else ``@misc`` with a key from the first author's surname,
     year and label (``he2024kcache``)."""
@@ -66,9 +67,10 @@ def format_references(citations: Sequence[Citation], style: Literal["markdown", 
             s = c.source
             authors = ", ".join(s.authors) or "unknown authors"
             year = f" ({s.year})" if s.year else ""
+            link = f"https://doi.org/{s.paper.doi}" if s.paper.doi else s.paper.url
+            where = f"<{link}>" if link else f"`{s.source}`"
             lines.append(
-                f"{c.n}. **{s.name}**. {authors}{year}. `{s.source}`.\n"
-                f"   > {' '.join(c.quote.split())}"
+                f"{c.n}. **{s.name}**. {authors}{year}. {where}.\n   > {' '.join(c.quote.split())}"
             )
         return "\n".join(lines)
     if style != "bibtex":

@@ -26,6 +26,10 @@ _KINDS: tuple[tuple[Task, re.Pattern[str]], ...] = (
     ("queries", re.compile(r"\bsearch queries\b", re.I)),
     ("autocomplete", re.compile(r"\bautocompletion\b", re.I)),
 )
+# Older Open WebUI releases asked for a title in one line, the question quoted at its end.
+_OLD_TITLE = re.compile(
+    r"^Create a concise, 3-5 word phrase as a header for the following query\b.*?: (.*)\Z", re.S
+)
 _HISTORY = re.compile(r"<chat_history>(.*?)</chat_history>", re.S)
 _TURN = re.compile(r"^(USER|ASSISTANT):\s?", re.M)
 _SOURCE = re.compile(r"^(?:- )?\[1\] (?:\*\*)?(.+?)(?:\*\*)?(?: — |$)", re.M)
@@ -34,6 +38,8 @@ _WORD = re.compile(r"[A-Za-z][\w\-]*")
 
 def housekeeping(prompt: str) -> Task | None:
     """Which housekeeping task ``prompt`` (the last user message) is, or None for a question."""
+    if _OLD_TITLE.match(prompt.strip()):
+        return "title"
     if not prompt.lstrip().startswith("### Task:") and "\n### Task:" not in prompt:
         return None
     return next((kind for kind, pattern in _KINDS if pattern.search(prompt)), "other")
@@ -56,6 +62,8 @@ def _title(question: str, words: int = 5) -> str:
 
 def reply(task: Task, prompt: str) -> str:
     """The brief answer to a housekeeping prompt, in the JSON shape it asks for."""
+    if old := _OLD_TITLE.match(prompt.strip()):
+        return _title(old.group(1))  # that prompt asks for the words alone
     turns = _turns(prompt)
     question = next((text for role, text in turns if role == "USER"), "")
     answers = [text for role, text in turns if role == "ASSISTANT"]
