@@ -128,8 +128,9 @@ class Settings(BaseSettings):
     llm: Literal["auto", "extractive", "openai"] = Field(
         default="auto",
         description="Who writes answers: auto = the OpenAI-compatible API when OPENAI_API_KEY "
-        "or OPENAI_BASE_URL is set, else extractive; extractive = the abstracts' own "
-        "sentences, no model; openai = always the API.",
+        "or OPENAI_BASE_URL is set, else a local server detect_local_llm finds, else "
+        "extractive; extractive = the abstracts' own sentences, no model; openai = always "
+        "the API.",
     )
     detect_local_llm: bool = Field(
         default=True,

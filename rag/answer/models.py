@@ -74,7 +74,7 @@ def list_models(endpoint: Endpoint) -> tuple[str, ...]:
     import openai
 
     try:
-        return tuple(sorted(m.id for m in endpoint.client.models.list()))
+        return endpoint.model_ids()
     except openai.OpenAIError as exc:
         failure = endpoint.failure(
             exc,

@@ -18,7 +18,8 @@ def common_parser() -> argparse.ArgumentParser:
         "--data-dir",
         type=Path,
         metavar="DIR",
-        help="where the embedded index lives (default: $PAPERCHAT_DATA_DIR or ~/.paperchat)",
+        help="where the embedded index lives (default: $PAPERCHAT_DATA_DIR or ~/.paperchat); "
+        "it must hold one, except for ingest, serve and eval, which create it",
     )
     return common
 
@@ -38,7 +39,8 @@ def add_answer_args(p: argparse.ArgumentParser) -> None:
         "--llm",
         choices=["extractive", "openai"],
         help="who writes the answer (default $PAPERCHAT_LLM: the API if OPENAI_API_KEY or "
-        "OPENAI_BASE_URL is set, else extractive)",
+        "OPENAI_BASE_URL is set, else a local Ollama or llama.cpp server if one answers, "
+        "else extractive)",
     )
     p.add_argument(
         "--model",

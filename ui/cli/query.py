@@ -45,8 +45,9 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
         description="Answer from the most relevant abstracts, each claim cited [n]. Offline "
         "the answer is extractive: the abstracts' own sentences, no language model. Questions "
         "the papers do not cover are refused (PAPERCHAT_MIN_RELEVANCE). With OPENAI_API_KEY "
-        "or OPENAI_BASE_URL set, an OpenAI-compatible model writes it, and every [n] it "
-        "writes is checked against the sources.",
+        "or OPENAI_BASE_URL set, or a local Ollama or llama.cpp server answering at its "
+        "default address, an OpenAI-compatible model writes it, and every [n] it writes is "
+        "checked against the sources.",
     )
     p.add_argument("question", metavar="QUESTION", help="a question about the papers")
     add_answer_args(p)
