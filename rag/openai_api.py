@@ -55,6 +55,11 @@ class Endpoint:
                 )
             return self._client
 
+    def model_ids(self) -> tuple[str, ...]:
+        """The ids of the models the server lists (``GET {base}/models``), sorted; the
+        openai client's errors propagate (:meth:`failure` says them for people)."""
+        return tuple(sorted(m.id for m in self.client.models.list()))
+
     def redact(self, text: str) -> str:
         """``text`` with the API key blanked out."""
         return text.replace(self.api_key, "<key>") if self.api_key else text

@@ -133,8 +133,20 @@ class Settings(BaseSettings):
     llm: Literal["auto", "extractive", "openai"] = Field(
         default="auto",
         description="Who writes answers: auto = the OpenAI-compatible API when OPENAI_API_KEY "
-        "or OPENAI_BASE_URL is set, else extractive; extractive = the abstracts' own "
-        "sentences, no model; openai = always the API.",
+        "or OPENAI_BASE_URL is set, else a local server detect_local_llm finds, else "
+        "extractive; extractive = the abstracts' own sentences, no model; openai = always "
+        "the API.",
+    )
+    detect_local_llm: bool = Field(
+        default=True,
+        description="With neither OPENAI_BASE_URL nor OPENAI_API_KEY set, look once per process "
+        "for a local OpenAI-compatible server (Ollama, llama.cpp) at local_llm_urls and answer "
+        "with it; false = extractive unless configured.",
+    )
+    local_llm_urls: str = Field(
+        default="http://127.0.0.1:11434/v1,http://127.0.0.1:8080/v1",
+        description="Where detect_local_llm looks, comma-separated, in order (loopback only): "
+        "Ollama's and llama.cpp's default addresses.",
     )
     llm_model: str = Field(
         default="gpt-4o-mini",
@@ -272,6 +284,17 @@ class Settings(BaseSettings):
     @classmethod
     def _expand(cls, value: Path) -> Path:
         return value.expanduser()
+
+    @field_validator("local_llm_urls")
+    @classmethod
+    def _loopback(cls, value: str) -> str:
+        from urllib.parse import urlsplit
+
+        for url in filter(None, (u.strip() for u in value.split(","))):
+            host = urlsplit(url).hostname or ""
+            if host not in ("127.0.0.1", "localhost", "::1"):
+                raise ValueError(f"{url!r}: only loopback addresses are probed")
+        return value
 
     @field_validator("chroma_token")
     @classmethod

@@ -30,6 +30,8 @@ def _isolate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, _shared_cache: Pat
             monkeypatch.delenv(key)
     monkeypatch.setenv("PAPERCHAT_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("PAPERCHAT_CACHE_DIR", str(_shared_cache))
+    # Whatever the machine runs at Ollama's or llama.cpp's default address stays out of tests.
+    monkeypatch.setenv("PAPERCHAT_DETECT_LOCAL_LLM", "false")
     monkeypatch.chdir(tmp_path)  # no stray .env from the repo
 
 

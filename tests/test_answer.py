@@ -218,6 +218,7 @@ def test_cli_chat_keeps_the_conversation(
         "How does KCache reduce the memory overhead of the KV cache?\n"
         "and how much faster is it?\n"
         "   \n"
+        "/quit\n"
         "never read\n"
     )
     args = cli.parser().parse_args(["chat", "--data-dir", str(sample_index)])

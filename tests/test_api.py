@@ -243,7 +243,7 @@ def test_the_openai_client_works_unchanged(keyed_server: str) -> None:
     import openai
 
     client = openai.OpenAI(base_url=f"{keyed_server}/v1", api_key=KEY)
-    assert [m.id for m in client.models.list()] == ["paperchat"]
+    assert [m.id for m in client.models.list()] == ["paperchat", "paperchat-extractive"]
     only_he = {"filters": {"author": "Qiaozhi"}}
     reply = client.chat.completions.create(
         model="paperchat", messages=[{"role": "user", "content": QUESTION}], extra_body=only_he

@@ -209,25 +209,37 @@ def _retry_after(headers: Any) -> float | None:
     return None
 
 
-def make_chat_model(settings: Settings) -> ChatModel | None:
-    """The chat model the settings ask for, or None for extractive answers.
+def make_chat_model(settings: Settings, *, model: str | None = None) -> ChatModel | None:
+    """The chat model the settings ask for (``model``, when given, instead of
+    ``PAPERCHAT_LLM_MODEL``), or None for extractive answers.
 
     ``PAPERCHAT_LLM=auto`` (the default) uses the API when ``OPENAI_API_KEY`` or
-    ``OPENAI_BASE_URL`` is set; ``openai`` insists on it; ``extractive`` never calls one.
+    ``OPENAI_BASE_URL`` is set, else a local Ollama or llama.cpp server when one answers at
+    its default address (``PAPERCHAT_DETECT_LOCAL_LLM``); ``openai`` insists on a server;
+    ``extractive`` never calls one.
     """
+    from rag.answer.models import configured, model_server
+
     api_key = settings.openai_api_key.get_secret_value()
-    configured = bool(api_key or settings.openai_base_url)
-    if settings.llm == "extractive" or (settings.llm == "auto" and not configured):
+    if settings.llm == "extractive":
         return None
-    if not configured:
-        raise ConfigError(
-            "PAPERCHAT_LLM=openai but OPENAI_API_KEY is not set: put it in .env (see "
-            ".env.example), set OPENAI_BASE_URL to a local OpenAI-compatible server, or choose "
-            "PAPERCHAT_LLM=extractive (offline)"
-        )
+    base_url = settings.openai_base_url
+    name = model or settings.llm_model
+    if not configured(settings):
+        local = model_server(settings) if settings.detect_local_llm else None
+        if local is None or not local.models:
+            if settings.llm == "auto":
+                return None
+            raise ConfigError(
+                "PAPERCHAT_LLM=openai but OPENAI_API_KEY is not set and no local model server "
+                "answered: put the key in .env (see .env.example), set OPENAI_BASE_URL to a "
+                "local OpenAI-compatible server, or choose PAPERCHAT_LLM=extractive (offline)"
+            )
+        base_url = local.base_url
+        name = name if name in local.models else local.models[0]
     return OpenAIChat(
-        model=settings.llm_model,
-        base_url=settings.openai_base_url or None,
+        model=name,
+        base_url=base_url or None,
         api_key=api_key,
         timeout=settings.openai_timeout,
         max_retries=settings.llm_retries,

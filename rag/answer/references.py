@@ -39,7 +39,8 @@ def _bib_key(source: Source, taken: set[str]) -> str:
 
 
 def format_references(citations: Sequence[Citation], style: Literal["markdown", "bibtex"]) -> str:
-    """The cited papers as a numbered Markdown list (with quotes) or BibTeX entries: the
+    """The cited papers as a numbered Markdown list (with quotes, and the DOI or URL link
+    when known) or BibTeX entries: the
     entry type the paper came as (``@inproceedings`` stays so; ``@misc`` when unknown) and its
     own BibTeX key, else one from first author's surname, year and label (``he2024kcache``)."""
     if style == "markdown":
@@ -48,9 +49,10 @@ def format_references(citations: Sequence[Citation], style: Literal["markdown", 
             s = c.source
             authors = ", ".join(s.authors) or "unknown authors"
             year = f" ({s.year})" if s.year else ""
+            link = f"https://doi.org/{s.paper.doi}" if s.paper.doi else s.paper.url
+            where = f"<{link}>" if link else f"`{s.source}`"
             lines.append(
-                f"{c.n}. **{s.name}**. {authors}{year}. `{s.source}`.\n"
-                f"   > {' '.join(c.quote.split())}"
+                f"{c.n}. **{s.name}**. {authors}{year}. {where}.\n   > {' '.join(c.quote.split())}"
             )
         return "\n".join(lines)
     if style != "bibtex":

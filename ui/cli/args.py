@@ -18,7 +18,8 @@ def common_parser() -> argparse.ArgumentParser:
         "--data-dir",
         type=Path,
         metavar="DIR",
-        help="where the embedded index lives (default: $PAPERCHAT_DATA_DIR or ~/.paperchat)",
+        help="where the embedded index lives (default: $PAPERCHAT_DATA_DIR or ~/.paperchat); "
+        "it must hold one, except for ingest, serve and eval, which create it",
     )
     return common
 
@@ -47,7 +48,14 @@ def add_answer_args(p: argparse.ArgumentParser) -> None:
         "--llm",
         choices=["extractive", "openai"],
         help="who writes the answer (default $PAPERCHAT_LLM: the API if OPENAI_API_KEY or "
-        "OPENAI_BASE_URL is set, else extractive)",
+        "OPENAI_BASE_URL is set, else a local Ollama or llama.cpp server if one answers, "
+        "else extractive)",
+    )
+    p.add_argument(
+        "--model",
+        metavar="NAME",
+        help="a model the language model server lists (see `paperchat models`); implies "
+        "--llm openai",
     )
     p.add_argument(
         "--no-fallback",
@@ -74,4 +82,5 @@ def answer_options(args: argparse.Namespace) -> dict[str, Any]:
         "filters": filters(args),
         "k": args.k,
         "fallback": False if args.no_fallback else None,
+        "model": args.model,
     }

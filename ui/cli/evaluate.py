@@ -177,7 +177,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
         help="'all' reports dense, lexical and hybrid side by side",
     )
     p.add_argument("--json", action="store_true", help="print results as JSON")
-    p.set_defaults(run=run_eval)
+    p.set_defaults(run=run_eval, creates_index=True)  # its own index under <data dir>/eval/
 
 
 def run_eval(args: argparse.Namespace, settings: Settings) -> int:

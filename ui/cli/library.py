@@ -43,7 +43,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
         "the abstract)",
     )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    p.set_defaults(run=ingest)
+    p.set_defaults(run=ingest, creates_index=True)
 
     p = sub.add_parser("stats", parents=[common], help="what the index holds")
     p.add_argument("--json", action="store_true", help="print as JSON")
@@ -135,6 +135,7 @@ def papers(args: argparse.Namespace, settings: Settings) -> int:
     if args.json:
         print_json([r.to_json() for r in rows])
         return EXIT_OK
+    print(f"{'id':<22} {'year':<4}  {'title':<48}  {'authors':<40}  source:record")
     for row in rows:
         authors = format_authors(row.authors)
         year = str(row.year) if row.year else "----"

@@ -36,7 +36,8 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
         action="store_true",
         help="serve only the APIs and /healthz (no gradio import: a faster start)",
     )
-    p.set_defaults(run=serve)
+    # Papers can come in while it runs (POST /api/ingest), so an empty data dir is fine.
+    p.set_defaults(run=serve, creates_index=True)
 
 
 def serve(args: argparse.Namespace, settings: Settings) -> int:

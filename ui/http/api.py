@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
+from ui.http.docs import install_docs
 from ui.http.errors import error_response, install_error_handlers
 from ui.http.guard import FailureLimiter, WebGuard
 from ui.http.health import HealthCheck
@@ -36,7 +37,7 @@ def create_api(app: App) -> FastAPI:
         title="paperchat",
         summary="Cited answers over a collection of scientific abstracts.",
         version="0.1.0",
-        docs_url="/docs",
+        docs_url=None,  # ui.http.docs serves it, without a CDN
         redoc_url=None,
     )
     s = app.settings
@@ -52,6 +53,7 @@ def create_api(app: App) -> FastAPI:
     )
     install_error_handlers(api)
     health = HealthCheck(app)
+    install_docs(api)
 
     @api.get("/healthz", tags=["meta"], response_model=None)
     async def healthz(request: Request) -> JSONResponse:

@@ -79,6 +79,7 @@ class AskRequest(_Strict):
     history: list[HistoryMessage] = Field(default_factory=list, max_length=50)
     filters: FiltersIn | None = None
     llm: Literal["extractive", "openai"] | None = None
+    model: str | None = Field(default=None, min_length=1, max_length=200)
     k: int | None = Field(default=None, ge=1, le=50)
     stream: bool = False
 

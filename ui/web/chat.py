@@ -93,6 +93,7 @@ def responder(engine: Engine) -> Callable[..., Iterator[tuple[Any, ...]]]:
                 history=tuple(turns),
                 filters=_filters(year_from, year_to, author, collection),
                 llm="extractive" if answerer == "extractive" else None,
+                model=None if answerer in ("extractive", engine.answerer) else answerer,
                 k=int(k) if k else None,
             )
             yield from _stream(events, question, chat, turns, answers)

@@ -55,10 +55,15 @@ document.addEventListener("click", (event) => {
 </script>"""
 
 
-def _answerers(app: App) -> list[str]:
-    """Extractive, and the configured model when there is one."""
-    model = app.engine.answerer
-    return ["extractive"] if model == "extractive" else ["extractive", model]
+def _answerers(app: App) -> tuple[list[str], str, str]:
+    """The choices of who writes answers (extractive, and every model the configured or
+    local server lists), the default one, and a note when no model server answers."""
+    server = app.engine.models()
+    default = app.engine.answerer
+    choices = ["extractive", *server.models]
+    if default not in choices:
+        choices.append(default)
+    return choices, default, "" if server.models else server.note
 
 
 def build_ui(app: App) -> gradio.Blocks:
@@ -100,8 +105,9 @@ def _chat_tab(app: App, library: Library) -> dict[str, Any]:
             with gr.Accordion("Example questions", open=True):
                 examples = [gr.Button(q, size="sm", elem_classes="pc-example") for q in EXAMPLES]
             with gr.Accordion("Settings", open=False, elem_id="pc-settings"):
-                answerer = gr.Radio(_answerers(app), value=_answerers(app)[-1],
-                                    label="Who writes answers")  # fmt: skip
+                choices, default, note = _answerers(app)
+                answerer = gr.Radio(choices, value=default, label="Who writes answers",
+                                    info=note or None)  # fmt: skip
                 k = gr.Slider(1, 20, value=app.settings.answer_k, step=1, label="Papers per answer")
                 with gr.Row():
                     year_from = gr.Dropdown(years, value=chat.ANY_YEAR, label="Year from")
