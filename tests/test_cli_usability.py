@@ -9,9 +9,7 @@ import select
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -99,17 +97,11 @@ def test_piped_into_head_there_is_no_broken_pipe_traceback(index: Path, tmp_path
     assert run.stderr == ""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class _RowWithExtra(PaperRow):
-    """A stored row as it reads once paper metadata carries its source's extra fields."""
-
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
-def _citation(n: int, **extra: Any) -> Citation:
-    row = _RowWithExtra(id=f"p{n}", label="vLLM", title="Efficient Memory Management",
-                        authors=("Woosuk Kwon",), year=2023, source="refs.bib", position=n,
-                        n_chunks=1, doi="10.1145/3600006.3613165", extra=extra)  # fmt: skip
+def _citation(n: int, entry_type: str = "", bibtex_key: str = "") -> Citation:
+    row = PaperRow(id=f"p{n}", label="vLLM", title="Efficient Memory Management",
+                   authors=("Woosuk Kwon",), year=2023, source="refs.bib", position=n,
+                   n_chunks=1, doi="10.1145/3600006.3613165", entry_type=entry_type,
+                   cite_key=bibtex_key)  # fmt: skip
     return Citation(n, Source(n, row), "We propose PagedAttention.")
 
 
