@@ -142,6 +142,7 @@ def _compose(
     embedder: Embedder,
     qvec: np.ndarray,
     stored: PaperVectors | None = None,
+    library: int = 0,
 ) -> tuple[str, list[_Sentence]]:
     """The answer's body for the question's shape, and the sentences it quotes."""
     sentences = _sentences(sources)
@@ -155,7 +156,7 @@ def _compose(
     vectors = np.asarray(embedder.embed_documents([s.text for s in sentences]))
     sentences = [replace(s, vector=v) for s, v in zip(sentences, vectors, strict=True)]
     if question.kind == "overview":
-        return _overview(sentences, sources, stored)
+        return _overview(sentences, sources, stored, library or len(sources))
     if question.kind in ("list", "comparison", "author"):
         lines_for = replace(question, kind="definition")
         picks = _per_paper(lines_for, _scored(lines_for, sentences, qvec), sources)
@@ -178,7 +179,7 @@ def _compose(
 
 
 def _overview(
-    sentences: list[_Sentence], sources: Sequence[Source], stored: PaperVectors | None
+    sentences: list[_Sentence], sources: Sequence[Source], stored: PaperVectors | None, total: int
 ) -> tuple[str, list[_Sentence]]:
     """The library's themes: papers grouped by their stored vectors (their first sentence's
     when the store gives none), each quoted by its first sentence."""
@@ -189,7 +190,7 @@ def _overview(
     vectors = np.stack([known.get(p.source.paper_id, p.vector) for p in picks])
     vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
     groups = shapes.overview_themes(papers, vectors)
-    return shapes.theme_lines(papers, groups, len(sources)), picks
+    return shapes.theme_lines(papers, groups, total), picks
 
 
 def _quote_chooser(picked: Sequence[_Sentence], query: str) -> Callable[[Source, str], str]:
@@ -238,18 +239,20 @@ def extractive_answer(
     question: Question | None = None,
     fallback_reason: str = "",
     paper_vectors: PaperVectors | None = None,
+    library: int = 0,
 ) -> Iterator[Event]:
     """The extractive answer to ``question`` (analysed from ``query`` when not given) from
     ``sources`` (numbered 1..k), as events. Refuses when no sentence can be quoted. Adds
     ``select`` to ``timings`` (``total`` is the caller's). ``paper_vectors`` gives the
-    papers' stored vectors, which an overview groups into themes."""
+    papers' stored vectors, which an overview groups into themes, and ``library`` how many
+    papers the library holds (an overview reads at most a sample of them)."""
     clock = time.perf_counter()
     question = question or analyse(query)
     if question.asks_author and question.kind != "author" and sources:
         body, picked = _authorship(sources[0])
     else:
         qvec = np.asarray(embedder.embed_query(query), dtype=np.float32)
-        body, picked = _compose(question, sources, embedder, qvec, paper_vectors)
+        body, picked = _compose(question, sources, embedder, qvec, paper_vectors, library)
     timings["select"] = time.perf_counter() - clock
     if not picked:
         yield from refusal(query, timings, answerer=EXTRACTIVE_MODE, reason="nothing to quote")

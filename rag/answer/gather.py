@@ -59,6 +59,7 @@ class Gathered:
     sources: tuple[Source, ...]
     answerable: bool
     reason: str  # "named", "author", "overview", "relevant", or why not
+    library: int = 0  # for an overview: how many papers the (filtered) library holds
 
 
 def _numbered(rows: Sequence[PaperRow], retriever: Retriever) -> tuple[Source, ...]:
@@ -98,7 +99,10 @@ def gather(
         step = max(1, len(ids) // OVERVIEW_PAPERS)
         rows = _rows(ids[::step][:OVERVIEW_PAPERS], retriever, None)
         return Gathered(
-            sources=_numbered(rows, retriever), answerable=bool(rows), reason="overview"
+            sources=_numbered(rows, retriever),
+            answerable=bool(rows),
+            reason="overview",
+            library=len(ids),
         )
     if question.kind == "author" and names is not None:
         ids = [pid for a in question.authors for pid in names.papers_by(a)]

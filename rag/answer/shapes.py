@@ -108,7 +108,8 @@ def overview_themes(sources: Sequence[Source], vectors: np.ndarray) -> list[list
 def theme_lines(sources: Sequence[Source], groups: Sequence[Sequence[int]], total: int) -> str:
     """'The library holds N papers. Main themes:' and one line per theme, its papers cited."""
     texts = [f"{s.name}. {s.abstract}" for s in sources]
-    lines = [f"The library holds {total} papers. Main themes:"]
+    sample = f" (themes read from {len(sources)} of them)" if total > len(sources) else ""
+    lines = [f"The library holds {total} papers{sample}. Main themes:"]
     alone = [g[0] for g in groups if len(g) == 1]
     groups = [g for g in groups if len(g) > 1] + ([alone] if alone else [])
     for group in groups:

@@ -136,6 +136,7 @@ def _answer(
             timings=timings,
             fallback_reason=reason,
             paper_vectors=retriever.store.paper_vectors,
+            library=found.library,
         )
 
     events: Iterator[Event]
