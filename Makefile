@@ -45,7 +45,7 @@ test: setup-test
 ## Fast and offline: no server, no browser, no network (unit tests with deterministic fakes,
 ## the real embedded Chroma and the shipped embedder).
 test-unit: setup
-	$(BIN)/python -m pytest -m "not integration and not browser and not slow" -q
+	$(BIN)/python -m pytest -m "not integration and not browser and not slow" -q -n 2
 
 lint: setup
 	$(BIN)/ruff check rag ingest ui tests bench

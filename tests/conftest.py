@@ -40,6 +40,20 @@ def sample_dir() -> Path:
     return SAMPLE
 
 
+@pytest.fixture(scope="session")
+def sample_index(tmp_path_factory: pytest.TempPathFactory, _shared_cache: Path) -> Path:
+    """The sample corpus ingested once for the session with the real embedder: a data
+    directory for tests that only read it (a test that changes an index makes its own)."""
+    from ui.cli.main import main
+
+    data = tmp_path_factory.mktemp("sample-index")
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("PAPERCHAT_CACHE_DIR", str(_shared_cache))
+        code = main(["ingest", str(SAMPLE), "--data-dir", str(data), "--json"])
+    assert code == 0
+    return data
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -24,6 +24,9 @@ from tests.fakes import HashEmbedder
 from ui.app import App
 from ui.cli.main import main
 
+# A fake arXiv / OpenAlex / Crossref server on loopback answers every test here.
+pytestmark = pytest.mark.integration
+
 PAGED = "doi:10.1145/3600006.3613165"
 ALPHAFOLD = "doi:10.1038/s41586-021-03819-2"
 

@@ -170,13 +170,6 @@ def test_bibtex_escapes_braces() -> None:
 # -- `paperchat ask` on the real sample corpus with the real embedder ------------------------
 
 
-@pytest.fixture(scope="module")
-def sample_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    data = tmp_path_factory.mktemp("answer-index")
-    assert main(["ingest", str(ROOT / "data" / "sample"), "--data-dir", str(data), "--json"]) == 0
-    return data
-
-
 def test_cli_ask(sample_index: Path, capsys: pytest.CaptureFixture[str]) -> None:
     d = ["--data-dir", str(sample_index)]
     question = "How does KCache reduce the memory overhead of the KV cache?"

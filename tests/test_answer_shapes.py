@@ -17,7 +17,6 @@ from rag.answer.question import Names, analyse, split_parts
 from rag.engine import Engine
 from rag.records import PaperRow
 from rag.settings import load_settings
-from tests.conftest import SAMPLE
 from ui.app import App
 from ui.cli.main import main
 
@@ -130,12 +129,8 @@ def test_followups_carry_the_subject_only_when_needed() -> None:
 
 
 @pytest.fixture(scope="module")
-def engine(tmp_path_factory: pytest.TempPathFactory) -> Engine:
-    data = tmp_path_factory.mktemp("shapes-index")
-    settings = load_settings(data_dir=data, llm="extractive")
-    app = App.from_settings(settings)
-    assert app.ingester.ingest([SAMPLE]).added == 32
-    return app.engine
+def engine(sample_index: Path) -> Engine:
+    return App.from_settings(load_settings(data_dir=sample_index, llm="extractive")).engine
 
 
 def _body(answer: Answer) -> str:

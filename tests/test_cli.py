@@ -141,6 +141,7 @@ def test_usage(capsys: pytest.CaptureFixture[str]) -> None:
     assert exc.value.code == 2
 
 
+@pytest.mark.slow  # a whole ingest with the network guarded
 def test_ingest_opens_no_connection_beyond_loopback(
     sample_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -201,14 +202,6 @@ def test_ingest_works_in_a_network_namespace_with_no_network(
     result = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["added"] == 32
-
-
-@pytest.fixture(scope="module")
-def sample_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The sample corpus ingested once for this module's search tests (real embedder)."""
-    data = tmp_path_factory.mktemp("sample-index")
-    assert main(["ingest", str(ROOT / "data" / "sample"), "--data-dir", str(data), "--json"]) == 0
-    return data
 
 
 def test_search_finds_the_right_paper_in_every_mode(

@@ -24,11 +24,9 @@ QUESTION = "How does KCache reduce the memory overhead of the KV cache?"
 CLI = [sys.executable, "-m", "ui.cli.main"]
 
 
-@pytest.fixture(scope="module")
-def index(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    data = tmp_path_factory.mktemp("usability-index")
-    assert main(["ingest", str(SAMPLE), "--data-dir", str(data), "--json"]) == 0
-    return data
+@pytest.fixture
+def index(sample_index: Path) -> Path:
+    return sample_index
 
 
 def _env() -> dict[str, str]:
@@ -69,6 +67,7 @@ def test_ingest_creates_the_data_dir(tmp_path: Path) -> None:
     assert (fresh / "chroma").is_dir()
 
 
+@pytest.mark.slow  # a subprocess of its own
 def test_json_stdout_stays_json_while_notes_go_to_stderr(index: Path) -> None:
     env = _env() | {
         "OPENAI_BASE_URL": f"http://127.0.0.1:{free_port()}/v1",  # nobody listens: fallback
@@ -84,6 +83,7 @@ def test_json_stdout_stays_json_while_notes_go_to_stderr(index: Path) -> None:
     assert "paperchat: note: cannot reach the language model" in run.stderr
 
 
+@pytest.mark.slow  # a subprocess of its own
 def test_piped_into_head_there_is_no_broken_pipe_traceback(index: Path, tmp_path: Path) -> None:
     questions = tmp_path / "questions.txt"
     questions.write_text("What is KCache?\n" * 400)  # far more than a pipe buffer of answers
@@ -154,6 +154,7 @@ def _read_until(
                 return
 
 
+@pytest.mark.slow  # a subprocess of its own
 def test_chat_on_a_terminal_edits_recalls_and_keeps_history(index: Path) -> None:
     leader, follower = os.openpty()
     proc = subprocess.Popen(

@@ -13,6 +13,7 @@ from tests.test_add import _app, fake  # noqa: F401 - the fake sources server fi
 from ui.web.library import Library
 
 
+@pytest.mark.integration
 @pytest.mark.usefixtures("fake")
 def test_add_by_id_files_into_a_collection_search_and_remove(tmp_path: Path) -> None:
     library = Library(_app())
@@ -37,6 +38,7 @@ def test_add_by_id_files_into_a_collection_search_and_remove(tmp_path: Path) -> 
     assert library.remove("", "")[0] == "Pick a paper in the table first."
 
 
+@pytest.mark.slow  # retries against a closed port
 def test_adding_while_offline_says_so_and_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PAPERCHAT_ARXIV_API_URL", "http://127.0.0.1:9/api/query")
     monkeypatch.setenv("PAPERCHAT_SOURCES_RETRIES", "0")
