@@ -12,6 +12,7 @@ so), and the chat model is made when an answer first needs it.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import threading
 import time
@@ -207,6 +208,15 @@ class Engine:
         from the catalogue: no scan of the store, no sort, and rows made for the page only."""
         catalogue = self.retriever.index.catalogue
         return len(catalogue), catalogue.page(offset, len(catalogue) if limit is None else limit)
+
+    def paper(self, paper_id: str) -> PaperRow | None:
+        """One stored paper with its whole abstract, or None when it is not stored."""
+        catalogue = self.retriever.index.catalogue
+        if paper_id not in catalogue:
+            return None
+        row = catalogue[paper_id]
+        abstract = self.store.abstracts([paper_id]).get(paper_id, "")
+        return dataclasses.replace(row, abstract=abstract)
 
     def stats(self) -> dict[str, Any]:
         """What the index holds and where (``paperchat stats``)."""

@@ -53,6 +53,13 @@ def test_the_ingester_writes_and_the_engine_sees_at_once(app: App) -> None:
     assert stats["collection"] == app.engine.store.collection_name
 
 
+def test_one_paper_with_its_abstract(app: App) -> None:
+    paper = app.engine.paper("kv")
+    assert paper is not None and paper.name == "KCache"
+    assert paper.abstract == PAPERS[0]["abstract"]
+    assert app.engine.paper("absent") is None
+
+
 def test_search_and_ask_go_through_the_engine(app: App) -> None:
     hits = app.engine.search("KV cache GPU memory", k=2)
     assert hits[0].paper.id == "kv" and hits[0].to_json()["paper_id"] == "kv"

@@ -62,13 +62,11 @@ class Library:
             pid = str(table.iloc[row, 4]) if hasattr(table, "iloc") else str(table[row][4])
         except (IndexError, KeyError, TypeError):
             return "", ""
-        abstracts = self.app.engine.store.abstracts([pid])
-        _, rows = self.app.engine.papers()
-        paper = next((r for r in rows if r.id == pid), None)
+        paper = self.app.engine.paper(pid)
         if paper is None:
             return "This paper is no longer in the library.", ""
         meta = " · ".join(x for x in (format_authors(paper.authors), str(paper.year or "")) if x)
-        text = abstracts.get(pid, "") or "(no abstract)"
+        text = paper.abstract or "(no abstract)"
         return f"### {md_escape(paper.name)}\n{md_escape(meta)}\n\n{md_escape(text)}", pid
 
     def remove(self, pid: str, search: str) -> tuple[str, str, Any, str, str]:
