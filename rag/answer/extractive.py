@@ -132,10 +132,6 @@ def _per_paper(
     return out
 
 
-def _cite(sentence: str, n: int) -> str:
-    return shapes._cited(sentence, n)
-
-
 def _compose(
     question: Question,
     sources: Sequence[Source],
@@ -175,7 +171,7 @@ def _compose(
         heading = "" if question.kind != "author" else "Papers in the library by this author:"
         return shapes.paper_lines(lines, heading), picks
     picks = _prose(question, _scored(question, sentences, qvec), embedder.embed_query)
-    return " ".join(_cite(p.text, p.source.n) for p in picks), picks
+    return " ".join(shapes.cited(p.text, p.source.n) for p in picks), picks
 
 
 def _overview(

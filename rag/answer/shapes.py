@@ -14,7 +14,7 @@ from rag.answer.cite import Source, defuse
 from rag.records import format_authors
 from rag.terms import STOPWORDS
 
-__all__ = ["authorship", "overview_themes", "paper_lines", "theme_lines"]
+__all__ = ["authorship", "cited", "overview_themes", "paper_lines", "theme_lines"]
 
 _WORD = re.compile(r"[a-z][a-z-]{3,}")
 # Words too common in abstracts to name a theme.
@@ -32,10 +32,10 @@ _BLAND = STOPWORDS | frozenset(
 
 
 def _line(source: Source, sentences: Sequence[str]) -> str:
-    return f"- **{source.name}**: " + " ".join(_cited(s, source.n) for s in sentences)
+    return f"- **{source.name}**: " + " ".join(cited(s, source.n) for s in sentences)
 
 
-def _cited(sentence: str, n: int) -> str:
+def cited(sentence: str, n: int) -> str:
     """'A holds.' -> 'A holds [n].' (the marker before the closing punctuation)."""
     text = defuse(" ".join(sentence.split()))
     match = re.search(r"[.!?]+[\"')\]]*$", text)

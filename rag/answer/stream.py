@@ -121,9 +121,10 @@ def _answer(
         # the conversation's subject, on evidence alone, since the name was not the user's.
         retry = rewrite_followup(question, history, names, force=True)
         if retry != query:
-            again = look(analyse(retry, names), retry, trust_names=False)
+            asked_again = analyse(retry, names)
+            again = look(asked_again, retry, trust_names=False)
             if again.answerable:
-                query, asked, found = retry, analyse(retry, names), again
+                query, asked, found = retry, asked_again, again
     sources = found.sources
     timings["retrieve"] = time.perf_counter() - clock
 
