@@ -34,6 +34,7 @@ from bench.answers import half, load_items  # noqa: E402
 from rag.answer import rank  # noqa: E402
 from rag.answer.followup import Turn, rewrite_followup  # noqa: E402
 from rag.answer.question import Names, analyse  # noqa: E402
+from rag.index.layout import sentence_vectors  # noqa: E402
 from rag.sentences import split_sentences  # noqa: E402
 from rag.settings import load_settings  # noqa: E402
 from ui.app import App  # noqa: E402
@@ -70,11 +71,15 @@ def _example(
     query = rewrite_followup(turn["question"], history, names)
     question = analyse(query, names)
     hits = engine.search(query, k=k)
-    abstracts = engine.store.abstracts([h.paper.id for h in hits])
-    candidates, labels = [], []
+    firsts = engine.store.first_chunks([h.paper.id for h in hits])
+    candidates, labels, stored = [], [], []
     for r, hit in enumerate(hits, 1):
-        sentences = split_sentences(abstracts.get(hit.paper.id, ""))
+        first = firsts.get(hit.paper.id, {})
+        sentences = split_sentences(str(first.get("abstract", "")))
+        rows = sentence_vectors(first)
         for i, s in enumerate(sentences):
+            ok = rows is not None and len(rows) == len(sentences) and not np.isnan(rows[i, 0])
+            stored.append(rows[i] if ok else None)
             candidates.append(
                 rank.Candidate(s, hit.paper.id, hit.paper.label, i, len(sentences), r)
             )
@@ -85,7 +90,11 @@ def _example(
     if not any(labels):
         return None  # retrieval missed the gold paper: nothing to learn about ranking
     qvec = engine.answer_embedder.embed_query(query)
-    vecs = engine.answer_embedder.embed_documents([c.text for c in candidates])
+    # The vectors answers use: stored at ingest (pooled in context), else embedded alone.
+    vecs = np.stack([
+        v if v is not None else engine.answer_embedder.embed_documents([c.text])[0]
+        for c, v in zip(candidates, stored, strict=True)
+    ])  # fmt: skip
     x = rank.features(question, candidates, vecs @ qvec)
     return {"x": x, "y": np.asarray(labels, dtype=np.float32)}
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from rag.index.embed import Embedder
     from rag.settings import Settings
 
-__all__ = ["Chunker"]
+__all__ = ["Chunker", "sentence_spans"]
 
 CountTokens = Callable[[Sequence[str]], list[int]]
 
@@ -134,3 +134,29 @@ class Chunker:
             if text:
                 parts.append((text, self._count(text)))
         return parts
+
+
+def sentence_spans(
+    paper: Paper, chunks: Sequence[Chunk]
+) -> tuple[list[list[tuple[int, int]]], list[tuple[int, int] | None]]:
+    """Where each sentence of ``paper``'s abstract lies in its chunks' embedded texts, so
+    the embedder can pool a vector per sentence from the chunks' own pass: the character
+    spans to pool in each chunk, and per sentence (in :func:`split_sentences` order) its
+    (chunk, span) or None when no chunk holds it whole (a sentence cut for length). A
+    sentence in two chunks (overlap) is taken from the first."""
+    spans: list[list[tuple[int, int]]] = [[] for _ in chunks]
+    where: list[tuple[int, int] | None] = []
+    c, cursor = 0, -1
+    for sentence in split_sentences(paper.abstract):
+        found = None
+        for k in range(c, len(chunks)):
+            text, heading = chunks[k].embed_text, chunks[k].heading
+            start = cursor if k == c and cursor >= 0 else (len(heading) + 1 if heading else 0)
+            i = text.find(sentence, start)
+            if i >= 0:
+                spans[k].append((i, i + len(sentence)))
+                found = (k, len(spans[k]) - 1)
+                c, cursor = k, i + len(sentence)
+                break
+        where.append(found)
+    return spans, where

@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ingest.chunk import Chunker
+from ingest.chunk import Chunker, sentence_spans
 from ingest.parse.detect import FORMATS, iter_input_files
 from ingest.parse.dispatch import parse_file
 from rag.errors import IngestError, ParseError
+from rag.index.embed import SpanEmbedder
 from rag.index.store import stored_hash
 from rag.records import Chunk, Notice, Paper, Skipped
 
@@ -243,12 +244,35 @@ def _store_batch(
     if not todo:
         return
 
-    texts = [chunk.embed_text for _, chunks in todo for chunk in chunks]
     t0 = time.perf_counter()
-    vectors = embedder.embed_documents(texts)
+    vectors, sentences = _embed(todo, embedder)
     report.seconds["embed"] += time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    store.write(todo, np.asarray(vectors), stale=stale)
+    store.write(todo, vectors, stale=stale, sentence_vectors=sentences)
     report.seconds["store"] += time.perf_counter() - t0
-    report.chunks_written += len(texts)
+    report.chunks_written += len(vectors)
+
+
+def _embed(
+    todo: list[tuple[Paper, list[Chunk]]], embedder: Embedder
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """The chunks' vectors, in order, and each paper's sentence vectors (rows in
+    :func:`split_sentences` order, NaN where none) when the embedder pools them from the
+    same pass; answers then embed no sentences at question time."""
+    texts = [chunk.embed_text for _, chunks in todo for chunk in chunks]
+    if not isinstance(embedder, SpanEmbedder):
+        return np.asarray(embedder.embed_documents(texts)), {}
+    located = [sentence_spans(paper, chunks) for paper, chunks in todo]
+    vectors, pooled = embedder.embed_spans(texts, [s for spans, _ in located for s in spans])
+    sentences: dict[str, np.ndarray] = {}
+    first = 0  # the paper's first chunk in texts
+    for (paper, chunks), (_, where) in zip(todo, located, strict=True):
+        if where:
+            rows = np.full((len(where), embedder.dim), np.nan, dtype=np.float32)
+            for j, at in enumerate(where):
+                if at is not None:
+                    rows[j] = pooled[first + at[0]][at[1]]
+            sentences[paper.id] = rows
+        first += len(chunks)
+    return np.asarray(vectors), sentences

@@ -14,12 +14,15 @@ import re
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from rag.records import PaperRow
 from rag.sentences import split_sentences
 from rag.terms import terms
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = [
     "MARKER",
@@ -54,6 +57,9 @@ class Source:
 
     n: int
     paper: PaperRow
+    # The abstract's sentence vectors stored at ingest (rows in split_sentences order, NaN
+    # where none), or None: the extractive answerer then embeds the sentences itself.
+    sentence_vectors: np.ndarray | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def from_paper(cls, n: int, paper: PaperRow) -> Source:

@@ -67,6 +67,23 @@ def _sentences(sources: Sequence[Source]) -> list[_Sentence]:
     return out
 
 
+def _vectors(sentences: Sequence[_Sentence], embedder: Embedder) -> np.ndarray:
+    """Each sentence's vector: the one stored at ingest where there is one (pooled in the
+    context of its abstract), else embedded now (papers stored without them, or by an
+    embedder that cannot pool spans)."""
+    out = np.zeros((len(sentences), embedder.dim), dtype=np.float32)
+    todo = []
+    for i, s in enumerate(sentences):
+        stored = s.source.sentence_vectors
+        if stored is not None and len(stored) == s.of and not np.isnan(stored[s.position, 0]):
+            out[i] = stored[s.position]
+        else:
+            todo.append(i)
+    if todo:
+        out[todo] = embedder.embed_documents([sentences[i].text for i in todo])
+    return out
+
+
 def _scored(
     question: Question, sentences: Sequence[_Sentence], qvec: np.ndarray
 ) -> list[_Sentence]:
@@ -149,7 +166,7 @@ def _compose(
         sentences = list(firsts.values())
     if not sentences:
         return "", []
-    vectors = np.asarray(embedder.embed_documents([s.text for s in sentences]))
+    vectors = _vectors(sentences, embedder)
     sentences = [replace(s, vector=v) for s, v in zip(sentences, vectors, strict=True)]
     if question.kind == "overview":
         return _overview(sentences, sources, stored, library or len(sources))

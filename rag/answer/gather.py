@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from rag.answer.cite import Source
 from rag.answer.question import Names, Question
+from rag.index.layout import sentence_vectors
 
 if TYPE_CHECKING:
     from rag.records import PaperRow
@@ -69,9 +70,13 @@ def _numbered(rows: Sequence[PaperRow], retriever: Retriever) -> tuple[Source, .
     """Rows as sources 1..n, each with its whole stored abstract. A reference stored without
     an abstract has nothing to quote: search lists it, answers draw only on the others."""
     rows = [r for r in rows if r.has_abstract]
-    abstracts = retriever.store.abstracts([r.id for r in rows])
+    firsts = retriever.store.first_chunks([r.id for r in rows])
     return tuple(
-        Source(n, replace(r, abstract=abstracts.get(r.id, r.abstract)))
+        Source(
+            n,
+            replace(r, abstract=str(firsts.get(r.id, {}).get("abstract", r.abstract))),
+            sentence_vectors(firsts.get(r.id, {})),
+        )
         for n, r in enumerate(rows, 1)
     )
 

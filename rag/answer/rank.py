@@ -16,11 +16,13 @@ not holds what was asked.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -105,31 +107,31 @@ FEATURES = (
 
 # Learnt by bench/learn_ranker.py (logistic regression, L2 1.0) on bench/data/answers_dev.jsonl.
 WEIGHTS = {
-    "bias": -6.314,
-    "dense": 0.279,
-    "dense_gap": 0.863,
-    "lexical": 1.889,
-    "names_paper": -0.107,
-    "named_paper": 1.474,
-    "intro": -0.457,
-    "intro_definition": 1.108,
-    "figure": 0.098,
-    "figure_numeric": 0.97,
-    "result": -0.014,
-    "background": 0.004,
-    "background_problem": 0.498,
-    "url": -0.473,
-    "url_asked": 0.625,
-    "method": -0.139,
-    "method_how": 0.532,
-    "result_evaluation": 0.164,
-    "after_intro": -1.134,
-    "after_intro_how": 0.313,
-    "background_how": -1.295,
-    "first": -0.541,
-    "position": 0.612,
-    "paper_rank": 3.7,
-    "short": -1.45,
+    "bias": -6.416,
+    "dense": 0.734,
+    "dense_gap": 0.936,
+    "lexical": 1.942,
+    "names_paper": -0.009,
+    "named_paper": 1.434,
+    "intro": -0.476,
+    "intro_definition": 1.106,
+    "figure": 0.099,
+    "figure_numeric": 0.943,
+    "result": -0.022,
+    "background": -0.029,
+    "background_problem": 0.528,
+    "url": -0.54,
+    "url_asked": 0.664,
+    "method": -0.147,
+    "method_how": 0.541,
+    "result_evaluation": 0.246,
+    "after_intro": -1.07,
+    "after_intro_how": 0.272,
+    "background_how": -1.278,
+    "first": -0.555,
+    "position": 0.561,
+    "paper_rank": 3.554,
+    "short": -1.469,
 }
 
 
@@ -145,7 +147,38 @@ class Candidate:
     rank: int  # its paper's 1-based retrieval rank
 
 
-def _idf(sentences: Sequence[set[str]]) -> dict[str, float]:
+class _Traits(NamedTuple):
+    """What a sentence is, whatever the question: computed once per text."""
+
+    terms: frozenset[str]
+    intro: bool
+    figure: bool
+    word_number: bool
+    url: bool
+    method: bool
+    result: bool
+    background: bool
+    short: bool
+
+
+@functools.lru_cache(maxsize=65_536)
+def _traits(text: str) -> _Traits:
+    """A sentence's words and kinds. Cached: the same abstracts' sentences come back from
+    question to question, and their regular expressions were most of a ranking's time."""
+    return _Traits(
+        frozenset(terms(text)),
+        bool(_INTRO.search(text)),
+        bool(_FIGURE.search(text)),
+        bool(_WORD_NUMBER.search(text)),
+        bool(_URL.search(text)),
+        bool(_METHOD.search(text)),
+        bool(_RESULT.search(text)),
+        bool(_BACKGROUND.search(text)),
+        len(text.split()) < 8,
+    )
+
+
+def _idf(sentences: Sequence[Set[str]]) -> dict[str, float]:
     df = Counter(t for s in sentences for t in s)
     n = len(sentences)
     return {t: math.log(1 + n / c) for t, c in df.items()}
@@ -155,7 +188,8 @@ def features(question: Question, candidates: Sequence[Candidate], dense: np.ndar
     """One row of FEATURES per candidate; ``dense`` is each one's cosine to the question."""
     if not candidates:
         return np.zeros((0, len(FEATURES)), dtype=np.float32)
-    words = [terms(c.text) for c in candidates]
+    traits = [_traits(c.text) for c in candidates]
+    words = [t.terms for t in traits]
     idf = _idf(words)
     wanted = {t for t in terms(question.text) if t in idf}
     total = sum(idf[t] for t in wanted) or 1.0
@@ -166,20 +200,21 @@ def features(question: Question, candidates: Sequence[Candidate], dense: np.ndar
     best = float(np.max(dense))
     # Where each abstract introduces its system: what follows is how it works and what it does.
     intro_at: dict[str, int] = {}
-    for c in candidates:
-        if _INTRO.search(c.text) and c.position < intro_at.get(c.paper_id, c.of):
+    for c, t in zip(candidates, traits, strict=True):
+        if t.intro and c.position < intro_at.get(c.paper_id, c.of):
             intro_at[c.paper_id] = c.position
     how = kind == "how"
     rows = []
-    for c, have, sim in zip(candidates, words, dense, strict=True):
-        intro = bool(_INTRO.search(c.text))
-        figure = bool(_FIGURE.search(c.text)) or bool(
-            kind == "numeric" and _WORD_NUMBER.search(c.text)
+    for c, t, sim in zip(candidates, traits, dense, strict=True):
+        have, intro, url, method, result, background = (
+            t.terms,
+            t.intro,
+            t.url,
+            t.method,
+            t.result,
+            t.background,
         )
-        url = bool(_URL.search(c.text))
-        method = bool(_METHOD.search(c.text))
-        result = bool(_RESULT.search(c.text))
-        background = bool(_BACKGROUND.search(c.text))
+        figure = t.figure or (kind == "numeric" and t.word_number)
         named = c.paper_id in question.named
         rows.append(
             [
@@ -207,7 +242,7 @@ def features(question: Question, candidates: Sequence[Candidate], dense: np.ndar
                 float(c.position == 0),
                 c.position / max(c.of - 1, 1),
                 1.0 / c.rank,
-                float(len(c.text.split()) < 8),
+                float(t.short),
             ]
         )
     return np.asarray(rows, dtype=np.float32)

@@ -26,7 +26,7 @@ from rag.openai_api import Endpoint
 if TYPE_CHECKING:
     from rag.settings import Settings
 
-__all__ = ["CachedEmbedder", "Embedder", "OpenAIEmbedder", "make_embedder"]
+__all__ = ["CachedEmbedder", "Embedder", "OpenAIEmbedder", "SpanEmbedder", "make_embedder"]
 
 
 @runtime_checkable
@@ -44,6 +44,17 @@ class Embedder(Protocol):
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray: ...
 
     def embed_query(self, text: str) -> np.ndarray: ...
+
+
+@runtime_checkable
+class SpanEmbedder(Embedder, Protocol):
+    """An embedder that also gives vectors of spans of each text from the same pass (the
+    offline MiniLM does; an embeddings API cannot). Ingest keeps each abstract sentence's
+    vector this way, so answers need not embed sentences at question time."""
+
+    def embed_spans(
+        self, texts: Sequence[str], spans: Sequence[Sequence[tuple[int, int]]]
+    ) -> tuple[np.ndarray, list[np.ndarray]]: ...
 
 
 # --------------------------------------------------------------------------------------

@@ -4,16 +4,24 @@ paper from a changed one."""
 from __future__ import annotations
 
 import json
+import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
+from rag.errors import StoreError
+from rag.index.vectors import pack_rows, unpack_rows
 from rag.records import Chunk, Paper
 
-__all__ = ["LAYOUT", "StoredPaper", "chunk_metadata", "stored_hash"]
+__all__ = ["LAYOUT", "StoredPaper", "chunk_metadata", "sentence_vectors", "stored_hash"]
+
+log = logging.getLogger("paperchat.store")
 
 # What a chunk's metadata holds. Bump it when that changes: every stored paper then counts
 # as changed, and the next ingest rewrites it in the new layout.
-LAYOUT = 2
+LAYOUT = 3  # 3: sentence vectors on the first chunk
 
 
 def stored_hash(paper: Paper) -> str:
@@ -30,7 +38,13 @@ class StoredPaper:
     complete: bool  # every chunk agrees on the hash and the count matches n_chunks
 
 
-def chunk_metadata(paper: Paper, chunk: Chunk, n_chunks: int, paper_hash: str) -> dict[str, Any]:
+def chunk_metadata(
+    paper: Paper,
+    chunk: Chunk,
+    n_chunks: int,
+    paper_hash: str,
+    sentence_vectors: np.ndarray | None = None,
+) -> dict[str, Any]:
     """Chroma metadata for one chunk. Chroma has no nulls: an unknown field is None, which
     Chroma leaves out of a new chunk and deletes from a rewritten one (an upsert merges
     metadata, so a field a paper no longer has would otherwise stay)."""
@@ -56,8 +70,23 @@ def chunk_metadata(paper: Paper, chunk: Chunk, n_chunks: int, paper_hash: str) -
     }
     if chunk.index == 0:
         # The whole abstract rides on the first chunk: the lexical index is rebuilt from it
-        # and quotes are checked against it, without a second database.
+        # and quotes are checked against it, without a second database. So do its
+        # sentences' vectors (pooled at ingest): answers need not embed them again.
         meta["abstract"] = paper.abstract
         meta["has_abstract"] = None if paper.has_abstract else False
         meta["keywords"] = keywords or None
+        meta["sentence_vectors"] = None if sentence_vectors is None else pack_rows(sentence_vectors)
     return meta
+
+
+def sentence_vectors(meta: Mapping[str, Any]) -> np.ndarray | None:
+    """A first chunk's sentence vectors (rows in ``split_sentences`` order of its abstract,
+    NaN where none), or None when the paper was stored without them."""
+    packed = meta.get("sentence_vectors")
+    if not isinstance(packed, str):
+        return None
+    try:
+        return unpack_rows(packed)
+    except StoreError as exc:  # answers still work: they embed the sentences themselves
+        log.warning("paper %s: %s", meta.get("paper_id"), exc)
+        return None

