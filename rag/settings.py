@@ -82,11 +82,30 @@ class Settings(BaseSettings):
     embed_batch_size: int = Field(
         default=32, ge=1, le=1024, description="Texts per embedding call."
     )
+    embed_concurrency: int = Field(
+        default=4,
+        ge=1,
+        le=64,
+        description="Embeddings API (PAPERCHAT_EMBEDDER=openai): requests in flight at once "
+        "while ingesting; raise it to match a server with several workers.",
+    )
+    embed_batch_tokens: int = Field(
+        default=2048,
+        ge=256,
+        le=1_048_576,
+        description="Offline embedder: padded tokens per batch (texts x the longest). Bounds "
+        "its memory: 2048 peaks near 0.5 GB, 8192 (32 full chunks) near 1.2 GB.",
+    )
     embed_threads: int = Field(
         default=0, ge=0, le=256, description="ONNX Runtime intra-op threads; 0 = one per core."
     )
     chunk_tokens: int = Field(
-        default=224, ge=32, le=8192, description="Target chunk size in tiktoken tokens."
+        default=224,
+        ge=32,
+        le=8192,
+        description="Chunk size in the embedder's own tokens (MiniLM's word pieces; tiktoken "
+        "for PAPERCHAT_EMBEDDER=openai), title and special tokens included; at most the "
+        "embedder's limit (256 for MiniLM).",
     )
     chunk_overlap: int = Field(
         default=32, ge=0, le=4096, description="Tokens shared by consecutive chunks of a paper."

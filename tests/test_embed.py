@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -136,6 +137,10 @@ class FakeServer:
     def __init__(self) -> None:
         self.requests: list[dict] = []
         self.fail_next: list[int] = []  # status codes to answer with before succeeding
+        self.delay = 0.0  # seconds each request takes
+        self.in_flight = 0
+        self.most_in_flight = 0
+        lock = threading.Lock()
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -153,6 +158,12 @@ class FakeServer:
                     return self.reply(404, {"error": {"message": "model not found"}})
                 if owner.fail_next:
                     return self.reply(owner.fail_next.pop(0), {"error": {"message": "boom"}})
+                with lock:
+                    owner.in_flight += 1
+                    owner.most_in_flight = max(owner.most_in_flight, owner.in_flight)
+                time.sleep(owner.delay)
+                with lock:
+                    owner.in_flight -= 1
                 inputs = body["input"]
                 data = [
                     {"object": "embedding", "index": i, "embedding": fake_vector(t)}
@@ -210,7 +221,7 @@ def test_openai_batching_order_normalisation(server: FakeServer) -> None:
     texts = [f"text number {i}" for i in range(7)]
     vectors = embedder(server).embed_documents(texts)
     assert vectors.shape == (7, 8) and vectors.dtype == np.float32
-    assert [len(r["body"]["input"]) for r in server.requests] == [3, 3, 1]
+    assert sorted(len(r["body"]["input"]) for r in server.requests) == [1, 3, 3]
     assert all(
         r["path"] == "/v1/embeddings" and r["auth"] == "Bearer sk-test" for r in server.requests
     )
@@ -218,6 +229,28 @@ def test_openai_batching_order_normalisation(server: FakeServer) -> None:
     expected = np.array([fake_vector(t) for t in texts])
     expected /= np.linalg.norm(expected, axis=1, keepdims=True)
     np.testing.assert_allclose(vectors, expected, atol=1e-5)
+
+
+def test_openai_batches_go_concurrently_in_order(server: FakeServer) -> None:
+    server.delay = 0.2
+    texts = [f"text number {i}" for i in range(24)]
+    vectors = embedder(server, concurrency=4).embed_documents(texts)
+    assert server.most_in_flight == 4  # 8 requests of 3, four at a time
+    expected = np.array([fake_vector(t) for t in texts])
+    expected /= np.linalg.norm(expected, axis=1, keepdims=True)
+    np.testing.assert_allclose(vectors, expected, atol=1e-5)  # order kept
+
+
+def test_openai_concurrency_one_is_one_request_at_a_time(server: FakeServer) -> None:
+    server.delay = 0.05
+    embedder(server, concurrency=1).embed_documents([f"t{i}" for i in range(9)])
+    assert server.most_in_flight == 1 and len(server.requests) == 3
+
+
+def test_openai_failure_in_one_concurrent_batch_is_raised(server: FakeServer) -> None:
+    server.fail_next = [400]
+    with pytest.raises(EmbedderError):
+        embedder(server, concurrency=4, max_retries=0).embed_documents([f"t{i}" for i in range(12)])
 
 
 def test_openai_dim_and_query(server: FakeServer) -> None:
@@ -329,3 +362,21 @@ def test_cached_embedder_embeds_each_text_once_and_forgets_the_oldest() -> None:
     inner.calls.clear()
     cached.embed_query("x y")  # the same query again: remembered
     assert inner.calls == []
+
+
+def test_batches_are_bounded_in_padded_tokens() -> None:
+    from rag.index.minilm import length_sorted_batches
+
+    rng = random.Random(3)
+    lengths = [rng.randint(1, 256) for _ in range(500)]
+    batches = length_sorted_batches(lengths, batch_size=32, max_tokens=2048)
+    flat = sorted(int(i) for b in batches for i in b)
+    assert flat == list(range(500))  # every text once
+    for batch in batches:
+        widest = max(lengths[i] for i in batch)
+        assert len(batch) <= 32
+        assert len(batch) * widest <= 2048 or len(batch) == 1
+    # Short texts (queries, sentences) still go 32 at a time; full chunks 8 at a time.
+    assert [len(b) for b in length_sorted_batches([20] * 64, 32, 2048)] == [32, 32]
+    assert [len(b) for b in length_sorted_batches([256] * 16, 32, 2048)] == [8, 8]
+    assert [len(b) for b in length_sorted_batches([5000], 32, 2048)] == [1]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -75,13 +76,19 @@ class OpenAIEmbedder:
         timeout: float = 60.0,
         batch_size: int = 64,
         max_retries: int = 2,
+        concurrency: int = 4,
     ) -> None:
         if batch_size < 1:
             raise ConfigError("PAPERCHAT_EMBED_BATCH_SIZE must be at least 1")
+        if concurrency < 1:
+            raise ConfigError("PAPERCHAT_EMBED_CONCURRENCY must be at least 1")
         self.model = model
         self.name = f"openai-{model}"
         self.base_url = base_url
         self.batch_size = batch_size
+        self.concurrency = concurrency
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
         self.endpoint = Endpoint(
             base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries
         )
@@ -108,15 +115,23 @@ class OpenAIEmbedder:
         return [len(ids) for ids in self._encoding.encode_ordinary_batch(list(texts))]
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
-        """One unit vector per text, in order, batch_size texts per request."""
+        """One unit vector per text, in order, batch_size texts per request and up to
+        ``concurrency`` requests in flight (a server with several workers, e.g. vLLM or
+        text-embeddings-inference, then embeds batches side by side). Each request is
+        retried on its own (``max_retries``); the first failure is raised."""
         texts = list(texts)
         if not texts:
             return np.zeros((0, self._dim or 0), dtype=np.float32)
-        parts = [
-            self._request(texts[i : i + self.batch_size])
-            for i in range(0, len(texts), self.batch_size)
-        ]
-        return np.concatenate(parts, axis=0)
+        batches = [texts[i : i + self.batch_size] for i in range(0, len(texts), self.batch_size)]
+        if len(batches) == 1 or self.concurrency == 1:
+            return np.concatenate([self._request(b) for b in batches], axis=0)
+        return np.concatenate(list(self._executor().map(self._request, batches)), axis=0)
+
+    def _executor(self) -> ThreadPoolExecutor:
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self.concurrency, "paperchat-embed")
+            return self._pool
 
     def embed_query(self, text: str) -> np.ndarray:
         vector: np.ndarray = self.embed_documents([text])[0]
@@ -227,9 +242,11 @@ def make_embedder(settings: Settings, *, cache_dir: Path | None = None) -> Embed
             api_key=api_key,
             timeout=settings.openai_timeout,
             batch_size=settings.embed_batch_size,
+            concurrency=settings.embed_concurrency,
         )
     return OnnxMiniLM(
         threads=settings.embed_threads,
         batch_size=settings.embed_batch_size,
+        batch_tokens=settings.embed_batch_tokens,
         cache_dir=cache_dir if cache_dir is not None else settings.cache_dir,
     )

@@ -126,10 +126,23 @@ def span_pool(
     return out
 
 
-def length_sorted_batches(lengths: Sequence[int], batch_size: int) -> list[np.ndarray]:
-    """Index batches of texts of similar length (longest first), to pad as little as possible."""
+def length_sorted_batches(
+    lengths: Sequence[int], batch_size: int, max_tokens: int | None = None
+) -> list[np.ndarray]:
+    """Index batches of texts of similar length (longest first), to pad as little as
+    possible: at most ``batch_size`` texts, and at most ``max_tokens`` padded tokens (the
+    batch's longest text times its size; one text always fits). The token bound keeps the
+    graph's activations, and so the process's peak memory, the same whatever the texts."""
     order = np.argsort(-np.asarray(lengths, dtype=np.int64), kind="stable")
-    return [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
+    batches: list[np.ndarray] = []
+    start = 0
+    while start < len(order):
+        size = batch_size
+        if max_tokens is not None:
+            size = max(1, min(size, max_tokens // max(int(lengths[order[start]]), 1)))
+        batches.append(order[start : start + size])
+        start += size
+    return batches
 
 
 GRAPHS = ("shipped", "fused", "int8")
@@ -221,6 +234,7 @@ class OnnxMiniLM:
         *,
         threads: int = 0,
         batch_size: int = 32,
+        batch_tokens: int | None = 2048,
         cache_dir: Path | None = None,
         graph: str = "int8",
         sort_by_length: bool = True,
@@ -232,6 +246,7 @@ class OnnxMiniLM:
         if graph not in GRAPHS:
             raise ConfigError(f"unknown MiniLM graph {graph!r}; choose one of {', '.join(GRAPHS)}")
         self.batch_size = batch_size
+        self.batch_tokens = batch_tokens
         self.threads = threads
         self.cache_dir = cache_dir
         self.graph = graph
@@ -312,7 +327,8 @@ class OnnxMiniLM:
         encodings = self.tokenizer.encode_batch(texts)
         ids = [enc.ids for enc in encodings]
         if self.sort_by_length:
-            batches = length_sorted_batches([len(x) for x in ids], self.batch_size)
+            lengths = [min(len(x), self.max_tokens) for x in ids]
+            batches = length_sorted_batches(lengths, self.batch_size, self.batch_tokens)
         else:
             order = np.arange(len(ids))
             batches = [order[i : i + self.batch_size] for i in range(0, len(ids), self.batch_size)]
