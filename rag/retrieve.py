@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -203,6 +204,9 @@ class Retriever:
         self.alpha = alpha
         self.refresh_seconds = refresh_seconds
         self._lock = threading.Lock()
+        # Hybrid search runs BM25 here while the query is embedded and Chroma searched
+        # (both release the GIL), so the two sides cost the slower one, not their sum.
+        self._lexical_pool = ThreadPoolExecutor(2, "paperchat-lexical")
         self._index: LexicalIndex | None = None
         self._checked = 0.0
 
@@ -266,12 +270,15 @@ class Retriever:
         dense: dict[str, float] = {}
         chunk_sims: dict[str, float] = {}
         lexical: dict[str, float] = {}
+        side = None
+        if mode in ("hybrid", "lexical"):
+            mask = index.mask(allowed) if allowed is not None else None
+            side = self._lexical_pool.submit(index.search, query, k=pool, allowed=mask)
         if mode in ("hybrid", "dense"):
             vector = self.embedder.embed_query(query)
             dense, chunk_sims = self._dense(vector, pool, filters, allowed)
-        if mode in ("hybrid", "lexical"):
-            mask = index.mask(allowed) if allowed is not None else None
-            lexical = dict(index.search(query, k=pool, allowed=mask))
+        if side is not None:
+            lexical = dict(side.result())
         if mode == "dense":
             ranked = sorted(dense.items(), key=lambda kv: (-kv[1], kv[0]))
         elif mode == "lexical":
