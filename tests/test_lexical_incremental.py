@@ -331,3 +331,41 @@ def test_ranking_in_place_equals_a_fresh_build_after_adds(tmp_path: Path) -> Non
     assert [p for p, _ in serving] == ["sched", "kv"] and serving[0][1] > serving[1][1] > 0
     assert [p for p, _ in fresh.search("federated privacy", k=5)] == ["fed"]
     assert fresh.search("the of and", k=5) == []  # stopwords only
+
+
+@pytest.mark.integration
+@pytest.mark.slow
+def test_on_a_chroma_server_another_process_writes_are_applied_in_place(
+    on_chroma_server: tuple[str, int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    settings = load_settings()
+    store = open_store(settings)
+    try:
+        _ingest(_write(tmp_path / "papers.jsonl", PAPERS), store)
+        retriever = Retriever(store, HashEmbedder(), index_dir=lexical_dir(settings, store),
+                              refresh_seconds=0)  # fmt: skip
+        assert len(retriever.index) == len(PAPERS)
+        writer = textwrap.dedent("""
+            import sys
+            from pathlib import Path
+            from ingest.chunk import Chunker
+            from ingest.pipeline import ingest_paths
+            from rag.index.store import open_store
+            from rag.settings import load_settings
+            from tests.fakes import HashEmbedder
+            store = open_store(load_settings())
+            ingest_paths([Path(sys.argv[1])], store=store, embedder=HashEmbedder(),
+                         chunker=Chunker(64, 8))
+            store.remove(["fed"])
+        """)
+        new = _write(tmp_path / "new.jsonl", [NEW])
+        subprocess.run([sys.executable, "-c", writer, str(new)], cwd=ROOT, check=True,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)  # fmt: skip
+        monkeypatch.setattr(LexicalIndex, "build", lambda *a, **k: pytest.fail("rebuilt"))
+        assert _lexical(retriever, "quantum annealing") == ["q"]
+        assert _lexical(retriever, "federated privacy") == []
+        assert retriever.index.generation == store.generation() and retriever.index.consistent
+    finally:
+        store.reset()
