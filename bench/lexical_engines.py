@@ -43,40 +43,55 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from rag.index.lexical import Analyzer, Bm25Params, LexicalIndex, paper_text  # noqa: E402
+from rag.records import PaperRow  # noqa: E402
 
 POOL = 400  # the retriever's lexical candidates (Settings.retrieval_pool)
-ENGINES = ("bm25s", "fts5", "tantivy")
+ENGINES = ("bm25s", "fts5", "tantivy", "product")
+Docs = Sequence[tuple[str, list[str]]]
 
 
-class Bm25sEngine:
-    """Today's: a change rebuilds the whole index from every paper's terms and saves it."""
+class Engine:
+    """Rows in, text queries: each engine analyses with the product's analyzer."""
+
+    def __init__(self, params: Bm25Params) -> None:
+        self.analyze = Analyzer(params)
+
+    def docs(self, rows: Sequence[PaperRow]) -> Docs:
+        return [(r.id, self.analyze(paper_text(r))) for r in rows]
+
+
+class Bm25sEngine(Engine):
+    """Until issue #17: a change rebuilds the whole index from every paper's terms and saves
+    it (here from terms kept in memory: the product also re-read and re-analysed the store)."""
 
     def __init__(self, directory: Path, params: Bm25Params) -> None:
+        super().__init__(params)
         self.dir, self.params = directory, params
-        self.docs: dict[str, list[str]] = {}
+        self.terms: dict[str, list[str]] = {}
 
     def _rebuild(self) -> None:
         import bm25s
 
-        self.ids = list(self.docs)
+        self.ids = list(self.terms)
         self.r = bm25s.BM25(k1=self.params.k1, b=self.params.b, method=self.params.method)
-        self.r.index(list(self.docs.values()), show_progress=False)
+        self.r.index(list(self.terms.values()), show_progress=False)
         shutil.rmtree(self.dir, ignore_errors=True)
         self.r.save(str(self.dir), show_progress=False)
 
-    def build(self, docs: Sequence[tuple[str, list[str]]]) -> None:
-        self.docs = dict(docs)
+    def build(self, rows: Sequence[PaperRow]) -> None:
+        self.terms = dict(self.docs(rows))
         self._rebuild()
 
-    def add(self, docs: Sequence[tuple[str, list[str]]]) -> None:
-        self.docs.update(docs)
+    def add(self, rows: Sequence[PaperRow]) -> None:
+        self.terms.update(self.docs(rows))
         self._rebuild()
 
     def delete(self, pid: str) -> None:
-        del self.docs[pid]
+        del self.terms[pid]
         self._rebuild()
 
-    def search(self, terms: list[str], k: int) -> list[tuple[str, float]]:
+    def search(self, text: str, k: int) -> list[tuple[str, float]]:
+        terms = self.analyze(text)
         vocab = self.r.vocab_dict
         ids = [vocab[t] for t in terms if t in vocab]
         if not ids:
@@ -88,10 +103,11 @@ class Bm25sEngine:
         return [(self.ids[i], float(scores[i])) for i in top if scores[i] > 0]
 
 
-class Fts5Engine:
+class Fts5Engine(Engine):
     """SQLite FTS5 over the space-joined terms; bm25() ranks (lower is better: negated)."""
 
     def __init__(self, directory: Path, params: Bm25Params) -> None:
+        super().__init__(params)
         directory.mkdir(parents=True, exist_ok=True)
         self.db = sqlite3.connect(directory / "fts.sqlite3", isolation_level=None)
         self.db.execute("PRAGMA journal_mode=WAL")
@@ -103,14 +119,14 @@ class Fts5Engine:
             "CREATE TABLE IF NOT EXISTS ids(pid TEXT PRIMARY KEY, docid INTEGER UNIQUE)"
         )
 
-    def _insert(self, docs: Sequence[tuple[str, list[str]]]) -> None:
-        for pid, terms in docs:
+    def _insert(self, rows: Sequence[PaperRow]) -> None:
+        for pid, terms in self.docs(rows):
             cur = self.db.execute("INSERT INTO docs(body) VALUES (?)", (" ".join(terms),))
             self.db.execute("INSERT INTO ids VALUES (?, ?)", (pid, cur.lastrowid))
 
-    def build(self, docs: Sequence[tuple[str, list[str]]]) -> None:
+    def build(self, rows: Sequence[PaperRow]) -> None:
         self.db.execute("BEGIN")
-        self._insert(docs)
+        self._insert(rows)
         self.db.execute("COMMIT")
 
     add = build
@@ -122,7 +138,8 @@ class Fts5Engine:
         self.db.execute("DELETE FROM ids WHERE pid = ?", (pid,))
         self.db.execute("COMMIT")
 
-    def search(self, terms: list[str], k: int) -> list[tuple[str, float]]:
+    def search(self, text: str, k: int) -> list[tuple[str, float]]:
+        terms = self.analyze(text)
         if not terms:
             return []
         match = " OR ".join(f'"{t}"' for t in terms)
@@ -135,11 +152,12 @@ class Fts5Engine:
         return [(p, float(s)) for p, s in rows if s > 0]
 
 
-class TantivyEngine:
+class TantivyEngine(Engine):
     """tantivy: body indexed with the whitespace tokenizer (our terms as they are), term
     frequencies without positions; the paper id a raw, stored, fast field."""
 
     def __init__(self, directory: Path, params: Bm25Params) -> None:
+        super().__init__(params)
         import tantivy
 
         self.t = tantivy
@@ -155,8 +173,8 @@ class TantivyEngine:
         self.index.reload()
         self.searcher = self.index.searcher()
 
-    def build(self, docs: Sequence[tuple[str, list[str]]]) -> None:
-        for pid, terms in docs:
+    def build(self, rows: Sequence[PaperRow]) -> None:
+        for pid, terms in self.docs(rows):
             self.writer.add_document(self.t.Document(pid=pid, body=" ".join(terms)))
         self._commit()
 
@@ -166,7 +184,8 @@ class TantivyEngine:
         self.writer.delete_documents_by_term("pid", pid)
         self._commit()
 
-    def search(self, terms: list[str], k: int) -> list[tuple[str, float]]:
+    def search(self, text: str, k: int) -> list[tuple[str, float]]:
+        terms = self.analyze(text)
         if not terms:
             return []
         q = self.t.Query.boolean_query(
@@ -179,10 +198,38 @@ class TantivyEngine:
         return [(self.searcher.doc(a)["pid"][0], float(s)) for s, a in hits if s > 0]
 
 
+class ProductEngine:
+    """The product's :class:`LexicalIndex` (tantivy postings, catalogue snapshot + journal):
+    each change is :meth:`LexicalIndex.apply`, saved crash-safely, catalogue included."""
+
+    def __init__(self, directory: Path, params: Bm25Params) -> None:
+        self.dir, self.params = directory, params
+        self.n = 0
+
+    def build(self, rows: Sequence[PaperRow]) -> None:
+        self.index = LexicalIndex.build(rows, params=self.params, generation="g0",
+                                        directory=self.dir)  # fmt: skip
+
+    def _apply(self, rows: Sequence[PaperRow], removed: Sequence[str]) -> None:
+        self.n += 1
+        index = self.index.apply(rows, removed, generation=f"g{self.n}")
+        assert index is not None
+        self.index = index
+
+    def add(self, rows: Sequence[PaperRow]) -> None:
+        self._apply(rows, [])
+
+    def delete(self, pid: str) -> None:
+        self._apply([], [pid])
+
+    def search(self, text: str, k: int) -> list[tuple[str, float]]:
+        return self.index.search(text, k=k)
+
+
 def make(engine: str, directory: Path, params: Bm25Params) -> Any:
-    return {"bm25s": Bm25sEngine, "fts5": Fts5Engine, "tantivy": TantivyEngine}[engine](
-        directory, params
-    )
+    kinds = {"bm25s": Bm25sEngine, "fts5": Fts5Engine, "tantivy": TantivyEngine,
+             "product": ProductEngine}  # fmt: skip
+    return kinds[engine](directory, params)
 
 
 def _du(path: Path) -> int:
@@ -211,9 +258,8 @@ def quality(args: argparse.Namespace) -> dict[str, Any]:
     store = open_store(settings)
     params = Bm25Params()
     rows = list(store.iter_papers())
-    analyze = Analyzer(params)
-    docs = [(r.id, analyze(paper_text(r))) for r in rows]
-    base = LexicalIndex.build(rows, params=params, generation=store.generation())
+    base = LexicalIndex.build(rows, params=params, generation=store.generation(),
+                              directory=args.work / "base")  # fmt: skip
     retriever = Retriever(store, make_embedder(settings), index_dir=args.work / "unused",
                           refresh_seconds=1e9)  # fmt: skip
     retriever._index, retriever._checked = base, time.monotonic()
@@ -224,8 +270,8 @@ def quality(args: argparse.Namespace) -> dict[str, Any]:
     for engine in ENGINES:
         shutil.rmtree(args.work / engine, ignore_errors=True)
         e = make(engine, args.work / engine, params)
-        e.build(docs)
-        base.search = lambda q, *, k, allowed=None, e=e: e.search(analyze(q), k)  # type: ignore[method-assign]
+        e.build(rows)
+        base.search = lambda q, *, k, allowed=None, e=e: e.search(q, k)  # type: ignore[method-assign]
         out[engine] = {}
         for mode in ("lexical", "hybrid"):
             run = {
@@ -240,58 +286,65 @@ def quality(args: argparse.Namespace) -> dict[str, Any]:
 # -- scale ----------------------------------------------------------------------------------
 
 
-def _corpus_docs(corpus: Path, n_chunks: int, analyze: Analyzer) -> list[tuple[str, list[str]]]:
-    """Real SciFact papers then synthetic ones until about ``n_chunks`` chunks (a paper of
-    ~110 words makes ~1.9 chunks, as in bench/scale)."""
+def _rows(corpus: Path, n_chunks: int) -> list[PaperRow]:
+    """The first SciFact papers (2.28 chunks each, as ingested) up to ``n_chunks``, then
+    synthetic ones (bench/scale/synth.py, ~1.9 chunks each) until ``n_chunks``: the same
+    mix bench/scale/run.py stores (5k chunks: 2,193 papers; 1M: ~526k)."""
     from bench.scale.synth import Anchor, Synthesizer
 
-    texts = []
+    real = []
     with corpus.open() as fh:
         for line in fh:
             r = json.loads(line)
-            texts.append((f"sf{r['_id']}", f"{r.get('title', '')}\n{r['text']}"))
-    papers = int(n_chunks / 2.28)  # SciFact: 11,830 chunks for 5,183 papers
-    docs = [(pid, analyze(t)) for pid, t in texts[:papers]]
-    if papers > len(docs):
-        synth = Synthesizer([Anchor(t, np.ones(4, dtype=np.float32)) for _, t in texts])
-        for i in range(papers - len(docs)):
-            p, _, _ = synth.paper(i)
-            docs.append((p.id, analyze(f"{p.title}\n{p.abstract}")))
-    return docs
+            real.append((f"sf{r['_id']}", r.get("title", ""), r["text"]))
+    n_real = min(len(real), int(min(n_chunks, 5000) / 2.28))
+    rows = [_row(pid, title, text, i, 2) for i, (pid, title, text) in enumerate(real[:n_real])]
+    remaining = n_chunks - int(n_real * 2.28)
+    if remaining > 0:
+        dim4 = np.ones(4, dtype=np.float32)
+        synth = Synthesizer([Anchor(f"{t}\n{a}", dim4) for _, t, a in real])
+        for p, chunks, _ in synth.papers(remaining):
+            rows.append(_row(p.id, p.title, p.abstract, p.position, len(chunks), p.year))
+    return rows
+
+
+def _row(pid: str, title: str, text: str, i: int, n: int, year: int | None = None) -> PaperRow:
+    return PaperRow(id=pid, label="", title=title, authors=(), year=year, source="bench",
+                    position=i, n_chunks=n, abstract=text)  # fmt: skip
 
 
 def scale_one(args: argparse.Namespace) -> dict[str, Any]:
-    """One engine at one size, in this process (so its peak RSS is its own)."""
+    """One engine at one size, in this process (so its peak RSS is its own; it includes
+    the bench's own rows, abstracts and all, held in memory)."""
+    import pickle
+
     params = Bm25Params()
-    analyze = Analyzer(params)
-    cache = args.work / f"docs-{args.size}.json"
+    cache = args.work / f"rows-{args.size}.pickle"
     if cache.exists():
-        docs = [tuple(d) for d in json.loads(cache.read_text())]
+        rows = pickle.loads(cache.read_bytes())
     else:
-        docs = _corpus_docs(args.corpus, args.size, analyze)
-        cache.write_text(json.dumps(docs))
+        rows = _rows(args.corpus, args.size)
+        cache.write_bytes(pickle.dumps(rows))
     from bench.scale.synth import Anchor, Synthesizer
 
-    extra_synth = Synthesizer(
-        [Anchor(" ".join(t), np.ones(4, dtype=np.float32)) for _, t in docs[:2000]], seed=7
-    )
+    dim4 = np.ones(4, dtype=np.float32)
+    extra_synth = Synthesizer([Anchor(r.abstract, dim4) for r in rows[:2000]], seed=7)
     extra = []
     for i in range(100):
-        p, _, _ = extra_synth.paper(i)
-        extra.append((p.id, analyze(f"{p.title}\n{p.abstract}")))
+        p, chunks, _ = extra_synth.paper(i)
+        extra.append(_row(f"new-{p.id}", p.title, p.abstract, 10**7 + i, len(chunks), p.year))
     queries = [json.loads(x)["text"] for x in args.queries.open()][:500]
-    qterms = [analyze(q) for q in queries]
     directory = args.work / f"{args.engine}-{args.size}"
     shutil.rmtree(directory, ignore_errors=True)
     e = make(args.engine, directory, params)
-    out: dict[str, Any] = {"engine": args.engine, "chunks": args.size, "papers": len(docs)}
+    out: dict[str, Any] = {"engine": args.engine, "chunks": args.size, "papers": len(rows)}
     t = time.perf_counter()
-    e.build(docs)
+    e.build(rows)
     out["build_s"] = round(time.perf_counter() - t, 2)
     out["disk_mb"] = round(_du(directory) / 1e6, 1)
-    e.search(qterms[0], POOL)
+    e.search(queries[0], POOL)
     times = []
-    for q in qterms:
+    for q in queries:
         t = time.perf_counter()
         e.search(q, POOL)
         times.append(time.perf_counter() - t)
@@ -301,13 +354,13 @@ def scale_one(args: argparse.Namespace) -> dict[str, Any]:
     t = time.perf_counter()
     e.add(extra)
     out["add100_s"] = round(time.perf_counter() - t, 3)
-    found = e.search(extra[0][1][:30], 5)
-    out["added_found"] = any(p == extra[0][0] for p, _ in found)
-    victim = docs[len(docs) // 2][0]
+    out["added_found"] = extra[0].id in [p for p, _ in e.search(extra[0].abstract, 5)]
+    victim = rows[len(rows) // 2]
     t = time.perf_counter()
-    e.delete(victim)
+    e.delete(victim.id)
     out["delete1_s"] = round(time.perf_counter() - t, 3)
-    out["deleted_gone"] = all(p != victim for p, _ in e.search(dict(docs)[victim][:30], 50))
+    out["deleted_gone"] = victim.id not in [p for p, _ in e.search(victim.abstract, 50)]
+    out["disk_after_mb"] = round(_du(directory) / 1e6, 1)
     out["peak_rss_mb"] = _hwm_mb()
     return out
 
@@ -353,7 +406,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     result = quality(args) if args.what == "quality" else scale(args)
     if args.out:
         old = json.loads(args.out.read_text()) if args.out.exists() else {}
-        old[args.what] = result
+        key = args.what if args.what == "quality" else "scale " + " ".join(map(str, args.sizes))
+        old[key] = result
         args.out.write_text(json.dumps(old, indent=1))
 
 
