@@ -73,7 +73,7 @@ class Bm25sEngine(Engine):
         import bm25s
 
         self.ids = list(self.terms)
-        self.r = bm25s.BM25(k1=self.params.k1, b=self.params.b, method=self.params.method)
+        self.r = bm25s.BM25(k1=0.9, b=0.4, method="lucene")  # the settings' defaults until #17
         self.r.index(list(self.terms.values()), show_progress=False)
         shutil.rmtree(self.dir, ignore_errors=True)
         self.r.save(str(self.dir), show_progress=False)
