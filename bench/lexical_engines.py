@@ -365,6 +365,37 @@ def scale_one(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
+def catalogue_io(args: argparse.Namespace) -> dict[str, Any]:
+    """The catalogue's disk costs at one size: folding the journal into a new snapshot (the
+    occasional extra cost of a change) and reading it back (start-up, or another process's
+    change seen by a process on the same machine)."""
+    import pickle
+
+    from rag.index import journal
+    from rag.index.catalogue import Catalogue
+
+    rows = pickle.loads((args.work / f"rows-{args.size}.pickle").read_bytes())
+    directory = args.work / f"catalogue-{args.size}"
+    directory.mkdir(parents=True, exist_ok=True)
+    catalogue = Catalogue.from_rows(rows)
+    del rows
+    t = time.perf_counter()
+    journal.write_snapshot(directory, catalogue, "g0")
+    write_s = time.perf_counter() - t
+    t = time.perf_counter()
+    changed = catalogue.changed([], [catalogue.ids[len(catalogue) // 2]])
+    changed_s = time.perf_counter() - t
+    t = time.perf_counter()
+    journal.read(directory)
+    read_s = time.perf_counter() - t
+    out = {"papers": len(catalogue), "snapshot_mb": round(_du(directory) / 1e6, 1),
+           "compact_s": round(write_s, 2), "read_s": round(read_s, 2),
+           "changed_s": round(changed_s, 3)}  # fmt: skip
+    shutil.rmtree(directory)
+    assert len(changed) == len(catalogue) - 1
+    return out
+
+
 def scale(args: argparse.Namespace) -> list[dict[str, Any]]:
     results = []
     for size in args.sizes:
@@ -387,7 +418,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     p = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    p.add_argument("what", choices=["quality", "scale", "scale-one"])
+    p.add_argument("what", choices=["quality", "scale", "scale-one", "catalogue"])
     p.add_argument("--data-dir", type=Path)
     p.add_argument("--corpus", type=Path)
     p.add_argument("--queries", type=Path)
@@ -400,8 +431,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--out", type=Path)
     args = p.parse_args(argv)
     args.work.mkdir(parents=True, exist_ok=True)
-    if args.what == "scale-one":
-        print(json.dumps(scale_one(args)))
+    if args.what in ("scale-one", "catalogue"):
+        out = scale_one(args) if args.what == "scale-one" else catalogue_io(args)
+        print(json.dumps(out))
+        if args.out and args.what == "catalogue":
+            old = json.loads(args.out.read_text()) if args.out.exists() else {}
+            old[f"catalogue {args.size}"] = out
+            args.out.write_text(json.dumps(old, indent=1))
         return
     result = quality(args) if args.what == "quality" else scale(args)
     if args.out:
