@@ -4,6 +4,7 @@ refused (so the lexical index rebuilds), and the saved postings are memory-mappe
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -105,6 +106,9 @@ def test_saved_index_loads_the_same_and_damage_is_refused(tmp_path: Path) -> Non
     # Other BM25 parameters: not used either.
     LexicalIndex.build(ROWS, params=params, generation="g1", directory=tmp_path / "lex")
     assert LexicalIndex.load(tmp_path / "lex", params=Bm25Params(stem=False)) is None
+    # Postings gone: not taken for an empty index.
+    shutil.rmtree(tmp_path / "lex" / "postings")
+    assert LexicalIndex.load(tmp_path / "lex", params=params) is None
 
 
 def test_an_index_saved_by_the_previous_format_is_rebuilt_not_misread(tmp_path: Path) -> None:

@@ -278,6 +278,8 @@ class LexicalIndex:
 
     @classmethod
     def _open(cls, directory: Path, params: Bm25Params) -> LexicalIndex | None:
+        if not (directory / POSTINGS / "meta.json").is_file():
+            return None  # no committed postings (tantivy would start an empty index)
         try:
             catalogue, generation, stamp = journal.read(directory)
             postings = Postings(directory / POSTINGS)
