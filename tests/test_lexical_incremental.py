@@ -369,3 +369,29 @@ def test_on_a_chroma_server_another_process_writes_are_applied_in_place(
         assert retriever.index.generation == store.generation() and retriever.index.consistent
     finally:
         store.reset()
+
+
+def test_a_process_reads_only_the_journal_lines_another_wrote(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rows = [PaperRow(id=p, label="", title=t, authors=(), year=y, source="s", position=i,
+                     n_chunks=1, abstract=a) for i, (p, y, t, a) in enumerate(PAPERS)]  # fmt: skip
+    first = LexicalIndex.build(rows, params=Bm25Params(), generation="g1", directory=tmp_path)
+    second = LexicalIndex.load(tmp_path, params=Bm25Params())  # another worker, same machine
+    assert second is not None
+    new = PaperRow(id="q", label="", title="Q", authors=(), year=2026, source="s", position=9,
+                   n_chunks=1, abstract="Quantum annealing.")  # fmt: skip
+    assert first.apply([new], ["fed"], generation="g2") is not None
+    with monkeypatch.context() as m:
+        m.setattr(journal, "read", lambda *a: pytest.fail("read whole"))
+        caught_up = second.reloaded()
+    assert caught_up is not None and caught_up.generation == "g2"
+    assert [p for p, _ in caught_up.search("quantum annealing", k=3)] == ["q"]
+    assert "fed" not in caught_up.catalogue and second.search("federated", k=3)  # a snapshot
+    # A fold replaces the snapshot: the next reload reads it whole, and agrees.
+    monkeypatch.setattr(journal, "COMPACT_BYTES", 0)
+    monkeypatch.setattr(journal, "COMPACT_SHARE", 0.0)
+    assert caught_up.apply([], ["kv"], generation="g3") is not None
+    again = caught_up.reloaded()
+    assert again is not None and again.generation == "g3"
+    assert list(again.catalogue) == ["diff", "sched", "q"]

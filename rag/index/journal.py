@@ -64,12 +64,34 @@ def read(directory: Path) -> tuple[Catalogue, str, Stamp]:
         snapshot = json.load(fh)
     if not isinstance(snapshot, dict) or not isinstance(snapshot.get("columns"), dict):
         raise ValueError(f"{directory / SNAPSHOT}: not a catalogue snapshot")
+    stamp = _stamp(directory, 0)
     catalogue = Catalogue(snapshot["columns"])
-    generation = str(snapshot["generation"])
+    return _replay(directory, catalogue, str(snapshot["generation"]), stamp)
+
+
+def read_tail(
+    directory: Path, catalogue: Catalogue, generation: str, stamp: Stamp
+) -> tuple[Catalogue, str, Stamp] | None:
+    """What :func:`read` would give, from a catalogue read earlier at ``stamp``: only the
+    journal lines written since are read. None when the snapshot was replaced since (a
+    fold, a rebuild): read it all."""
+    current = current_stamp(directory)
+    if current is None or current.snapshot != stamp.snapshot:
+        return None
+    if current.journal_bytes < stamp.journal_bytes:
+        return None
+    return _replay(directory, catalogue, generation, stamp)
+
+
+def _replay(
+    directory: Path, catalogue: Catalogue, generation: str, stamp: Stamp
+) -> tuple[Catalogue, str, Stamp]:
+    """The journal's whole lines after ``stamp`` applied to ``catalogue``."""
     final: dict[str, PaperRow | None] = {}
-    used = 0
+    used = stamp.journal_bytes
     try:
         with (directory / JOURNAL).open("rb") as fh:
+            fh.seek(used)
             for line in fh:
                 try:
                     entry = json.loads(line)
@@ -87,7 +109,7 @@ def read(directory: Path) -> tuple[Catalogue, str, Stamp]:
     if final:
         gone = [pid for pid, row in final.items() if row is None]
         catalogue = catalogue.changed([r for r in final.values() if r is not None], gone)
-    return catalogue, generation, _stamp(directory, used)
+    return catalogue, generation, Stamp(stamp.snapshot, used)
 
 
 def _rows(columns: dict[str, list[Any]]) -> list[PaperRow]:

@@ -202,9 +202,7 @@ class LexicalIndex:
         start = time.perf_counter()
         removed = set(removed) - {r.id for r in rows}
         with _locked(self.directory):
-            base: LexicalIndex | None = self
-            if journal.current_stamp(self.directory) != self.stamp:
-                base = LexicalIndex._open(self.directory, self.params)  # another process wrote
+            base = self.reloaded()  # another process on this machine may have changed it
             if base is None or base.generation == generation:
                 return base
             postings = base._postings
@@ -218,6 +216,23 @@ class LexicalIndex:
                              stamp=stamp)  # fmt: skip
         index.timings = {"index_s": indexed - start, "save_s": time.perf_counter() - indexed}
         return index
+
+    def reloaded(self) -> LexicalIndex | None:
+        """The index as saved now: this one if nothing was written since it was read; else
+        with the journal lines written since (another process's changes) applied; else (a
+        fold or a rebuild replaced the snapshot) read whole. None if it cannot be read."""
+        if journal.current_stamp(self.directory) == self.stamp:
+            return self
+        try:
+            tail = journal.read_tail(self.directory, self.catalogue, self.generation, self.stamp)
+        except OSError:
+            tail = None
+        if tail is None:
+            return LexicalIndex._open(self.directory, self.params)
+        catalogue, generation, stamp = tail
+        self._postings.searcher = self._postings.reloaded()
+        return LexicalIndex(self._postings, catalogue, params=self.params, generation=generation,
+                            stamp=stamp)  # fmt: skip
 
     # -- reading -----------------------------------------------------------------------------
 

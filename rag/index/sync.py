@@ -16,7 +16,6 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rag.index import journal
 from rag.index.lexical import Bm25Params, LexicalIndex
 from rag.index.store import DEFAULT_DATABASE
 
@@ -60,8 +59,10 @@ def sync_lexical(
     generation = store.generation()
     if current is not None and current.generation == generation:
         return current
-    index = current
-    if index is None or journal.current_stamp(directory) != index.stamp:
+    # Another process on this machine may have brought the saved index further: read what
+    # it wrote (the journal's new lines), or the whole index when this process has none.
+    index = current.reloaded() if current is not None else None
+    if index is None:
         index = LexicalIndex.load(directory, params=params)
     if index is not None and index.generation == generation:
         if index.consistent:
