@@ -30,8 +30,8 @@ __all__ = ["JOURNAL", "SNAPSHOT", "Stamp", "append", "read", "write_snapshot"]
 SNAPSHOT = "catalogue.json"
 JOURNAL = "journal.jsonl"
 # Fold the journal into the snapshot beyond COMPACT_BYTES and COMPACT_SHARE of the snapshot:
-# at 525k papers (a 55 MB snapshot) about every 450 additions of 100 papers, each fold a
-# few seconds (docs/benchmarks.md); replaying a 16 MB journal at load takes a fraction.
+# at 525k papers (a 55 MB snapshot) every ~1,500 additions of 100 bench papers (10.6 KB a
+# line), each fold ~5 s on the shared bench machine (docs/benchmarks.md).
 COMPACT_BYTES = 16_000_000
 COMPACT_SHARE = 0.25
 
