@@ -136,6 +136,7 @@ class LexicalIndex:
         params: Bm25Params,
         generation: str,
         stamp: journal.Stamp,
+        analyzer: Analyzer | None = None,
     ) -> None:
         self._postings = postings
         self._searcher = postings.searcher  # this snapshot's view; later commits leave it be
@@ -145,7 +146,7 @@ class LexicalIndex:
         self.params = params
         self.generation = generation
         self.n_chunks = catalogue.n_chunks
-        self.analyze_one = Analyzer(params)
+        self.analyze_one = analyzer or Analyzer(params)  # passed on: its word cache stays warm
         self.timings: dict[str, float] = {}  # seconds per phase of the change that made it
         self.stamp = stamp  # what was read of the saved catalogue (another process's write
         # changes the one on disk)
@@ -155,8 +156,8 @@ class LexicalIndex:
 
     @property
     def consistent(self) -> bool:
-        """The postings hold as many papers as the catalogue (false after a kill between
-        the postings' commit and the journal's line: the next change heals it)."""
+        """The postings hold as many papers as the catalogue (a kill between the postings'
+        commit and the journal's line can make it false until the next change heals it)."""
         return int(self._searcher.num_docs) == len(self.catalogue)
 
     # -- making and changing ---------------------------------------------------------------
@@ -213,7 +214,7 @@ class LexicalIndex:
             if journal.should_compact(self.directory, stamp):
                 stamp = journal.write_snapshot(self.directory, catalogue, generation)
         index = LexicalIndex(postings, catalogue, params=self.params, generation=generation,
-                             stamp=stamp)  # fmt: skip
+                             stamp=stamp, analyzer=self.analyze_one)  # fmt: skip
         index.timings = {"index_s": indexed - start, "save_s": time.perf_counter() - indexed}
         return index
 
@@ -232,7 +233,7 @@ class LexicalIndex:
         catalogue, generation, stamp = tail
         self._postings.searcher = self._postings.reloaded()
         return LexicalIndex(self._postings, catalogue, params=self.params, generation=generation,
-                            stamp=stamp)  # fmt: skip
+                            stamp=stamp, analyzer=self.analyze_one)  # fmt: skip
 
     # -- reading -----------------------------------------------------------------------------
 
