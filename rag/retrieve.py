@@ -216,7 +216,7 @@ class Retriever:
             store,
             embedder,
             index_dir=lexical_dir(settings, store),
-            params=Bm25Params(k1=settings.bm25_k1, b=settings.bm25_b),
+            params=Bm25Params(),
             pool=settings.retrieval_pool,
             alpha=settings.fusion_alpha,
             refresh_seconds=settings.index_refresh_seconds,

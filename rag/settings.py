@@ -125,8 +125,6 @@ class Settings(BaseSettings):
         le=1.0,
         description="Weight of the dense side in hybrid fusion (1 - alpha for lexical).",
     )
-    bm25_k1: float = Field(default=0.9, ge=0.0, le=10.0, description="BM25 term saturation k1.")
-    bm25_b: float = Field(default=0.4, ge=0.0, le=1.0, description="BM25 length normalisation b.")
     index_refresh_seconds: float = Field(
         default=2.0,
         ge=0.0,

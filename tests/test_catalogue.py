@@ -4,9 +4,9 @@ refused (so the lexical index rebuilds), and the saved postings are memory-mappe
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from rag.index.catalogue import FIELDS, Catalogue
@@ -92,23 +92,28 @@ def test_truncated_or_binary_catalogue_is_an_error_not_a_crash(
         Catalogue.load(tmp_path / "c.json")
 
 
-def test_saved_index_is_memory_mapped_and_mismatches_rebuild(tmp_path: Path) -> None:
+def test_saved_index_loads_the_same_and_damage_is_refused(tmp_path: Path) -> None:
     params = Bm25Params()
-    index = LexicalIndex.build(ROWS, params=params, generation="g1")
-    index.save(tmp_path / "lex")
+    index = LexicalIndex.build(ROWS, params=params, generation="g1", directory=tmp_path / "lex")
     loaded = LexicalIndex.load(tmp_path / "lex", params=params)
-    assert loaded is not None and loaded.generation == "g1"
-    assert isinstance(loaded._retriever.scores["data"], np.memmap)
+    assert loaded is not None and loaded.generation == "g1" and loaded.consistent
     assert loaded.search("federated averaging", k=3) == index.search("federated averaging", k=3)
     assert loaded.search("federated averaging", k=3)[0][0] == "fed"
-    # A catalogue from another build (one paper fewer) than the postings: not used.
-    Catalogue.from_rows(ROWS[:2]).save(tmp_path / "lex" / CATALOGUE)
+    assert [loaded.catalogue[p] for p in loaded.catalogue] == [_bare(r) for r in ROWS]
+    # A damaged snapshot: not used (the caller rebuilds).
+    (tmp_path / "lex" / CATALOGUE).write_text('{"generation": "g1", "columns": {"id": ["a"]}}')
+    assert LexicalIndex.load(tmp_path / "lex", params=params) is None
+    # Other BM25 parameters: not used either.
+    LexicalIndex.build(ROWS, params=params, generation="g1", directory=tmp_path / "lex")
+    assert LexicalIndex.load(tmp_path / "lex", params=Bm25Params(stem=False)) is None
+    # Postings gone: not taken for an empty index.
+    shutil.rmtree(tmp_path / "lex" / "postings")
     assert LexicalIndex.load(tmp_path / "lex", params=params) is None
 
 
 def test_an_index_saved_by_the_previous_format_is_rebuilt_not_misread(tmp_path: Path) -> None:
     params = Bm25Params()
-    LexicalIndex.build(ROWS, params=params, generation="g1").save(tmp_path / "lex")
+    LexicalIndex.build(ROWS, params=params, generation="g1", directory=tmp_path / "lex")
     meta = json.loads((tmp_path / "lex" / "meta.json").read_text())
     (tmp_path / "lex" / "meta.json").write_text(json.dumps(meta | {"format": 2}))
     (tmp_path / "lex" / CATALOGUE).unlink()  # format 2 kept papers.jsonl instead

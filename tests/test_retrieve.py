@@ -80,8 +80,8 @@ def test_lexical_index_exact_ranking(tmp_path: Path) -> None:
                  n_chunks=1, abstract=a)
         for i, (pid, _y, _au, t, a) in enumerate(PAPERS)
     ]  # fmt: skip
-    index = LexicalIndex.build(rows, params=Bm25Params(),
-                               generation="g")  # fmt: skip
+    index = LexicalIndex.build(rows, params=Bm25Params(), generation="g",
+                               directory=tmp_path / "lex")  # fmt: skip
     hits = index.search("serving LLM requests scheduling", k=5)
     assert [pid for pid, _ in hits] == ["sched", "kv"]
     assert hits[0][1] > hits[1][1] > 0

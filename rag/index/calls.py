@@ -15,11 +15,14 @@ import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rag.errors import StoreError
 
-__all__ = ["BoundedCalls"]
+if TYPE_CHECKING:
+    from chromadb.api import ClientAPI
+
+__all__ = ["BoundedCalls", "bound_http"]
 
 
 class BoundedCalls:
@@ -62,3 +65,13 @@ class BoundedCalls:
             f"Chroma {what} not tried: Chroma at {self.location} has not answered a call for "
             f"{waited:.0f} s (is the server or the disk stuck?); try again later"
         )
+
+
+def bound_http(client: ClientAPI, seconds: float) -> None:
+    """Give the HTTP client's connection a timeout: chromadb makes it with none, so a frozen
+    server would hold a thread for ever (the pool's timeout frees the caller, not the thread)."""
+    import httpx
+
+    session = getattr(getattr(client, "_server", None), "_session", None)
+    if isinstance(session, httpx.Client):
+        session.timeout = httpx.Timeout(seconds)

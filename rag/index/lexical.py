@@ -1,14 +1,20 @@
-"""The lexical side of retrieval: BM25 over each paper's title and abstract (bm25s).
+"""The lexical side of retrieval: BM25 over each paper's title and abstract.
 
-Chroma has no local BM25 ranking, so this index lives beside it in the data directory. It
-is built from the store's own contents (each paper's abstract rides on its first chunk),
-saved once per ingest, and loaded once at start-up; a search never rebuilds it. The
-store's *generation* it was built from is saved with it, so a process sharing a Chroma
-server with other writers can tell when to refresh.
+Chroma has no local BM25 ranking, so this index lives beside it in the data directory: the
+postings in tantivy (:mod:`rag.index.postings`), the papers' metadata in the catalogue
+(:mod:`rag.index.catalogue`, on disk as a snapshot plus a journal, :mod:`rag.index.journal`).
+It is built once from the store's own contents (each paper's abstract rides on its first
+chunk), then grows and shrinks in place: :meth:`LexicalIndex.apply` adds, replaces and
+removes papers, touching only those. The store's *generation* it is current with is saved
+with it, so any process (one sharing a Chroma server with other writers too) can tell when
+to catch up (:mod:`rag.index.sync`).
+
+A :class:`LexicalIndex` is a snapshot: a search holds one while a change makes the next.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
 import os
@@ -16,25 +22,27 @@ import re
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from rag.index import journal
 from rag.index.catalogue import Catalogue
+from rag.index.postings import Postings
 
 if TYPE_CHECKING:
-    import bm25s
-
     from rag.records import PaperRow
 
 __all__ = ["Bm25Params", "LexicalIndex"]
 
-_FORMAT = 5  # 3: the catalogue by column (catalogue.json); 4: has_abstract, entry_type,
-# cite_key; 5: collections
-CATALOGUE = "catalogue.json"
+_FORMAT = 6  # 3: the catalogue by column; 4: has_abstract, entry_type, cite_key;
+# 5: collections; 6: tantivy postings, catalogue snapshot + journal, changed in place
+CATALOGUE = journal.SNAPSHOT
+POSTINGS = "postings"
 # bm25s's default token pattern, r"(?u)\b\w\w+\b", without the \b: the same words
 # (a greedy run of word characters starts and ends at boundaries), found 25% faster.
 _TOKEN = re.compile(r"\w\w+")
@@ -42,10 +50,14 @@ _TOKEN = re.compile(r"\w\w+")
 
 @dataclass(frozen=True, slots=True)
 class Bm25Params:
-    """BM25 variant and its constants; part of the saved index (a change rebuilds it)."""
+    """BM25 variant and its constants; part of the saved index (a change rebuilds it).
+    ``k1``, ``b`` and ``method`` record how the postings rank: tantivy's Lucene BM25, whose
+    constants are fixed (its Python bindings do not expose them). Until issue #17, bm25s
+    ranked with k1 0.9, b 0.4 (settable); SciFact train nDCG@10 was no lower with these
+    (docs/benchmarks.md), so the settings went."""
 
-    k1: float = 0.9
-    b: float = 0.4
+    k1: float = 1.2
+    b: float = 0.75
     method: str = "lucene"
     stem: bool = True
     stopwords: str = "en"
@@ -60,15 +72,6 @@ class Bm25Params:
         }
 
 
-def _bm25s() -> Any:
-    """bm25s, imported on first use. It sets its own logger to DEBUG on import, which
-    prints wherever logging is configured; a library should stay quiet, so undo that."""
-    import bm25s
-
-    logging.getLogger("bm25s").setLevel(logging.WARNING)
-    return bm25s
-
-
 class Analyzer:
     """Text -> BM25 terms: lowercase, words of 2+ characters, English stopwords out (bm25s's
     list), Snowball-stemmed (PyStemmer). The same function indexes and queries, so their
@@ -81,6 +84,10 @@ class Analyzer:
 
     def __init__(self, params: Bm25Params) -> None:
         from bm25s.stopwords import STOPWORDS_EN
+
+        # bm25s sets its own logger to DEBUG on import, which prints wherever logging is
+        # configured; a library should stay quiet, so undo that.
+        logging.getLogger("bm25s").setLevel(logging.WARNING)
 
         stop = frozenset(STOPWORDS_EN) if params.stopwords == "en" else frozenset()
         stem = None
@@ -119,46 +126,116 @@ def paper_text(row: PaperRow) -> str:
 
 class LexicalIndex:
     """BM25 over papers, and the catalogue of those papers (their metadata, for filters
-    and display). ``paper_ids[i]`` is document ``i``."""
+    and display). Build with :meth:`build`, open with :meth:`load`, change with :meth:`apply`."""
 
     def __init__(
         self,
-        retriever: bm25s.BM25,
+        postings: Postings,
         catalogue: Catalogue,
         *,
         params: Bm25Params,
         generation: str,
+        stamp: journal.Stamp,
+        analyzer: Analyzer | None = None,
     ) -> None:
-        self._retriever = retriever
+        self._postings = postings
+        self._searcher = postings.searcher  # this snapshot's view; later commits leave it be
+        self.directory = postings.directory.parent
         self.catalogue = catalogue
         self.paper_ids = catalogue.ids
         self.params = params
         self.generation = generation
         self.n_chunks = catalogue.n_chunks
-        self.analyze_one = Analyzer(params)
-        self.timings: dict[str, float] = {}  # seconds per phase of the build that made it
+        self.analyze_one = analyzer or Analyzer(params)  # passed on: its word cache stays warm
+        self.timings: dict[str, float] = {}  # seconds per phase of the change that made it
+        self.stamp = stamp  # what was read of the saved catalogue (another process's write
+        # changes the one on disk)
 
     def __len__(self) -> int:
         return len(self.paper_ids)
 
+    @property
+    def consistent(self) -> bool:
+        """The postings hold as many papers as the catalogue (a kill between the postings'
+        commit and the journal's line can make it false until the next change heals it)."""
+        return int(self._searcher.num_docs) == len(self.catalogue)
+
+    # -- making and changing ---------------------------------------------------------------
+
     @classmethod
     def build(
-        cls, rows: Iterable[PaperRow], *, params: Bm25Params, generation: str
+        cls, rows: Iterable[PaperRow], *, params: Bm25Params, generation: str, directory: Path
     ) -> LexicalIndex:
-        bm25s = _bm25s()
+        """Index ``rows`` afresh in ``directory``: made aside, then swapped in whole, so a
+        reader sees the old index or the new one, never half."""
         rows = list(rows)
         start = time.perf_counter()
         analyze = Analyzer(params)
-        terms = [analyze(paper_text(r)) for r in rows]
-        analyzed = time.perf_counter()
-        retriever = bm25s.BM25(k1=params.k1, b=params.b, method=params.method)
-        if rows:
-            retriever.index(terms, show_progress=False)
-        del terms
-        # The catalogue keeps no abstracts: they stay in the store, and memory stays small.
-        index = cls(retriever, Catalogue.from_rows(rows), params=params, generation=generation)
-        index.timings = {"analyze_s": analyzed - start, "bm25_s": time.perf_counter() - analyzed}
+        directory.parent.mkdir(parents=True, exist_ok=True)
+        with _locked(directory):
+            tmp = Path(tempfile.mkdtemp(prefix=".lexical-", dir=directory.parent))
+            try:
+                Postings(tmp / POSTINGS).write(_docs(rows, analyze), delete=())
+                indexed = time.perf_counter()
+                journal.write_snapshot(tmp, Catalogue.from_rows(rows), generation)
+                meta = {"format": _FORMAT, "params": params.to_json(), "engine": "tantivy"}
+                (tmp / "meta.json").write_text(json.dumps(meta))
+                old = directory.with_name(directory.name + ".old")
+                shutil.rmtree(old, ignore_errors=True)
+                if directory.exists():
+                    os.replace(directory, old)
+                os.replace(tmp, directory)
+                shutil.rmtree(old, ignore_errors=True)
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+            index = cls._open(directory, params)
+        if index is None:
+            raise OSError(f"the lexical index just built in {directory} cannot be read back")
+        index.timings = {"index_s": indexed - start, "save_s": time.perf_counter() - indexed}
         return index
+
+    def apply(
+        self, rows: Sequence[PaperRow], removed: Iterable[str], *, generation: str
+    ) -> LexicalIndex | None:
+        """The index with ``rows`` added (or replacing their papers) and ``removed`` gone,
+        current with ``generation``: saved in place, touching only these papers. None when
+        the saved index cannot be read (the caller rebuilds)."""
+        start = time.perf_counter()
+        removed = set(removed) - {r.id for r in rows}
+        with _locked(self.directory):
+            base = self.reloaded()  # another process on this machine may have changed it
+            if base is None or base.generation == generation:
+                return base
+            postings = base._postings
+            postings.write(_docs(rows, self.analyze_one), delete=[*(r.id for r in rows), *removed])
+            indexed = time.perf_counter()
+            catalogue = base.catalogue.changed(rows, removed)
+            stamp = journal.append(self.directory, rows, removed, generation, base.stamp)
+            if journal.should_compact(self.directory, stamp):
+                stamp = journal.write_snapshot(self.directory, catalogue, generation)
+        index = LexicalIndex(postings, catalogue, params=self.params, generation=generation,
+                             stamp=stamp, analyzer=self.analyze_one)  # fmt: skip
+        index.timings = {"index_s": indexed - start, "save_s": time.perf_counter() - indexed}
+        return index
+
+    def reloaded(self) -> LexicalIndex | None:
+        """The index as saved now: this one if nothing was written since it was read; else
+        with the journal lines written since (another process's changes) applied; else (a
+        fold or a rebuild replaced the snapshot) read whole. None if it cannot be read."""
+        if journal.current_stamp(self.directory) == self.stamp:
+            return self
+        try:
+            tail = journal.read_tail(self.directory, self.catalogue, self.generation, self.stamp)
+        except OSError:
+            tail = None
+        if tail is None:
+            return LexicalIndex._open(self.directory, self.params)
+        catalogue, generation, stamp = tail
+        self._postings.searcher = self._postings.reloaded()
+        return LexicalIndex(self._postings, catalogue, params=self.params, generation=generation,
+                            stamp=stamp, analyzer=self.analyze_one)  # fmt: skip
+
+    # -- reading -----------------------------------------------------------------------------
 
     def analyze(self, texts: Sequence[str]) -> list[list[str]]:
         """The terms BM25 sees in each text."""
@@ -171,27 +248,26 @@ class LexicalIndex:
         score. ``allowed`` is a boolean mask over :attr:`paper_ids` (filters)."""
         if not self.paper_ids or k <= 0:
             return []
-        tokens = self.analyze([query])[0]
-        vocab = self._retriever.vocab_dict
-        ids = [vocab[t] for t in tokens if t in vocab]
-        if not ids:
+        terms = self.analyze_one(query)
+        if not terms:
             return []
-        scores = self._retriever.get_scores(ids)
-        if allowed is not None:
-            scores = np.where(allowed, scores, 0.0)
-        k = min(k, len(scores))
-        top = np.argpartition(-scores, k - 1)[:k]
-        top = top[np.argsort(-scores[top], kind="stable")]
-        return [(self.paper_ids[i], float(scores[i])) for i in top if scores[i] > 0]
+        limit = k
+        while True:
+            hits = self._postings.search(self._searcher, terms, limit)
+            out = []
+            for pid, score in hits:
+                i = self.catalogue.position(pid)  # None: a paper the catalogue does not hold
+                if score > 0 and i is not None and (allowed is None or allowed[i]):
+                    out.append((pid, score))
+                    if len(out) == k:
+                        return out
+            if len(hits) < limit:
+                return out
+            limit *= 4  # filtered out too many: look further down
 
     def document_frequency(self, terms: Sequence[str] | set[str]) -> dict[str, int]:
         """How many papers hold each term (0 for a term no paper holds)."""
-        vocab = self._retriever.vocab_dict if self.paper_ids else {}
-        indptr = self._retriever.scores["indptr"] if vocab else None
-        return {
-            t: int(indptr[vocab[t] + 1] - indptr[vocab[t]]) if t in vocab else 0  # type: ignore[index]
-            for t in terms
-        }
+        return {t: self._postings.document_frequency(self._searcher, t) for t in terms}
 
     def mask(self, paper_ids: Sequence[str] | set[str]) -> np.ndarray:
         """A boolean mask over the index for these papers (unknown ids ignored)."""
@@ -204,49 +280,40 @@ class LexicalIndex:
 
     # -- persistence -------------------------------------------------------------------------
 
-    def save(self, directory: Path) -> None:
-        """Write atomically: a reader sees the old index or the new one, never half."""
-        directory.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=".lexical-", dir=directory.parent))
-        try:
-            if self.paper_ids:
-                self._retriever.save(str(tmp / "bm25"), show_progress=False)
-            meta = {
-                "format": _FORMAT,
-                "params": self.params.to_json(),
-                "generation": self.generation,
-            }
-            self.catalogue.save(tmp / CATALOGUE)
-            (tmp / "meta.json").write_text(json.dumps(meta))
-            old = directory.with_name(directory.name + ".old")
-            if directory.exists():
-                os.replace(directory, old)
-            os.replace(tmp, directory)
-            shutil.rmtree(old, ignore_errors=True)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-
     @classmethod
     def load(cls, directory: Path, *, params: Bm25Params) -> LexicalIndex | None:
-        """The saved index, or None if there is none or it was built differently."""
-        bm25s = _bm25s()
-
+        """The saved index, or None if there is none, it was built differently (another
+        format or parameters: rebuilt once) or it is damaged."""
         try:
             meta = json.loads((directory / "meta.json").read_text())
         except (OSError, ValueError):
             return None
         if meta.get("format") != _FORMAT or meta.get("params") != params.to_json():
             return None
+        return cls._open(directory, params)
+
+    @classmethod
+    def _open(cls, directory: Path, params: Bm25Params) -> LexicalIndex | None:
+        if not (directory / POSTINGS / "meta.json").is_file():
+            return None  # no committed postings (tantivy would start an empty index)
         try:
-            catalogue = Catalogue.load(directory / CATALOGUE)
-            if len(catalogue):
-                # Memory-mapped: nothing is read until a query needs a term's postings, and
-                # what is read stays in the page cache, shared by every worker on the machine.
-                retriever = bm25s.BM25.load(str(directory / "bm25"), mmap=True, show_progress=False)
-            else:
-                retriever = bm25s.BM25(k1=params.k1, b=params.b, method=params.method)
-        except (OSError, ValueError, KeyError):
-            return None  # damaged or half-written by an old version: rebuild
-        if len(catalogue) and retriever.scores.get("num_docs") != len(catalogue):
-            return None  # the catalogue and the postings are not from one build: rebuild
-        return cls(retriever, catalogue, params=params, generation=meta["generation"])
+            catalogue, generation, stamp = journal.read(directory)
+            postings = Postings(directory / POSTINGS)
+        except (OSError, ValueError, KeyError, TypeError):
+            return None  # damaged: rebuild
+        return cls(postings, catalogue, params=params, generation=generation, stamp=stamp)
+
+
+def _docs(rows: Iterable[PaperRow], analyze: Analyzer) -> Iterator[tuple[str, list[str]]]:
+    return ((r.id, analyze(paper_text(r))) for r in rows)
+
+
+@contextmanager
+def _locked(directory: Path) -> Iterator[None]:
+    """One writer at a time per index, across processes (the OS frees it if one dies)."""
+    with directory.with_name(directory.name + ".lock").open("a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)

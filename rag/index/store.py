@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rag.errors import StoreError
-from rag.index.calls import BoundedCalls
+from rag.index.calls import BoundedCalls, bound_http
+from rag.index.changes import changed_since, noted
 from rag.index.layout import StoredPaper, chunk_metadata, stored_hash
 from rag.records import Chunk, Paper, PaperRow
 
@@ -94,10 +95,19 @@ class Store:
     def generation(self) -> str:
         """A token that changes whenever any writer changes the collection (indexes built
         from the store record it, to know when they are stale)."""
-        current = self._call(
-            "read", self._client.get_collection, self._collection.name, embedding_function=None
-        )
-        return str((current.metadata or {}).get("generation", "0"))
+        return str(self._metadata().get("generation", "0"))
+
+    def changes(self, since: str) -> tuple[str, set[str] | None]:
+        """(the current generation, the papers changed since generation ``since``, or None
+        when the store's change log cannot tell: :mod:`rag.index.changes`)."""
+        metadata = self._metadata()
+        return str(metadata.get("generation", "0")), changed_since(metadata, since)
+
+    def papers(self, paper_ids: Sequence[str]) -> list[PaperRow]:
+        """These papers as stored (from their first chunks, abstract included); absent ids
+        are left out."""
+        found = self.first_chunks(paper_ids)
+        return [PaperRow.from_mapping(found[pid]) for pid in paper_ids if pid in found]
 
     def query(
         self, vector: np.ndarray, *, n: int, where: dict[str, Any] | None = None
@@ -142,15 +152,13 @@ class Store:
 
     def first_chunks(self, paper_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         """{paper_id: its first chunk's metadata (the whole paper's)}; absent ids left out."""
-        if not paper_ids:
-            return {}
-        result = self._call(
-            "read",
-            self._collection.get,
-            where={"$and": [{"paper_id": {"$in": list(paper_ids)}}, {"chunk_index": 0}]},
-            include=["metadatas"],
-        )
-        return {str(m["paper_id"]): dict(m) for m in result["metadatas"] or []}
+        out: dict[str, dict[str, Any]] = {}
+        for start in range(0, len(paper_ids), 200):
+            batch = list(paper_ids[start : start + 200])
+            where = {"$and": [{"paper_id": {"$in": batch}}, {"chunk_index": 0}]}
+            result = self._call("read", self._collection.get, where=where, include=["metadatas"])
+            out |= {str(m["paper_id"]): dict(m) for m in result["metadatas"] or []}
+        return out
 
     def count_chunks(self) -> int:
         return int(self._call("read", self._collection.count))
@@ -192,6 +200,7 @@ class Store:
         """Upsert these papers' chunks (``vectors`` row-aligned with the chunks in order),
         then delete chunk ids of theirs that the new version no longer has (``stale``).
         A paper's ``sentence_vectors`` ride on its first chunk, as its abstract does."""
+        items = list(items)
         sentences = sentence_vectors or {}
         ids: list[str] = []
         docs: list[str] = []
@@ -222,7 +231,7 @@ class Store:
         if obsolete:
             self._call("write", self._collection.delete, ids=obsolete)
         if ids or obsolete:
-            self._bump_generation()
+            self._bump_generation(paper.id for paper, _ in items)
 
     def update_papers(self, fields: dict[str, dict[str, Any]]) -> None:
         """Merge ``{paper_id: {field: value}}`` into those papers' first chunks (what lists
@@ -230,7 +239,7 @@ class Store:
         if fields:
             ids, metas = [f"{pid}#0" for pid in fields], list(fields.values())
             self._call("write", self._collection.update, ids=ids, metadatas=metas)
-            self._bump_generation()
+            self._bump_generation(fields)
 
     def remove(self, paper_ids: Sequence[str]) -> list[str]:
         """Delete every chunk of these papers; the ids that were stored. Idempotent: an
@@ -265,7 +274,7 @@ class Store:
             self._call("write", self._collection.delete, ids=chunk_ids[start : start + limit])
         metadata = self._metadata()
         metadata.pop(PENDING, None)
-        self._modify(metadata | {"generation": uuid.uuid4().hex})
+        self._modify(noted(metadata, uuid.uuid4().hex, pending))
         return pending
 
     def _metadata(self) -> dict[str, Any]:
@@ -278,17 +287,18 @@ class Store:
         """Replace the collection's metadata (Chroma replaces it whole)."""
         self._call("write", self._collection.modify, metadata=metadata)
 
-    def _bump_generation(self) -> None:
-        self._modify(self._metadata() | {"generation": uuid.uuid4().hex})
+    def _bump_generation(self, paper_ids: Iterable[str] | None) -> None:
+        """A new generation, noting the papers it changed (None: unknown; readers rebuild)."""
+        self._modify(noted(self._metadata(), uuid.uuid4().hex, paper_ids))
 
     def reset(self) -> None:
         """Delete this collection (and only this one) and start it afresh, empty."""
         name, metadata = self._collection.name, dict(self._collection.metadata or {})
-        metadata.pop("generation", None)
-        metadata.pop(PENDING, None)
+        for key in ("generation", PENDING, "changes"):
+            metadata.pop(key, None)
         self._call("write", self._client.delete_collection, name)
         self._collection = self._call("write", _get_or_create, self._client, name, metadata)
-        self._bump_generation()
+        self._bump_generation(None)
 
 
 def _pending(metadata: dict[str, Any]) -> list[str]:
@@ -349,7 +359,7 @@ def open_store(settings: Settings) -> Store:
             )
             # Longer than a call's own limit: a stuck request keeps failing the next calls
             # fast (BoundedCalls) until the server answers or this expires.
-            _bound_http(client, 2 * settings.chroma_timeout)
+            bound_http(client, 2 * settings.chroma_timeout)
         else:
             path.mkdir(parents=True, exist_ok=True)
             client = chromadb.PersistentClient(path=str(path), settings=chroma_settings)
@@ -388,13 +398,3 @@ def open_store(settings: Settings) -> Store:
     )
     store.finish_removals()  # a removal a crash cut short is finished before anything else
     return store
-
-
-def _bound_http(client: ClientAPI, seconds: float) -> None:
-    """Give the HTTP client's connection a timeout: chromadb makes it with none, so a frozen
-    server would hold a thread for ever (the pool's timeout frees the caller, not the thread)."""
-    import httpx
-
-    session = getattr(getattr(client, "_server", None), "_session", None)
-    if isinstance(session, httpx.Client):
-        session.timeout = httpx.Timeout(seconds)

@@ -1,8 +1,10 @@
 """Where a collection's lexical index lives, and keeping it current with the store.
 
 The BM25 index and catalogue are built from the store's own contents and saved beside it;
-the store's *generation* they were built from is saved with them, so any process (one
-sharing a Chroma server with other writers too) can tell when to load or rebuild.
+the store's *generation* they are current with is saved with them, so any process (one
+sharing a Chroma server with other writers too) can tell when to catch up: by applying the
+papers the store's change log names since that generation, or, when the log cannot tell,
+by rebuilding.
 """
 
 from __future__ import annotations
@@ -50,21 +52,38 @@ def _digest(parts: tuple[str, ...]) -> str:
 def sync_lexical(
     store: Store, directory: Path, params: Bm25Params, current: LexicalIndex | None = None
 ) -> LexicalIndex:
-    """An index matching the store's current generation: ``current`` if it still is, else
-    the saved one if it is, else rebuilt from the store (and saved)."""
+    """An index matching the store's current generation: ``current`` if it still is; else
+    the saved one if it is (another process brought it there); else the saved one with the
+    papers changed since its generation applied in place, when the store's change log can
+    tell which (:mod:`rag.index.changes`); else rebuilt from the whole store."""
     generation = store.generation()
     if current is not None and current.generation == generation:
         return current
-    saved = LexicalIndex.load(directory, params=params)
-    if saved is not None and saved.generation == generation:
-        return saved
+    # Another process on this machine may have brought the saved index further: read what
+    # it wrote (the journal's new lines), or the whole index when this process has none.
+    index = current.reloaded() if current is not None else None
+    if index is None:
+        index = LexicalIndex.load(directory, params=params)
+    if index is not None and index.generation == generation:
+        if index.consistent:
+            return index
+        index = None  # current, yet its postings and catalogue disagree: rebuild
+    if index is not None:
+        generation, touched = store.changes(since=index.generation)
+        if touched is not None:
+            start = time.perf_counter()
+            rows = store.papers(sorted(touched))
+            applied = index.apply(rows, touched, generation=generation)
+            if applied is not None:
+                log.info("lexical index: %d papers changed in place in %.2f s (%d now)",
+                         len(touched), time.perf_counter() - start, len(applied))  # fmt: skip
+                return applied
     start = time.perf_counter()
+    generation = store.generation()  # read before the scan: a change during it shows later
     rows = list(store.iter_papers())
     scanned = time.perf_counter()
-    rebuilt = LexicalIndex.build(rows, params=params, generation=generation)
-    built = time.perf_counter()
-    rebuilt.save(directory)
-    rebuilt.timings |= {"scan_s": scanned - start, "save_s": time.perf_counter() - built}
+    rebuilt = LexicalIndex.build(rows, params=params, generation=generation, directory=directory)
+    rebuilt.timings |= {"scan_s": scanned - start}
     log.info(
         "lexical index rebuilt: %d papers in %.1f s (%s)",
         len(rebuilt),

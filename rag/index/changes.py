@@ -1,0 +1,79 @@
+"""Which papers each recent generation of the store changed, kept in the collection's metadata.
+
+Every writer that bumps the store's generation also notes the paper ids it touched: an entry
+``[new generation, previous generation, ids]``. A process whose lexical index is at
+generation ``g`` walks back from the current generation through the entries' previous links;
+if it reaches ``g``, the papers to bring up to date are the union of the ids on the way
+(whatever their state now: present in the store or gone), and nothing else changed. If the
+chain breaks (``g`` has fallen out of the bounded log, an entry noted "unknown" as a reset
+does, or a writer of an older version bumped without noting), the caller cannot tell what
+changed and rebuilds.
+
+Chroma has no compare-and-swap on metadata: two writers that bump at the same instant can
+lose one's entry (as they already lose one's generation token). The chain then skips that
+writer's generation, so a process at exactly that generation rebuilds; a process at an
+older one does not notice and misses those papers until they change again.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+__all__ = ["CHANGES", "changed_since", "noted"]
+
+CHANGES = "changes"  # the collection metadata key
+MAX_IDS = 2000  # paper ids kept in the log (~50 KB read with every generation check)
+MAX_ENTRIES = 64
+
+Entry = tuple[str, str, list[str] | None]
+
+
+def _entries(metadata: Mapping[str, Any]) -> list[Entry]:
+    try:
+        raw = json.loads(str(metadata.get(CHANGES) or "[]"))
+    except json.JSONDecodeError:
+        return []
+    if not isinstance(raw, list):
+        return []
+    out: list[Entry] = []
+    for item in raw:
+        if isinstance(item, list) and len(item) == 3:
+            ids = item[2]
+            out.append((str(item[0]), str(item[1]), None if ids is None else [str(i) for i in ids]))
+    return out
+
+
+def noted(
+    metadata: Mapping[str, Any], generation: str, ids: Iterable[str] | None
+) -> dict[str, Any]:
+    """``metadata`` with ``generation`` as the new generation and an entry noting that it
+    changed ``ids`` (None: unknown, readers rebuild). Old entries drop out beyond the bounds."""
+    previous = str(metadata.get("generation", "0"))
+    touched = None if ids is None else sorted(set(ids))
+    if touched is not None and len(touched) > MAX_IDS:
+        touched = None
+    entries = [*_entries(metadata), (generation, previous, touched)][-MAX_ENTRIES:]
+    while len(entries) > 1 and sum(len(e[2] or ()) for e in entries) > MAX_IDS:
+        entries.pop(0)
+    return {**metadata, "generation": generation, CHANGES: json.dumps(entries)}
+
+
+def changed_since(metadata: Mapping[str, Any], generation: str) -> set[str] | None:
+    """The papers changed between ``generation`` and the metadata's current one, or None
+    when the log cannot tell."""
+    current = str(metadata.get("generation", "0"))
+    by_new = {new: (previous, ids) for new, previous, ids in _entries(metadata)}
+    touched: set[str] = set()
+    seen: set[str] = set()
+    while current != generation:
+        if current in seen or current not in by_new:
+            return None
+        seen.add(current)
+        previous, ids = by_new[current]
+        if ids is None:
+            return None
+        touched.update(ids)
+        current = previous
+    return touched
