@@ -234,7 +234,7 @@ class OnnxMiniLM:
         *,
         threads: int = 0,
         batch_size: int = 32,
-        batch_tokens: int | None = 2048,
+        batch_tokens: int | None = 512,
         cache_dir: Path | None = None,
         graph: str = "int8",
         sort_by_length: bool = True,
