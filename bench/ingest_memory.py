@@ -6,7 +6,8 @@
 For each size, one whole `paperchat ingest --json` process into a fresh data dir: docs/s
 (whole process) and its own peak RSS. The papers are the corpus's real abstracts first, then
 synthetic ones anchored on them (bench/scale/synth.py) past the corpus's size (SciFact has
-5,183). Embedding is real: on 2 cores expect ~10-20 papers/s. The embedder graph is built
+5,183). ``--embed-batch 10`` shows what the embedder's batch size does to the peak.
+Embedding is real: on 2 cores expect ~10-20 papers/s. The embedder graph is built
 once, untimed, in a bench cache dir. Saves bench/results/ingest_memory.json (after every
 size, so a long run stopped early keeps what it measured) and a plot.
 """
@@ -39,7 +40,9 @@ from bench.ingest_peers import (  # noqa: E402
 )
 
 
-def measure(corpus: Path, sizes: Sequence[int], out: Path) -> list[dict[str, Any]]:
+def measure(
+    corpus: Path, sizes: Sequence[int], out: Path, *, embed_batch: int = 0
+) -> list[dict[str, Any]]:
     real = read_records(corpus, max(sizes))
     root = Path(tempfile.mkdtemp(prefix="paperchat-memory-"))
     rows: list[dict[str, Any]] = []
@@ -49,9 +52,15 @@ def measure(corpus: Path, sizes: Sequence[int], out: Path) -> list[dict[str, Any
         for size in sizes:
             path = root / f"corpus-{size}.jsonl"
             write_jsonl(synthetic_records(real, size), path)
-            r = run_peer("paperchat", path, root, cache_dir, root)
+            env = {"PAPERCHAT_EMBED_BATCH_SIZE": str(embed_batch)} if embed_batch else {}
+            r = run_peer("paperchat", path, root, cache_dir, root, extra_env=env)
             path.unlink()
-            r.update(size=size, real=min(size, len(real)), docs_per_s=size / r["wall_s"])
+            r.update(
+                embed_batch=embed_batch or "default",
+                size=size,
+                real=min(size, len(real)),
+                docs_per_s=size / r["wall_s"],
+            )
             rows.append(r)
             print(
                 f"{size:>8} papers ({r['real']} real): {r['wall_s']:8.1f}s "
@@ -106,10 +115,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     ap.add_argument("--corpus", type=Path, required=True, help="BEIR-style corpus.jsonl")
     ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
+    ap.add_argument(
+        "--embed-batch",
+        type=int,
+        default=0,
+        help="PAPERCHAT_EMBED_BATCH_SIZE for the ingests (default: the product's)",
+    )
     ap.add_argument("--out", type=Path, default=RESULTS / "ingest_memory.json")
     args = ap.parse_args(argv)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    plot(measure(args.corpus, args.sizes, args.out), args.out.with_suffix(".png"))
+    rows = measure(args.corpus, args.sizes, args.out, embed_batch=args.embed_batch)
+    plot(rows, args.out.with_suffix(".png"))
 
 
 if __name__ == "__main__":

@@ -394,7 +394,15 @@ def _last_json(text: str) -> dict[str, Any]:
     return json.loads(text[start + 1 :] if start >= 0 else text)
 
 
-def run_peer(peer: str, corpus: Path, root: Path, cache_dir: Path, model_dir: Path) -> dict:
+def run_peer(
+    peer: str,
+    corpus: Path,
+    root: Path,
+    cache_dir: Path,
+    model_dir: Path,
+    *,
+    extra_env: dict[str, str] | None = None,
+) -> dict:
     work = Path(tempfile.mkdtemp(prefix=f"{peer}-", dir=root))
     if peer == "paperchat":
         cmd = [sys.executable, "-m", "ui.cli.main", "ingest", "--json", str(corpus)]
@@ -402,7 +410,7 @@ def run_peer(peer: str, corpus: Path, root: Path, cache_dir: Path, model_dir: Pa
         cmd = [sys.executable, __file__, "--phase", peer, "--corpus", str(corpus)]
         cmd += ["--work", str(work), "--model-dir", str(model_dir)]
     load = os.getloadavg()
-    got = run_process(cmd, env=_env(cache_dir, work / "data"), cwd=work)
+    got = run_process(cmd, env=_env(cache_dir, work / "data") | (extra_env or {}), cwd=work)
     result: dict[str, Any] = {
         "peer": peer,
         "wall_s": got["wall_s"],
