@@ -1,17 +1,14 @@
 """Split an abstract into token windows that fit the embedder, on sentence boundaries.
 
-Sizes are counted in the embedder's own tokens when it has a tokenizer (MiniLM's
-WordPiece, tiktoken for an OpenAI-compatible API), else in tiktoken's: ``chunk_tokens`` is
-the budget for the whole embedded text (heading, passage and the embedder's special
-tokens), capped at the embedder's limit, so a chunk is as long as the model reads and no
-longer. Every chunk is checked against that limit; a chunk over it is split again with a
-smaller budget. Chunks of one paper are balanced (similar sizes) rather than filled
-greedily, and consecutive chunks share whole trailing sentences up to ``overlap`` tokens.
+Sizes are counted with tiktoken (``chunk_tokens`` is the budget for the whole embedded
+text: heading + passage), then every chunk is checked with the embedder's own tokenizer,
+whose limit is the hard one; a chunk over it is split again with a smaller budget.
+Chunks of one paper are balanced (similar sizes) rather than filled greedily, and
+consecutive chunks share whole trailing sentences up to ``overlap`` tokens.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -57,33 +54,14 @@ class Chunker:
             raise ValueError("overlap must be >= 0 and smaller than chunk_tokens")
 
     def _count(self, text: str) -> int:
-        """tiktoken tokens (what ``Chunk.n_tokens`` and the language model's budget count)."""
         return len(get_encoding(self.encoding).encode(text, disallowed_special=()))
-
-    @functools.cached_property
-    def _specials(self) -> int:
-        """The special tokens the embedder adds once per embedded text ([CLS], [SEP])."""
-        return self.embedder_tokens([""])[0] if self.embedder_tokens is not None else 0
-
-    def _sizes(self, texts: Sequence[str]) -> list[int]:
-        """Each text's length in the tokens windows are measured in: the embedder's own
-        (without its special tokens), else tiktoken's."""
-        if self.embedder_tokens is None:
-            return [self._count(t) for t in texts]
-        return [n - self._specials for n in self.embedder_tokens(texts)]
-
-    def _budget(self) -> int:
-        """Tokens per embedded text, the embedder's special tokens included."""
-        if self.embedder_tokens is None or self.embedder_limit is None:
-            return self.chunk_tokens
-        return min(self.chunk_tokens, self.embedder_limit)
 
     def chunk(self, paper: Paper) -> list[Chunk]:
         """A paper without an abstract is one chunk of its keywords (else its title), so it
         is found by them; its abstract stays empty and is never quoted. A paper's body (full
         text) follows as further chunks of the same paper, after the abstract's."""
         heading = paper.title or paper.label
-        budget = self._budget()
+        budget = self.chunk_tokens
         opening = paper.abstract or "; ".join(paper.extra.get("keywords") or ()) or heading
         while True:
             texts = self._windows(opening, heading, budget)
@@ -105,14 +83,13 @@ class Chunker:
         return max(counts, default=0) <= self.embedder_limit
 
     def _windows(self, abstract: str, heading: str, budget: int) -> list[str]:
-        sentences = split_sentences(abstract)
-        if not sentences:
-            return []
-        heading_tokens, *sizes = self._sizes([f"{heading}\n" if heading else "", *sentences])
-        room = max(budget - self._specials - heading_tokens, 16)
+        heading_tokens = self._count(heading) + 1 if heading else 0
+        room = max(budget - heading_tokens, 16)
         pieces: list[tuple[str, int]] = []
-        for sentence, size in zip(sentences, sizes, strict=True):
-            pieces.extend([(sentence, size)] if size <= room else self._cut(sentence, room))
+        for sentence in split_sentences(abstract):
+            pieces.extend(self._fit_sentence(sentence, room))
+        if not pieces:
+            return []
         total = sum(n for _, n in pieces)
         if total <= room:
             return [" ".join(text for text, _ in pieces)]
@@ -135,9 +112,7 @@ class Chunker:
                     used = carried
                     start = back
             j = i
-            # A sentence joins when at least half of it fits under the target: windows
-            # then land on either side of it, and n of them hold the text.
-            while j < len(pieces) and (j == i or used + pieces[j][1] / 2 <= target):
+            while j < len(pieces) and (j == i or used + pieces[j][1] <= target):
                 if used + pieces[j][1] > room:
                     break
                 used += pieces[j][1]
@@ -147,13 +122,18 @@ class Chunker:
             i = j
         return windows
 
-    def _cut(self, sentence: str, room: int) -> list[tuple[str, int]]:
-        """A sentence longer than the room, cut into token windows (rare: tables, lists)."""
+    def _fit_sentence(self, sentence: str, room: int) -> list[tuple[str, int]]:
+        """A sentence longer than the room is cut into token windows (rare: tables, lists)."""
         enc = get_encoding(self.encoding)
         tokens = enc.encode(sentence, disallowed_special=())
-        texts = [enc.decode(tokens[k : k + room]).strip() for k in range(0, len(tokens), room)]
-        texts = [t for t in texts if t]
-        return list(zip(texts, self._sizes(texts), strict=True))
+        if len(tokens) <= room:
+            return [(sentence, len(tokens))]
+        parts = []
+        for k in range(0, len(tokens), room):
+            text = enc.decode(tokens[k : k + room]).strip()
+            if text:
+                parts.append((text, self._count(text)))
+        return parts
 
 
 def sentence_spans(

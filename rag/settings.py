@@ -104,9 +104,8 @@ class Settings(BaseSettings):
         default=224,
         ge=32,
         le=8192,
-        description="Chunk size in the embedder's own tokens (MiniLM's word pieces; tiktoken "
-        "for PAPERCHAT_EMBEDDER=openai), title and special tokens included; at most the "
-        "embedder's limit (256 for MiniLM).",
+        description="Target chunk size in tiktoken tokens (title + passage); a chunk over "
+        "the embedder's own limit is split again.",
     )
     chunk_overlap: int = Field(
         default=32, ge=0, le=4096, description="Tokens shared by consecutive chunks of a paper."
