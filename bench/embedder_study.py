@@ -218,16 +218,10 @@ def variants(cache: Path) -> list[Variant]:
 def machine_info() -> dict[str, Any]:
     import onnxruntime as ort
 
-    cpu = platform.processor()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    from bench.machine import cpu_model
+
     return {
-        "cpu": cpu,
+        "cpu": cpu_model(),
         "cores": os.cpu_count(),
         "onnxruntime": ort.__version__,
         "numpy": np.__version__,
