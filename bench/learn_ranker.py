@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.answers import half, load_items  # noqa: E402
 from rag.answer import rank  # noqa: E402
+from rag.answer.extractive import sentence_vectors_for, stored_rows  # noqa: E402
 from rag.answer.followup import Turn, rewrite_followup  # noqa: E402
 from rag.answer.question import Names, analyse  # noqa: E402
 from rag.index.layout import sentence_vectors  # noqa: E402
@@ -77,9 +78,8 @@ def _example(
         first = firsts.get(hit.paper.id, {})
         sentences = split_sentences(str(first.get("abstract", "")))
         rows = sentence_vectors(first)
+        stored += stored_rows(rows, len(sentences))
         for i, s in enumerate(sentences):
-            ok = rows is not None and len(rows) == len(sentences) and not np.isnan(rows[i, 0])
-            stored.append(rows[i] if ok else None)
             candidates.append(
                 rank.Candidate(s, hit.paper.id, hit.paper.label, i, len(sentences), r)
             )
@@ -91,10 +91,7 @@ def _example(
         return None  # retrieval missed the gold paper: nothing to learn about ranking
     qvec = engine.answer_embedder.embed_query(query)
     # The vectors answers use: stored at ingest (pooled in context), else embedded alone.
-    vecs = np.stack([
-        v if v is not None else engine.answer_embedder.embed_documents([c.text])[0]
-        for c, v in zip(candidates, stored, strict=True)
-    ])  # fmt: skip
+    vecs = sentence_vectors_for([c.text for c in candidates], stored, engine.answer_embedder)
     x = rank.features(question, candidates, vecs @ qvec)
     return {"x": x, "y": np.asarray(labels, dtype=np.float32)}
 

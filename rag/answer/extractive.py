@@ -32,7 +32,7 @@ from rag.terms import terms
 if TYPE_CHECKING:
     from rag.index.embed import Embedder
 
-__all__ = ["MAX_WORDS", "extractive_answer"]
+__all__ = ["MAX_WORDS", "extractive_answer", "sentence_vectors_for", "stored_rows"]
 
 MAX_WORDS = 120  # a prose answer stops adding sentences past this many words
 MAX_SENTENCES = 3
@@ -67,21 +67,35 @@ def _sentences(sources: Sequence[Source]) -> list[_Sentence]:
     return out
 
 
-def _vectors(sentences: Sequence[_Sentence], embedder: Embedder) -> np.ndarray:
-    """Each sentence's vector: the one stored at ingest where there is one (pooled in the
-    context of its abstract), else embedded now (papers stored without them, or by an
-    embedder that cannot pool spans)."""
-    out = np.zeros((len(sentences), embedder.dim), dtype=np.float32)
-    todo = []
-    for i, s in enumerate(sentences):
-        stored = s.source.sentence_vectors
-        if stored is not None and len(stored) == s.of and not np.isnan(stored[s.position, 0]):
-            out[i] = stored[s.position]
-        else:
-            todo.append(i)
+def stored_rows(rows: np.ndarray | None, count: int) -> list[np.ndarray | None]:
+    """A paper's stored sentence vectors, one per sentence of its abstract (``count``): None
+    where there is none (stored without them, rows that do not match the abstract, a NaN
+    row for a sentence no chunk held whole)."""
+    if rows is None or len(rows) != count:
+        return [None] * count
+    return [None if np.isnan(row[0]) else row for row in rows]
+
+
+def sentence_vectors_for(
+    texts: Sequence[str], stored: Sequence[np.ndarray | None], embedder: Embedder
+) -> np.ndarray:
+    """Each sentence's vector: the one stored at ingest (pooled in the context of its
+    abstract) where there is one, else embedded now, all the missing ones in one call."""
+    out = np.zeros((len(texts), embedder.dim), dtype=np.float32)
+    todo = [i for i, row in enumerate(stored) if row is None]
+    for i, row in enumerate(stored):
+        if row is not None:
+            out[i] = row
     if todo:
-        out[todo] = embedder.embed_documents([sentences[i].text for i in todo])
+        out[todo] = embedder.embed_documents([texts[i] for i in todo])
     return out
+
+
+def _vectors(sentences: Sequence[_Sentence], embedder: Embedder) -> np.ndarray:
+    """The answer's sentence vectors (:func:`sentence_vectors_for` over its sources)."""
+    rows = {s.source.paper_id: stored_rows(s.source.sentence_vectors, s.of) for s in sentences}
+    stored = [rows[s.source.paper_id][s.position] for s in sentences]
+    return sentence_vectors_for([s.text for s in sentences], stored, embedder)
 
 
 def _scored(

@@ -206,39 +206,32 @@ def features(question: Question, candidates: Sequence[Candidate], dense: np.ndar
     how = kind == "how"
     rows = []
     for c, t, sim in zip(candidates, traits, dense, strict=True):
-        have, intro, url, method, result, background = (
-            t.terms,
-            t.intro,
-            t.url,
-            t.method,
-            t.result,
-            t.background,
-        )
         figure = t.figure or (kind == "numeric" and t.word_number)
         named = c.paper_id in question.named
+        after_intro = c.position > intro_at.get(c.paper_id, c.of)
         rows.append(
             [
                 1.0,
                 float(sim),
                 float(sim) - best,
-                sum(idf[t] for t in wanted & have) / total,
+                sum(idf[w] for w in wanted & t.terms) / total,
                 float(named and c.label.casefold() in c.text.casefold()),
                 float(named),
-                float(intro),
-                float(intro and kind == "definition"),
+                float(t.intro),
+                float(t.intro and kind == "definition"),
                 float(figure),
                 float(figure and kind == "numeric"),
-                float(result),
-                float(background),
-                float(background and problem),
-                float(url),
-                float(url and code),
-                float(method),
-                float(method and kind in ("how", "definition")),
-                float(result and evaluation),
-                float(c.position > intro_at.get(c.paper_id, c.of)),
-                float(how and c.position > intro_at.get(c.paper_id, c.of)),
-                float(how and background),
+                float(t.result),
+                float(t.background),
+                float(t.background and problem),
+                float(t.url),
+                float(t.url and code),
+                float(t.method),
+                float(t.method and kind in ("how", "definition")),
+                float(t.result and evaluation),
+                float(after_intro),
+                float(how and after_intro),
+                float(how and t.background),
                 float(c.position == 0),
                 c.position / max(c.of - 1, 1),
                 1.0 / c.rank,
