@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -105,6 +106,71 @@ def test_shipped_graph_agrees_with_int8_graph(minilm: OnnxMiniLM) -> None:
     shipped = OnnxMiniLM(graph="shipped").embed_documents(SENTENCES)
     cos = (shipped * minilm.embed_documents(SENTENCES)).sum(axis=1)
     assert cos.min() > 0.99
+
+
+def test_built_graph_has_no_nan_guards(minilm: OnnxMiniLM) -> None:
+    import onnx
+
+    minilm.embed_documents(["warm"])
+    assert minilm.cache_dir is not None
+    (cached,) = Path(minilm.cache_dir).glob("minilm-int8-*.onnx")
+    ops = {node.op_type for node in onnx.load(str(cached)).graph.node}
+    assert "IsNaN" not in ops and "Softmax" in ops
+
+
+def _softmax_graph(mask_value: float) -> Any:
+    """scores + mask -> Softmax -> Where(IsNaN(p), 0, p) -> MatMul: the exporter's pattern."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    mask = np.zeros((1, 4), dtype=np.float32)
+    mask[0, 3] = mask_value
+    nodes = [
+        helper.make_node("Add", ["x", "mask"], ["scores"]),
+        helper.make_node("Softmax", ["scores"], ["p"], axis=-1),
+        helper.make_node("IsNaN", ["p"], ["nan"]),
+        helper.make_node("Where", ["nan", "zero", "p"], ["guarded"]),
+        helper.make_node("MatMul", ["guarded", "v"], ["y"]),
+    ]
+    inits = [
+        numpy_helper.from_array(mask, "mask"),
+        numpy_helper.from_array(np.zeros((), dtype=np.float32), "zero"),
+        numpy_helper.from_array(np.arange(8, dtype=np.float32).reshape(4, 2), "v"),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 2])],
+        inits,
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def _run(model: Any, x: np.ndarray) -> np.ndarray:
+    import onnxruntime as ort
+
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    return np.asarray(session.run(None, {"x": x})[0])
+
+
+def test_dropping_nan_guards_keeps_every_output() -> None:
+    from rag.index.minilm import drop_nan_guards
+
+    x = np.random.default_rng(0).normal(size=(3, 4)).astype(np.float32) * 50
+    guarded = _softmax_graph(float(np.finfo(np.float32).min))
+    before = _run(guarded, x)
+    after = _run(drop_nan_guards(guarded), x)
+    ops = [n.op_type for n in guarded.graph.node]
+    assert ops == ["Add", "Softmax", "MatMul"]
+    np.testing.assert_array_equal(after, before)
+
+
+def test_a_graph_masking_with_minus_infinity_keeps_its_guards() -> None:
+    from rag.index.minilm import drop_nan_guards
+
+    model = drop_nan_guards(_softmax_graph(float("-inf")))
+    ops = [n.op_type for n in model.graph.node]
+    assert "IsNaN" in ops and "Where" in ops
 
 
 def test_unknown_graph_is_a_config_error() -> None:

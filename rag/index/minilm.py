@@ -1,9 +1,10 @@
 """The offline default embedder: all-MiniLM-L6-v2, int8 weights, ONNX Runtime on the CPU.
 
-The packaged graph's int8 weights are dequantised once and its LayerNorm/GELU fused
-(onnxruntime's transformer optimizer, no torch needed), then every MatMul except the FFN
-outputs runs as int8 x int8 (dynamic, per-channel): ~1.4x the straightforward way, cosine
->= 0.99 to the fp32 model (figures in ``bench/results/embedder_study.json``). The graph is
+The packaged graph's int8 weights are dequantised once, the no-op NaN guards after each
+softmax dropped, its LayerNorm/GELU fused (onnxruntime's transformer optimizer, no torch
+needed), then every MatMul except the FFN outputs runs as int8 x int8 (dynamic,
+per-channel): ~1.4x the straightforward way, cosine >= 0.99 to the fp32 model (figures in
+``bench/results/embedder_study.json``). The graph is
 built on first use and cached in ``cache_dir``. Texts are sorted by token count before
 batching (less padding), and the order restored. Intra-op thread spinning is off.
 """
@@ -146,9 +147,10 @@ def length_sorted_batches(
 
 
 GRAPHS = ("shipped", "fused", "int8")
-_GRAPH_RECIPE = 1  # bump when build_graph changes what it makes
+_GRAPH_RECIPE = 2  # bump when build_graph changes what it makes
 """Graphs OnnxMiniLM can run. shipped: the packaged file as is (int8 weights, fp32 maths).
-fused: weights dequantised once, LayerNorm/GELU fused (fp32 maths, same vectors).
+fused: weights dequantised once, NaN guards dropped, LayerNorm/GELU fused (fp32 maths,
+same vectors).
 int8: fused + int8 activations x int8 weights for every MatMul except the FFN outputs
 (the one quantisation the vectors are sensitive to); see bench/embedder_study.py."""
 
@@ -161,7 +163,7 @@ def build_graph(kind: str, source: Path) -> bytes:
     if kind not in GRAPHS:
         raise ConfigError(f"unknown MiniLM graph {kind!r}; choose one of {', '.join(GRAPHS)}")
     try:
-        import onnx  # noqa: F401  (the optimizer and the quantiser need it)
+        import onnx
         import sympy  # noqa: F401
         from onnxruntime.transformers.optimizer import optimize_model
     except ImportError as exc:
@@ -178,11 +180,47 @@ def build_graph(kind: str, source: Path) -> bytes:
         options.optimized_model_filepath = str(folded)
         options.log_severity_level = 3
         ort.InferenceSession(str(source), options, providers=["CPUExecutionProvider"])
+        unguarded = drop_nan_guards(onnx.load(str(folded)))
+        onnx.save(unguarded, str(folded))
         fused = optimize_model(
             str(folded), model_type="bert", num_heads=12, hidden_size=384, opt_level=0
         ).model
         graph = fused if kind == "fused" else quantize_graph(fused, exclude_ffn_out=True)
         return bytes(graph.SerializeToString())
+
+
+def drop_nan_guards(model: Any) -> Any:
+    """The graph without its ``Where(IsNaN(p), 0, p)`` after each softmax.
+
+    The exporter guards against rows whose every key is masked with -inf (softmax of those
+    is NaN). This graph masks with float32's lowest finite value, never -inf, so a softmax
+    here is never NaN and the guard passes its input through unchanged, at a cost of a
+    fifth of the embedding time for 224-token chunks (two full passes over every
+    [batch, heads, tokens, tokens] score tensor). Dropping it gives the same vectors, bit
+    for bit (tests/test_embed.py). A graph holding a -inf constant keeps its guards."""
+    from onnx import numpy_helper
+
+    graph = model.graph
+    constants = list(graph.initializer) + [
+        attr.t for node in graph.node if node.op_type == "Constant" for attr in node.attribute
+    ]
+    if any(np.isneginf(numpy_helper.to_array(c)).any() for c in constants if c.data_type == 1):
+        return model
+    producer = {out: node for node in graph.node for out in node.output}
+    bypass: dict[str, str] = {}
+    dropped = []
+    for node in graph.node:
+        guard = producer.get(node.input[0]) if node.op_type == "Where" else None
+        if guard is not None and guard.op_type == "IsNaN" and guard.input[0] == node.input[2]:
+            bypass[node.output[0]] = node.input[2]
+            dropped += [node, guard]
+    for node in dropped:
+        graph.node.remove(node)
+    for node in graph.node:
+        for k, name in enumerate(node.input):
+            if name in bypass:
+                node.input[k] = bypass[name]
+    return model
 
 
 def quantize_graph(model: Any, *, exclude_ffn_out: bool) -> Any:
@@ -300,6 +338,9 @@ class OnnxMiniLM:
         partial = cached.with_suffix(f".{os.getpid()}.tmp")
         partial.write_bytes(data)
         os.replace(partial, cached)  # atomic: a concurrent reader never sees half a file
+        for stale in cached.parent.glob(f"minilm-{self.graph}-*.onnx"):
+            if stale != cached:  # built by an older recipe or onnxruntime: never read again
+                stale.unlink(missing_ok=True)
         return data
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
