@@ -15,6 +15,7 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -285,11 +286,13 @@ class Retriever:
             ranked = sorted(lexical.items(), key=lambda kv: (-kv[1], kv[0]))
         else:
             ranked = fuse_minmax(dense, lexical, alpha=self.alpha)
-        top = [(pid, s) for pid, s in ranked if pid in index.catalogue][:k]
-        best = self._passages([pid for pid, _ in top], query, chunk_sims, passages)
+        catalogue = index.catalogue
+        top = list(islice(((pid, s) for pid, s in ranked if pid in catalogue), k))
+        rows = {pid: catalogue[pid] for pid, _ in top}
+        best = self._passages(rows, query, chunk_sims, passages)
         return [
             Hit(
-                paper=index.catalogue[pid],
+                paper=rows[pid],
                 score=score,
                 dense=dense.get(pid),
                 lexical=lexical.get(pid),
@@ -311,31 +314,38 @@ class Retriever:
         return group_by_paper(ids, sims), dict(zip(ids, sims, strict=True))
 
     def _passages(
-        self, hits: list[str], query: str, chunk_sims: dict[str, float], n: int
+        self, rows: dict[str, PaperRow], query: str, chunk_sims: dict[str, float], n: int
     ) -> dict[str, tuple[Passage, ...]]:
         """Each paper's best ``n`` chunks, best first: ranked by the dense similarities the
         query already produced, else (chunks the dense pool did not reach, lexical mode) by
-        how many query terms they contain. One read of chunk texts by id; no re-embedding."""
-        if not hits or n < 1:
+        how many query terms they contain. One read of the chunk texts needed, by id (a
+        paper whose ``n`` best chunks the dense pool ranked needs only those); no
+        re-embedding."""
+        if not rows or n < 1:
             return {}
-        index = self.index
-        wanted = [f"{pid}#{i}" for pid in hits for i in range(index.catalogue[pid].n_chunks)]
+        wanted: list[str] = []
+        for pid, row in rows.items():
+            chunks = [f"{pid}#{i}" for i in range(row.n_chunks)]
+            ranked = sorted((c for c in chunks if c in chunk_sims), key=lambda c: -chunk_sims[c])
+            # Unranked chunks score below 0 (see below), so they cannot beat these n.
+            enough = len(ranked) >= n and chunk_sims[ranked[n - 1]] >= 0
+            wanted += ranked[:n] if enough else chunks
         texts = self.store.documents(wanted)
         unranked = [cid for cid in wanted if cid in texts and cid not in chunk_sims]
-        terms = set(index.analyze([query])[0])
-        overlap = {
-            cid: len(terms.intersection(words))
-            for cid, words in zip(
-                unranked, index.analyze([texts[c] for c in unranked]), strict=True
-            )
-        }
+        below: dict[str, float] = {}  # unranked chunks: -1 + the share of query terms held
+        if unranked:
+            terms = set(self.index.analyze_one(query))
+            analysed = self.index.analyze([texts[c] for c in unranked])
+            below = {
+                cid: -1.0 + len(terms.intersection(words)) / (len(terms) + 1)
+                for cid, words in zip(unranked, analysed, strict=True)
+            }
         out: dict[str, list[Passage]] = {}
         for cid in wanted:
             if cid not in texts:
                 continue
             pid, _, number = cid.rpartition("#")
-            # Chunks the dense pool did not reach rank below any that it did, by term overlap.
-            score = chunk_sims[cid] if cid in chunk_sims else -1.0 + overlap[cid] / (len(terms) + 1)
+            score = chunk_sims[cid] if cid in chunk_sims else below[cid]
             out.setdefault(pid, []).append(Passage(cid, int(number), texts[cid], score))
         return {
             pid: tuple(sorted(ps, key=lambda p: (-p.score, p.index))[:n]) for pid, ps in out.items()

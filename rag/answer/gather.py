@@ -118,7 +118,8 @@ def gather(
         if rows:
             return Gathered(sources=_numbered(rows, retriever), answerable=True, reason="author")
     wide = max(k, LIST_K) if question.kind == "list" else k
-    hits = retriever.search(query, k=wide, filters=filters)
+    # Answers quote the whole abstracts read below, never the chunk passages: none read.
+    hits = retriever.search(query, k=wide, filters=filters, passages=0)
     named = _rows(question.named, retriever, filters)
     if question.kind == "list":
         hits = _close_to_best(hits)

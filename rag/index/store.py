@@ -153,11 +153,11 @@ class Store:
     def first_chunks(self, paper_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         """{paper_id: its first chunk's metadata (the whole paper's)}; absent ids left out."""
         out: dict[str, dict[str, Any]] = {}
-        for start in range(0, len(paper_ids), 200):
-            batch = list(paper_ids[start : start + 200])
-            where = {"$and": [{"paper_id": {"$in": batch}}, {"chunk_index": 0}]}
-            result = self._call("read", self._collection.get, where=where, include=["metadatas"])
-            out |= {str(m["paper_id"]): dict(m) for m in result["metadatas"] or []}
+        for start in range(0, len(paper_ids), _PAGE):
+            # By id ("<paper>#0"); a metadata filter costs more as the store grows (8.6 ms at 5k)
+            ids = [f"{pid}#0" for pid in paper_ids[start : start + _PAGE]]
+            result = self._call("read", self._collection.get, ids=ids, include=["metadatas"])
+            out |= {str(m["paper_id"]): dict(m) for m in result["metadatas"] or [] if m}
         return out
 
     def count_chunks(self) -> int:
