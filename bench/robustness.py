@@ -1,14 +1,19 @@
 """Robustness of `paperchat serve` and `paperchat ingest` under load and faults (issue #16).
 
-Load: 32 concurrent /api/ask on a fresh (cold) server, with the work queue off
-(PAPERCHAT_WORK_CONCURRENCY=0, as before) and on (the default), side by side: server RSS
-before, at peak and 5 s after, p95 latency, errors. Faults: a frozen Chroma server
+Load: 32 concurrent /api/ask on a fresh (cold) server, each on a new connection, with the
+work queue off (PAPERCHAT_WORK_CONCURRENCY=0, as before) and on (the default), side by side:
+server RSS before, at peak and 5 s after, p95 latency, errors, and the clients' own CPU. The
+clients are the standard library's (light); a last row repeats the load with one httpx.post
+per client, as this script did before, whose client-side CPU (~1.9 s for 32 posts on this
+2-core machine) slowed the server it measured. Faults: a frozen Chroma server
 (SIGSTOP), a model that never answers, a 4.2 MB record inside a JSON array, a truncated
 array, a FIFO among the input files, and the web checks (Host, cross-site, chunked
 oversize body, lone surrogate, short key). Every server is a process of its own on
 127.0.0.1; every loop is bounded; the script stops by itself.
 
     PYTHONPATH=. python bench/robustness.py [--corpus data/sample] [--clients 32]
+    PYTHONPATH=. python bench/robustness.py --skip-faults --data-dir DIR --questions Q.jsonl
+        (the load cases on an index already built, e.g. SciFact's, with its queries)
 
 Prints a table (case, expected, seen, RSS, p95) and saves bench/results/robustness.json.
 """
@@ -17,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import http.client
 import json
 import os
 import signal
@@ -86,10 +92,31 @@ def _serve(env: dict[str, str], *args: str) -> Iterator[tuple[str, subprocess.Po
             proc.kill()
 
 
+def _post_json(url: str, path: str, payload: dict) -> int:
+    """One POST on a new connection with the standard library's client: the lightest load
+    generator (httpx.post builds a client and an SSL context per call, ~60 ms of CPU each,
+    which on 2 cores competes with the server it measures)."""
+    host, _, port = url.removeprefix("http://").partition(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=120)
+    try:
+        conn.request("POST", path, json.dumps(payload), {"Content-Type": "application/json"})
+        response = conn.getresponse()
+        response.read()
+        return response.status
+    finally:
+        conn.close()
+
+
 def cold_load(
-    data: Path, questions: list[str], clients: int, bound: bool, concurrency: int | None = None
+    data: Path,
+    questions: list[str],
+    clients: int,
+    bound: bool,
+    concurrency: int | None = None,
+    client: str = "stdlib",
 ) -> dict:
-    """``clients`` asks at once on a fresh server; RSS before, at peak, 5 s after."""
+    """``clients`` asks at once on a fresh server, each on a new connection; RSS before, at
+    peak, 5 s after, and the CPU the clients themselves used (they share the machine)."""
     extra = {} if bound else {"PAPERCHAT_WORK_CONCURRENCY": "0"}
     if bound and concurrency is not None:
         extra["PAPERCHAT_WORK_CONCURRENCY"] = str(concurrency)
@@ -102,13 +129,15 @@ def cold_load(
         go = threading.Barrier(clients)
 
         def one(i: int) -> None:
+            payload = {"question": questions[i % len(questions)]}
             go.wait()
             start = time.perf_counter()
             try:
-                r = httpx.post(f"{url}/api/ask", json={"question": questions[i % len(questions)]},
-                               timeout=120)  # fmt: skip
-                code = r.status_code
-            except httpx.HTTPError:
+                if client == "httpx":
+                    code = httpx.post(f"{url}/api/ask", json=payload, timeout=120).status_code
+                else:
+                    code = _post_json(url, "/api/ask", payload)
+            except (httpx.HTTPError, OSError):
                 code = 0
             with lock:
                 codes.append(code)
@@ -116,21 +145,28 @@ def cold_load(
                     latencies.append(time.perf_counter() - start)
 
         threads = [threading.Thread(target=one, args=(i,)) for i in range(clients)]
+        cpu = time.process_time()
         for t in threads:
             t.start()
         for t in threads:
             t.join(timeout=300)
+        cpu = time.process_time() - cpu
         peak = _rss_mb(proc.pid, "VmHWM")
         time.sleep(5)
         after = _rss_mb(proc.pid)
+    how = "httpx.post clients" if client == "httpx" else "stdlib clients"
     return {
-        "case": f"{clients} cold concurrent /api/ask, work queue "
-        + (f"on ({concurrency or 'default'} at once)" if bound else "off"),
+        "case": f"{clients} cold concurrent /api/ask, queue "
+        + ((f"on ({concurrency} at once)" if concurrency else "on") if bound else "off")
+        + f", {how}",
         "expected": "< 1 GB RSS, p95 <= 1 s, 0 errors" if bound else "(as before #16)",
-        "seen": f"{codes.count(200)}/{clients} ok, {sum(c == 429 for c in codes)} x 429",
+        "seen": f"{codes.count(200)}/{clients} ok, {sum(c == 429 for c in codes)} x 429, "
+        f"clients' CPU {cpu:.2f} s",
         "rss_mb": {"before": round(before), "peak": round(peak), "after": round(after)},
         "p95_s": round(float(np.percentile(latencies, 95)), 3) if latencies else None,
         "p50_s": round(float(np.percentile(latencies, 50)), 3) if latencies else None,
+        "client": client,
+        "client_cpu_s": round(cpu, 2),
     }
 
 
@@ -142,8 +178,9 @@ def serial_floor(data: Path, questions: list[str], n: int) -> dict:
         latencies = []
         for i in range(n):
             t = time.perf_counter()
-            httpx.post(f"{url}/api/ask", json={"question": questions[i % len(questions)]},
-                       timeout=120).raise_for_status()  # fmt: skip
+            code = _post_json(url, "/api/ask", {"question": questions[i % len(questions)]})
+            if code != 200:
+                raise SystemExit(f"/api/ask answered {code}")
             latencies.append(time.perf_counter() - t)
         total = time.perf_counter() - t0
         return {"case": f"the same {n} cold asks one at a time (the work itself)",
@@ -371,6 +408,7 @@ def main() -> None:
     ap.add_argument("--corpus", type=Path, nargs="+", default=[ROOT / "data" / "sample"])
     ap.add_argument("--questions", type=Path, default=ROOT / "tests/data/sample_questions.jsonl")
     ap.add_argument("--clients", type=int, default=32)
+    ap.add_argument("--data-dir", type=Path, help="an index to load instead of --corpus")
     ap.add_argument("--out", type=Path, default=ROOT / "bench/results/robustness.json")
     ap.add_argument("--skip-faults", action="store_true", help="only the load cases")
     ap.add_argument("--work-concurrency", type=int, nargs="*", default=[],
@@ -378,15 +416,19 @@ def main() -> None:
     args = ap.parse_args()
 
     load_before = os.getloadavg()[0]
-    questions = [json.loads(line)["question"] for line in args.questions.open() if line.strip()]
+    records = [json.loads(line) for line in args.questions.open() if line.strip()]
+    questions = [r.get("question") or r["text"] for r in records]  # ours, or BEIR queries
     tmp = Path(tempfile.mkdtemp(prefix="paperchat-robust-"))
-    data = tmp / "data"
-    subprocess.run([*PAPERCHAT, "ingest", *map(str, args.corpus), "--json"], env=_env(data),
-                   check=True, stdout=subprocess.DEVNULL)  # fmt: skip
+    data = args.data_dir or tmp / "data"
+    if args.data_dir is None:
+        subprocess.run([*PAPERCHAT, "ingest", *map(str, args.corpus), "--json"], env=_env(data),
+                       check=True, stdout=subprocess.DEVNULL)  # fmt: skip
     rows = [cold_load(data, questions, args.clients, bound=False),
             cold_load(data, questions, args.clients, bound=True)]  # fmt: skip
     rows += [cold_load(data, questions, args.clients, bound=True, concurrency=n)
              for n in args.work_concurrency]  # fmt: skip
+    # As measured before (one httpx.post per client): the clients' own CPU included.
+    rows.append(cold_load(data, questions, args.clients, bound=True, client="httpx"))
     rows.append(serial_floor(data, questions, args.clients))
     if not args.skip_faults:
         rows += frozen_chroma(tmp, args.corpus)
