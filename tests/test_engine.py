@@ -72,6 +72,17 @@ def test_search_and_ask_go_through_the_engine(app: App) -> None:
     assert body["mode"] == "extractive" and body["errors"] == []
 
 
+def test_an_answer_reads_abstracts_by_id_and_no_passages(
+    app: App, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = app.engine.store
+    reads: list[str] = []
+    monkeypatch.setattr(store, "documents", lambda ids: reads.extend(ids) or {})
+    answer = app.engine.ask("How does KCache save GPU memory?")
+    assert answer.final.citations and reads == []  # passages are never quoted: none read
+    assert set(store.first_chunks(["kv", "fed", "absent"])) == {"kv", "fed"}
+
+
 def test_remove_takes_chunks_lexical_entries_and_rows(app: App) -> None:
     engine = app.engine
     assert engine.remove(["kv", "absent"]) == ["kv"]

@@ -102,6 +102,36 @@ def test_hybrid_finds_each_paper_once_with_passages(setup: tuple[Store, Retrieve
     assert retriever.search("KV cache memory", k=2, mode="lexical")[0].paper.id == "kv"
 
 
+def test_passages_read_only_the_chunks_they_can_come_from(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = load_settings()
+    store = open_store(settings)
+    long = " ".join(
+        f"Sentence {i} is about {topic} for large language model serving systems."
+        for i, topic in enumerate(["KV cache memory", "request scheduling", "GPU kernels"] * 6)
+    )
+    _ingest([_write(tmp_path / "p.jsonl", [*PAPERS, ("long", 2024, [], "Long", long)])], store)
+    retriever = Retriever(
+        store, HashEmbedder(), index_dir=lexical_dir(settings, store), refresh_seconds=0
+    )
+    assert retriever.index.catalogue["long"].n_chunks >= 4
+    query = "KV cache memory scheduling for LLM serving"
+    every = {h.paper.id: h.passages for h in retriever.search(query, k=6, passages=99)}
+    reads: list[int] = []
+    documents = store.documents
+    monkeypatch.setattr(store, "documents", lambda ids: reads.append(len(ids)) or documents(ids))
+    for n in (1, 2):
+        hits = retriever.search(query, k=6, passages=n)
+        assert {h.paper.id: h.passages for h in hits} == {
+            pid: ps[:n] for pid, ps in every.items()
+        }  # the same best passages as reading every chunk
+    assert reads[0] < sum(retriever.index.catalogue[pid].n_chunks for pid in every)
+    reads.clear()
+    assert all(h.passages == () for h in retriever.search(query, k=6, passages=0))
+    assert reads == []
+
+
 @pytest.mark.parametrize(
     ("filters", "expected"),
     [
