@@ -41,7 +41,12 @@ from bench.ingest_peers import (  # noqa: E402
 
 
 def measure(
-    corpus: Path, sizes: Sequence[int], out: Path, *, embed_batch: int = 0
+    corpus: Path,
+    sizes: Sequence[int],
+    out: Path,
+    *,
+    embed_batch: int = 0,
+    no_inference: bool = False,
 ) -> list[dict[str, Any]]:
     real = read_records(corpus, max(sizes))
     root = Path(tempfile.mkdtemp(prefix="paperchat-memory-"))
@@ -53,10 +58,12 @@ def measure(
             path = root / f"corpus-{size}.jsonl"
             write_jsonl(synthetic_records(real, size), path)
             env = {"PAPERCHAT_EMBED_BATCH_SIZE": str(embed_batch)} if embed_batch else {}
-            r = run_peer("paperchat", path, root, cache_dir, root, extra_env=env)
+            peer = "paperchat-no-inference" if no_inference else "paperchat"
+            r = run_peer(peer, path, root, cache_dir, root, extra_env=env)
             path.unlink()
             r.update(
                 embed_batch=embed_batch or "default",
+                inference="stand-in (bench/no_inference.py)" if no_inference else "real",
                 size=size,
                 real=min(size, len(real)),
                 docs_per_s=size / r["wall_s"],
@@ -121,10 +128,22 @@ def main(argv: Sequence[str] | None = None) -> None:
         default=0,
         help="PAPERCHAT_EMBED_BATCH_SIZE for the ingests (default: the product's)",
     )
+    ap.add_argument(
+        "--no-inference",
+        action="store_true",
+        help="replace the graph's inference by a stand-in (bench/no_inference.py): the rest "
+        "of the ingest's memory at sizes real embedding would take hours to reach",
+    )
     ap.add_argument("--out", type=Path, default=RESULTS / "ingest_memory.json")
     args = ap.parse_args(argv)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    rows = measure(args.corpus, args.sizes, args.out, embed_batch=args.embed_batch)
+    rows = measure(
+        args.corpus,
+        args.sizes,
+        args.out,
+        embed_batch=args.embed_batch,
+        no_inference=args.no_inference,
+    )
     plot(rows, args.out.with_suffix(".png"))
 
 

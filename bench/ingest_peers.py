@@ -406,6 +406,9 @@ def run_peer(
     work = Path(tempfile.mkdtemp(prefix=f"{peer}-", dir=root))
     if peer == "paperchat":
         cmd = [sys.executable, "-m", "ui.cli.main", "ingest", "--json", str(corpus)]
+    elif peer == "paperchat-no-inference":  # bench/no_inference.py: for memory against size
+        cmd = [sys.executable, str(ROOT / "bench" / "no_inference.py"), "ingest", "--json"]
+        cmd.append(str(corpus))
     else:
         cmd = [sys.executable, __file__, "--phase", peer, "--corpus", str(corpus)]
         cmd += ["--work", str(work), "--model-dir", str(model_dir)]
@@ -423,7 +426,7 @@ def run_peer(
     }
     if result["ok"]:
         report = _last_json(got["stdout"])
-        if peer == "paperchat":
+        if peer.startswith("paperchat"):
             result.update(
                 chunks=report["chunks_written"],
                 papers=report["papers"],
