@@ -215,8 +215,8 @@ class Engine:
         if paper_id not in catalogue:
             return None
         row = catalogue[paper_id]
-        abstract = self.store.abstracts([paper_id]).get(paper_id, "")
-        return dataclasses.replace(row, abstract=abstract)
+        stored = self.store.papers([paper_id])  # the catalogue keeps no abstracts
+        return dataclasses.replace(row, abstract=stored[0].abstract if stored else "")
 
     def stats(self) -> dict[str, Any]:
         """What the index holds and where (``paperchat stats``)."""

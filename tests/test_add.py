@@ -75,7 +75,7 @@ def test_add_by_arxiv_ids_and_dois(fake: FakeSources) -> None:
     assert attention.title == "Attention Is All You Need" and attention.year == 2017
     assert attention.authors[0] == "Ashish Vaswani" and attention.source == "arXiv"
     assert rows[PAGED].entry_type == "article" and rows[PAGED].has_abstract
-    alphafold = app.engine.store.abstracts([ALPHAFOLD])[ALPHAFOLD]
+    alphafold = app.engine.store.papers([ALPHAFOLD])[0].abstract
     assert alphafold.startswith("Proteins are essential to life, and understanding their")
     again = app.ingester.add(["1706.03762", "10.1038/s41586-021-03819-2"])
     assert (again.added, again.unchanged) == (0, 2)  # idempotent
@@ -99,7 +99,7 @@ def test_doi_unknown_to_openalex_comes_from_crossref(fake: FakeSources) -> None:
     assert report.added == 1 and _ids(app) == {PAGED}
     row = app.engine.papers()[1][0]
     assert (row.source, row.entry_type, row.year) == ("Crossref", "inproceedings", 2023)
-    assert app.engine.store.abstracts([PAGED])[PAGED].startswith("High throughput serving")
+    assert app.engine.store.papers([PAGED])[0].abstract.startswith("High throughput serving")
     assert report.skipped[0].reason == "not found on OpenAlex or Crossref: check the DOI"
 
 

@@ -64,7 +64,9 @@ def test_events_come_in_order_and_final_agrees_with_its_citations(engine) -> Non
     assert final.answer.startswith(prompts.EXTRACTIVE_NOTE)
     numbers = [n for _, _, ns in parse_markers(final.answer) for n in ns]
     assert numbers and set(numbers) == set(range(1, len(final.citations) + 1))
-    abstracts = store.abstracts([c.source.paper_id for c in final.citations])
+    abstracts = {
+        r.id: r.abstract for r in store.papers([c.source.paper_id for c in final.citations])
+    }
     for c in final.citations:
         assert c.quote and verify_quote(c.quote, abstracts[c.source.paper_id])
         assert c.quote in c.source.abstract  # picked sentences are quoted verbatim
@@ -179,7 +181,7 @@ def test_cli_ask(sample_index: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert out["citations"][0]["label"] == "KCache"
     assert "KV Cache" in out["citations"][0]["quote"]
     store = open_store(load_settings(data_dir=sample_index))
-    abstracts = store.abstracts([c["paper_id"] for c in out["citations"]])
+    abstracts = {r.id: r.abstract for r in store.papers([c["paper_id"] for c in out["citations"]])}
     assert all(verify_quote(c["quote"], abstracts[c["paper_id"]]) for c in out["citations"])
     assert {"answer", "citations", "refused", "dropped_citations", "mode", "timings"} <= set(out)
 

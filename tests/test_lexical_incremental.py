@@ -130,6 +130,69 @@ def test_another_writers_changes_are_applied_in_place(
     assert _lexical(retriever, "feature caching diffusion") == []  # its old abstract is gone
 
 
+MANY = [(f"m{i}", 2020 + i % 5, f"Paper {i}", f"Topic{i} studies graphs and caches {i}.")
+        for i in range(7)]  # fmt: skip
+
+
+@pytest.mark.usefixtures("no_rebuild")
+def test_many_changes_are_applied_a_slice_at_a_time(
+    setup: tuple[Store, Retriever], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rag.index import sync
+
+    store, retriever = setup
+    before = retriever.index.generation
+    monkeypatch.setattr(sync, "APPLY_SLICE", 3)
+    read: list[int] = []
+    papers = store.papers
+    monkeypatch.setattr(store, "papers", lambda ids: read.append(len(ids)) or papers(ids))
+    labels: list[str] = []
+    apply = LexicalIndex.apply
+
+    def noting(self: LexicalIndex, rows: object, removed: object, *, generation: str) -> object:
+        labels.append(generation)
+        return apply(self, rows, removed, generation=generation)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(LexicalIndex, "apply", noting)
+    _ingest(_write(tmp_path / "many.jsonl", MANY), store)
+    store.remove(["kv"])
+    index = retriever.refresh()  # 8 papers touched: read and applied 3, 3 and 2 at a time
+    assert read == [3, 3, 2]
+    assert labels == [f"{before}+3", f"{before}+6", store.generation()]
+    assert index.generation == store.generation() and index.consistent
+    assert len(index) == len(PAPERS) - 1 + len(MANY) and "kv" not in index.catalogue
+    assert _lexical(retriever, "topic5") == ["m5"]
+
+
+def test_a_sync_stopped_between_slices_is_rebuilt_next_time(
+    setup: tuple[Store, Retriever], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rag.index import sync
+
+    store, retriever = setup
+    monkeypatch.setattr(sync, "APPLY_SLICE", 3)
+    _ingest(_write(tmp_path / "many.jsonl", MANY), store)
+    papers = store.papers
+    calls: list[int] = []
+
+    def dies_on_the_second(ids: list[str]) -> list[PaperRow]:
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt  # the process stopped after one slice was saved
+        return papers(ids)
+
+    monkeypatch.setattr(store, "papers", dies_on_the_second)
+    with pytest.raises(KeyboardInterrupt):
+        retriever.refresh()
+    monkeypatch.setattr(store, "papers", papers)
+    fresh = Retriever(store, HashEmbedder(), index_dir=retriever.index_dir, refresh_seconds=0)
+    saved = LexicalIndex.load(retriever.index_dir, params=Bm25Params())
+    assert saved is not None and "+" in saved.generation  # not claiming to be current
+    assert len(fresh.index) == len(PAPERS) + len(MANY)  # rebuilt: all there
+    assert fresh.index.generation == store.generation()
+    assert _lexical(fresh, "topic6") == ["m6"]
+
+
 def test_when_the_log_cannot_tell_the_index_is_rebuilt(
     setup: tuple[Store, Retriever], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

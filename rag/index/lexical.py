@@ -14,6 +14,7 @@ A :class:`LexicalIndex` is a snapshot: a search holds one while a change makes t
 
 from __future__ import annotations
 
+import dataclasses
 import fcntl
 import json
 import logging
@@ -166,18 +167,25 @@ class LexicalIndex:
     def build(
         cls, rows: Iterable[PaperRow], *, params: Bm25Params, generation: str, directory: Path
     ) -> LexicalIndex:
-        """Index ``rows`` afresh in ``directory``: made aside, then swapped in whole, so a
-        reader sees the old index or the new one, never half."""
-        rows = list(rows)
+        """Index ``rows`` (any order, read once) afresh in ``directory``: made aside, then
+        swapped in whole, so a reader sees the old index or the new one, never half."""
         start = time.perf_counter()
         analyze = Analyzer(params)
+        kept: list[PaperRow] = []  # the catalogue's rows: without their abstracts
+
+        def docs() -> Iterator[tuple[str, list[str]]]:
+            for row in rows:  # one pass: ``rows`` may be a stream too big to hold
+                kept.append(dataclasses.replace(row, abstract=""))
+                yield row.id, analyze(paper_text(row))
+
         directory.parent.mkdir(parents=True, exist_ok=True)
         with _locked(directory):
             tmp = Path(tempfile.mkdtemp(prefix=".lexical-", dir=directory.parent))
             try:
-                Postings(tmp / POSTINGS).write(_docs(rows, analyze), delete=())
+                Postings(tmp / POSTINGS).write(docs(), delete=())
                 indexed = time.perf_counter()
-                journal.write_snapshot(tmp, Catalogue.from_rows(rows), generation)
+                kept.sort(key=lambda r: (r.source, r.position, r.id))
+                journal.write_snapshot(tmp, Catalogue.from_rows(kept), generation)
                 meta = {"format": _FORMAT, "params": params.to_json(), "engine": "tantivy"}
                 (tmp / "meta.json").write_text(json.dumps(meta))
                 old = directory.with_name(directory.name + ".old")

@@ -104,10 +104,14 @@ class Store:
         return str(metadata.get("generation", "0")), changed_since(metadata, since)
 
     def papers(self, paper_ids: Sequence[str]) -> list[PaperRow]:
-        """These papers as stored (from their first chunks, abstract included); absent ids
-        are left out."""
-        found = self.first_chunks(paper_ids)
-        return [PaperRow.from_mapping(found[pid]) for pid in paper_ids if pid in found]
+        """These papers as stored (from their first chunks, abstract included), read a page
+        at a time (a page's metadata, sentence vectors and all, is dropped before the next);
+        absent ids are left out."""
+        rows: list[PaperRow] = []
+        for start in range(0, len(paper_ids), _PAGE):
+            found = self.first_chunks(page := paper_ids[start : start + _PAGE])
+            rows += [PaperRow.from_mapping(found[pid]) for pid in page if pid in found]
+        return rows
 
     def query(
         self, vector: np.ndarray, *, n: int, where: dict[str, Any] | None = None
@@ -145,11 +149,6 @@ class Store:
             for cid, v in zip(result["ids"], vectors, strict=True)
         }
 
-    def abstracts(self, paper_ids: Sequence[str]) -> dict[str, str]:
-        """{paper_id: stored abstract} for these papers (from their first chunks; absent ids
-        are left out). The retriever's catalogue keeps no abstracts, so answers read them here."""
-        return {pid: str(m.get("abstract", "")) for pid, m in self.first_chunks(paper_ids).items()}
-
     def first_chunks(self, paper_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         """{paper_id: its first chunk's metadata (the whole paper's)}; absent ids left out."""
         out: dict[str, dict[str, Any]] = {}
@@ -163,11 +162,11 @@ class Store:
     def count_chunks(self) -> int:
         return int(self._call("read", self._collection.count))
 
-    def iter_papers(self) -> Iterator[PaperRow]:
-        """Every stored paper once (from its first chunk, abstract included), in source order."""
-        rows = [PaperRow.from_mapping(meta) for meta in self._scan(where={"chunk_index": 0})]
-        rows.sort(key=lambda r: (r.source, r.position, r.id))
-        return iter(rows)
+    def iter_papers(self, *, ordered: bool = True) -> Iterator[PaperRow]:
+        """Every stored paper once (from its first chunk, abstract included), in source
+        order; or, ``ordered=False``, as read, a page at a time, never holding them all."""
+        rows = (PaperRow.from_mapping(meta) for meta in self._scan(where={"chunk_index": 0}))
+        return iter(sorted(rows, key=lambda r: (r.source, r.position, r.id))) if ordered else rows
 
     def count_papers(self) -> int:
         return len(self._ids(where={"chunk_index": 0}))

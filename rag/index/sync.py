@@ -27,6 +27,10 @@ __all__ = ["lexical_dir", "sync_lexical"]
 
 log = logging.getLogger("paperchat.index")
 
+# Papers read from the store and applied to the index at a time: an ingest of 10k papers
+# into a new library took the ingest process from 293 to 475 MB reading them all at once.
+APPLY_SLICE = 2000
+
 
 def lexical_dir(settings: Settings, store: Store) -> Path:
     """Where this collection's lexical index lives (one per collection, per machine). On a
@@ -72,18 +76,15 @@ def sync_lexical(
         generation, touched = store.changes(since=index.generation)
         if touched is not None:
             start = time.perf_counter()
-            rows = store.papers(sorted(touched))
-            applied = index.apply(rows, touched, generation=generation)
+            applied = _apply(store, index, sorted(touched), generation)
             if applied is not None:
                 log.info("lexical index: %d papers changed in place in %.2f s (%d now)",
                          len(touched), time.perf_counter() - start, len(applied))  # fmt: skip
                 return applied
     start = time.perf_counter()
     generation = store.generation()  # read before the scan: a change during it shows later
-    rows = list(store.iter_papers())
-    scanned = time.perf_counter()
+    rows = store.iter_papers(ordered=False)  # streamed: build keeps no abstract
     rebuilt = LexicalIndex.build(rows, params=params, generation=generation, directory=directory)
-    rebuilt.timings |= {"scan_s": scanned - start}
     log.info(
         "lexical index rebuilt: %d papers in %.1f s (%s)",
         len(rebuilt),
@@ -91,3 +92,22 @@ def sync_lexical(
         ", ".join(f"{k[:-2]} {v:.1f} s" for k, v in rebuilt.timings.items()),
     )
     return rebuilt
+
+
+def _apply(
+    store: Store, index: LexicalIndex, touched: list[str], generation: str
+) -> LexicalIndex | None:
+    """``touched`` applied ``APPLY_SLICE`` papers at a time, each slice read, indexed and
+    dropped before the next. The slices before the last are saved under a generation no
+    store has ("<old>+<n>"): a process stopped midway leaves an index the next sync
+    rebuilds (the change log cannot tell from there), never one that claims to be current."""
+    base = index.generation
+    for at in range(0, max(len(touched), 1), APPLY_SLICE):
+        part = touched[at : at + APPLY_SLICE]
+        last = at + APPLY_SLICE >= len(touched)
+        label = generation if last else f"{base}+{at + len(part)}"
+        applied = index.apply(store.papers(part), part, generation=label)
+        if applied is None:
+            return None
+        index = applied
+    return index
