@@ -165,6 +165,23 @@ def test_dropping_nan_guards_keeps_every_output() -> None:
     np.testing.assert_array_equal(after, before)
 
 
+def test_minilm_without_its_nan_guards_gives_the_same_vectors_bit_for_bit(
+    tmp_path: Path,
+) -> None:
+    import onnx
+
+    from rag.index.minilm import _MODEL_DIST, _MODEL_FILE, drop_nan_guards, packaged_file
+
+    shipped = packaged_file(_MODEL_DIST, _MODEL_FILE)
+    unguarded = drop_nan_guards(onnx.load(str(shipped)))
+    assert "IsNaN" not in {n.op_type for n in unguarded.graph.node}
+    onnx.save(unguarded, str(tmp_path / "unguarded.onnx"))
+    texts = [*SENTENCES, "short", " ".join(SENTENCES * 3)]  # padding, and a cut text
+    before = OnnxMiniLM(graph="shipped", batch_size=3).embed_documents(texts)
+    after = OnnxMiniLM(graph="shipped", batch_size=3, model_path=tmp_path / "unguarded.onnx")
+    np.testing.assert_array_equal(after.embed_documents(texts), before)
+
+
 def test_a_graph_masking_with_minus_infinity_keeps_its_guards() -> None:
     from rag.index.minilm import drop_nan_guards
 

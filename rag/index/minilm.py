@@ -4,9 +4,9 @@ The packaged graph's int8 weights are dequantised once, the no-op NaN guards aft
 softmax dropped, its LayerNorm/GELU fused (onnxruntime's transformer optimizer, no torch
 needed), then every MatMul except the FFN outputs runs as int8 x int8 (dynamic,
 per-channel): ~1.4x the straightforward way, cosine >= 0.99 to the fp32 model (figures in
-``bench/results/embedder_study.json``). The graph is
-built on first use and cached in ``cache_dir``. Texts are sorted by token count before
-batching (less padding), and the order restored. Intra-op thread spinning is off.
+``bench/results/embedder_study.json``). The graph is built on first use and cached in
+``cache_dir``. Texts are sorted by token count before batching (less padding), and the
+order restored. Intra-op thread spinning is off.
 """
 
 from __future__ import annotations
