@@ -38,6 +38,7 @@ from bench.ingest_peers import (  # noqa: E402
     warm_up,
     write_jsonl,
 )
+from bench.scale.run import ChromaServer  # noqa: E402
 
 
 def measure(
@@ -47,6 +48,7 @@ def measure(
     *,
     embed_batch: int = 0,
     no_inference: bool = False,
+    chroma_server: bool = False,
 ) -> list[dict[str, Any]]:
     real = read_records(corpus, max(sizes))
     root = Path(tempfile.mkdtemp(prefix="paperchat-memory-"))
@@ -58,12 +60,21 @@ def measure(
             path = root / f"corpus-{size}.jsonl"
             write_jsonl(synthetic_records(real, size), path)
             env = {"PAPERCHAT_EMBED_BATCH_SIZE": str(embed_batch)} if embed_batch else {}
+            server = ChromaServer(root / f"chroma-{size}") if chroma_server else None
+            if server is not None:  # the vector index lives there, not in the ingest
+                env |= {"PAPERCHAT_CHROMA_HOST": "127.0.0.1",
+                        "PAPERCHAT_CHROMA_PORT": str(server.port)}  # fmt: skip
             peer = "paperchat-no-inference" if no_inference else "paperchat"
-            r = run_peer(peer, path, root, cache_dir, root, extra_env=env)
+            try:
+                r = run_peer(peer, path, root, cache_dir, root, extra_env=env)
+            finally:
+                server_peak = server.stop() if server is not None else None
             path.unlink()
             r.update(
                 embed_batch=embed_batch or "default",
                 inference="stand-in (bench/no_inference.py)" if no_inference else "real",
+                chroma="server (chroma run)" if chroma_server else "embedded",
+                chroma_server_peak_mib=server_peak,
                 size=size,
                 real=min(size, len(real)),
                 docs_per_s=size / r["wall_s"],
@@ -73,7 +84,8 @@ def measure(
                 f"{size:>8} papers ({r['real']} real): {r['wall_s']:8.1f}s "
                 f"{r['docs_per_s']:6.1f} docs/s  peak {r['peak_rss_mib']:6.0f} MiB  "
                 f"{r.get('chunks', '?')} chunks  rc={r['rc']}  "
-                f"load {r['loadavg_before'][0]:.2f}-{r['loadavg_after'][0]:.2f}",
+                f"load {r['loadavg_before'][0]:.2f}-{r['loadavg_after'][0]:.2f}"
+                + (f"  chroma server peak {server_peak:.0f} MiB" if server_peak else ""),
                 flush=True,
             )
             result = {
@@ -134,6 +146,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="replace the graph's inference by a stand-in (bench/no_inference.py): the rest "
         "of the ingest's memory at sizes real embedding would take hours to reach",
     )
+    ap.add_argument(
+        "--chroma-server",
+        action="store_true",
+        help="ingest into a `chroma run` server (its vector index in its own process)",
+    )
     ap.add_argument("--out", type=Path, default=RESULTS / "ingest_memory.json")
     args = ap.parse_args(argv)
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -143,6 +160,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         args.out,
         embed_batch=args.embed_batch,
         no_inference=args.no_inference,
+        chroma_server=args.chroma_server,
     )
     plot(rows, args.out.with_suffix(".png"))
 
