@@ -154,7 +154,7 @@ def _run(model: Any, x: np.ndarray) -> np.ndarray:
 
 
 def test_dropping_nan_guards_keeps_every_output() -> None:
-    from rag.index.minilm import drop_nan_guards
+    from rag.index.graph import drop_nan_guards
 
     x = np.random.default_rng(0).normal(size=(3, 4)).astype(np.float32) * 50
     guarded = _softmax_graph(float(np.finfo(np.float32).min))
@@ -170,7 +170,8 @@ def test_minilm_without_its_nan_guards_gives_the_same_vectors_bit_for_bit(
 ) -> None:
     import onnx
 
-    from rag.index.minilm import _MODEL_DIST, _MODEL_FILE, drop_nan_guards, packaged_file
+    from rag.index.graph import drop_nan_guards
+    from rag.index.minilm import _MODEL_DIST, _MODEL_FILE, packaged_file
 
     shipped = packaged_file(_MODEL_DIST, _MODEL_FILE)
     unguarded = drop_nan_guards(onnx.load(str(shipped)))
@@ -183,7 +184,7 @@ def test_minilm_without_its_nan_guards_gives_the_same_vectors_bit_for_bit(
 
 
 def test_a_graph_masking_with_minus_infinity_keeps_its_guards() -> None:
-    from rag.index.minilm import drop_nan_guards
+    from rag.index.graph import drop_nan_guards
 
     model = drop_nan_guards(_softmax_graph(float("-inf")))
     ops = [n.op_type for n in model.graph.node]
