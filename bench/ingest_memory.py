@@ -114,15 +114,21 @@ def plot(rows: Sequence[dict[str, Any]], path: Path) -> None:
     except ImportError:
         print("matplotlib is not installed (pip install -e '.[bench]'): no plot")
         return
-    ok = [r for r in rows if r["ok"]]
-    fig, ax = plt.subplots(figsize=(6, 4))
-    ax.plot([r["size"] for r in ok], [r["peak_rss_mib"] for r in ok], "o-")
-    for r in ok:
-        ax.annotate(f"{r['docs_per_s']:.1f} docs/s", (r["size"], r["peak_rss_mib"]), fontsize=8)
+    series: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        if r["ok"]:
+            inference = "real" if r.get("inference", "real") == "real" else "stand-in"
+            name = f"inference {inference}, Chroma {r.get('chroma', 'embedded').split()[0]}"
+            series.setdefault(name, []).append(r)
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    for name, ok in series.items():
+        ok.sort(key=lambda r: r["size"])
+        ax.plot([r["size"] for r in ok], [r["peak_rss_mib"] for r in ok], "o-", label=name)
     ax.set_xscale("log")
     ax.set_xlabel("papers ingested in one process")
-    ax.set_ylabel("peak RSS MiB")
-    ax.set_title("paperchat ingest: peak memory against size (2 shared cores)")
+    ax.set_ylabel("ingest process peak RSS MiB")
+    ax.set_title("paperchat ingest: peak memory against size (2 cores)")
+    ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     print(f"saved {path}")
@@ -152,7 +158,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="ingest into a `chroma run` server (its vector index in its own process)",
     )
     ap.add_argument("--out", type=Path, default=RESULTS / "ingest_memory.json")
+    ap.add_argument("--plot-only", nargs="+", type=Path, metavar="JSON",
+                    help="plot the rows of these result files together (no run)")  # fmt: skip
     args = ap.parse_args(argv)
+    if args.plot_only:
+        rows = [r for f in args.plot_only for r in json.loads(f.read_text())["rows"]]
+        plot(rows, args.out.with_suffix(".png"))
+        return
     args.out.parent.mkdir(parents=True, exist_ok=True)
     rows = measure(
         args.corpus,

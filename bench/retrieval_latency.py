@@ -1,7 +1,7 @@
 """Retrieval latency of the product's Retriever (query embedding included, no LLM).
 
     python bench/retrieval_latency.py --corpus corpus.jsonl --queries queries.jsonl \
-        [--data-dir DIR] [--n 500] [--k 10]
+        [--data-dir DIR] [--n 500] [--k 10] [--compare-pools 400 200]
 
 Uses the index that `paperchat eval retrieval` builds for this corpus (built here if
 missing), warms up, then times ``Retriever.search`` per query in each mode (dense, lexical,
@@ -36,6 +36,8 @@ def main() -> None:
     ap.add_argument("--data-dir", type=Path, help="paperchat data dir (default: settings)")
     ap.add_argument("--n", type=int, default=500, help="queries to time per mode")
     ap.add_argument("--k", type=int, default=10)
+    ap.add_argument("--compare-pools", type=int, nargs="+", metavar="N",
+                    help="also time hybrid at these pool sizes, side by side")  # fmt: skip
     ap.add_argument(
         "--out", type=Path, default=ROOT / "bench" / "results" / "retrieval_latency.json"
     )
@@ -129,6 +131,8 @@ def main() -> None:
         ),
     }
     result["query_embedding"] = result["stages"]["query embedding"]
+    if args.compare_pools:
+        result["pools"] = compare_pools(settings, store, embedder, queries, args.compare_pools)
     result["machine"] = {"cores": os.cpu_count(), "python": platform.python_version(),
                          "load_avg_1m": os.getloadavg()[0]}  # fmt: skip
     result["when"] = time.strftime("%Y-%m-%d %H:%M:%S")
@@ -141,6 +145,38 @@ def main() -> None:
     for name, r in result["stages"].items():
         print(f"  {name:<34}{r['p50_ms']:>8.1f}{r['p95_ms']:>8.1f}{r['mean_ms']:>8.1f}")
     print(f"saved {args.out}")
+
+
+def compare_pools(settings, store, embedder, queries, pools):  # type: ignore[no-untyped-def]
+    """Hybrid at each pool size, with and without passages, interleaved query by query in a
+    rotating order (one process: this VM's speed drifts too much between runs)."""
+    from rag.retrieve import Retriever
+
+    retrievers = {
+        p: Retriever.from_settings(settings.model_copy(update={"retrieval_pool": p}), store,
+                                   embedder)
+        for p in pools
+    }  # fmt: skip
+    for q in queries[:20]:
+        for r in retrievers.values():
+            r.search(q)
+    keys = [(p, n) for p in pools for n in (2, 0)]
+    spent: dict[tuple[int, int], list[float]] = {key: [] for key in keys}
+    for i, q in enumerate(queries):
+        for p, n in keys[i % len(keys) :] + keys[: i % len(keys)]:
+            t = time.perf_counter()
+            retrievers[p].search(q, passages=n)
+            spent[(p, n)].append((time.perf_counter() - t) * 1000)
+    out = {}
+    for (p, n), times in spent.items():
+        arr = np.array(times)
+        out[f"pool {p}, passages {n}"] = {
+            "p50_ms": round(float(np.percentile(arr, 50)), 2),
+            "p95_ms": round(float(np.percentile(arr, 95)), 2),
+        }
+        print(f"hybrid, pool {p}, passages {n}: p50 {out[f'pool {p}, passages {n}']['p50_ms']}"
+              f" p95 {out[f'pool {p}, passages {n}']['p95_ms']} ms")  # fmt: skip
+    return out
 
 
 if __name__ == "__main__":

@@ -193,7 +193,7 @@ class Retriever:
         *,
         index_dir: Path,
         params: Bm25Params | None = None,
-        pool: int = 400,
+        pool: int = 200,
         alpha: float = 0.5,
         refresh_seconds: float = 2.0,
     ) -> None:
