@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Store", "StoredPaper", "open_store", "stored_hash"]
 
-_PAGE = 1000  # rows per get() when scanning the collection
+_PAGE = 200  # rows per get() when scanning the collection
 DEFAULT_DATABASE = ("default_tenant", "default_database")  # Chroma's, on every server
 # Collection metadata key: paper ids whose removal has begun and not yet finished (JSON).
 PENDING = "removing"
