@@ -153,17 +153,9 @@ def _run_phase(name: str, args: list[str]) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def _cpu() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor()
-
-
 def main() -> None:
+    from bench.machine import cpu_model
+
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -224,7 +216,11 @@ def main() -> None:
         "chroma_default_vs_naive": rate["chroma"] / rate["naive"],
         "cosine_vs_naive": {"min": float(cos.min()), "mean": float(cos.mean())},
         "phases": {"pipeline": pipeline, "naive": naive, "chroma": chroma},
-        "machine": {"cpu": _cpu(), "cores": os.cpu_count(), "python": platform.python_version()},
+        "machine": {
+            "cpu": cpu_model(),
+            "cores": os.cpu_count(),
+            "python": platform.python_version(),
+        },
         "when": time.strftime("%Y-%m-%d %H:%M:%S"),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -89,13 +89,7 @@ def main() -> None:
             t = time.perf_counter()
             retriever.search(q, k=args.k, mode=mode, passages=passages)
             times[label].append((time.perf_counter() - t) * 1000)
-    for label, spent in times.items():
-        arr = np.array(spent)
-        result["modes"][label] = {
-            "p50_ms": round(float(np.percentile(arr, 50)), 2),
-            "p95_ms": round(float(np.percentile(arr, 95)), 2),
-            "mean_ms": round(float(arr.mean()), 2),
-        }
+    result["modes"] = {label: summary(spent) for label, spent in times.items()}
     # Where hybrid time goes: each stage alone, as search runs it (the lexical side runs
     # beside the embedding and the Chroma query, so hybrid costs about the slower side plus
     # fusion and passages, not the sum).
@@ -110,12 +104,7 @@ def main() -> None:
             t = time.perf_counter()
             run(i)
             times.append((time.perf_counter() - t) * 1000)
-        arr = np.array(times)
-        return {
-            "p50_ms": round(float(np.percentile(arr, 50)), 2),
-            "p95_ms": round(float(np.percentile(arr, 95)), 2),
-            "mean_ms": round(float(arr.mean()), 2),
-        }
+        return summary(times)
 
     n_chunks = index.n_chunks
     result["stages"] = {
@@ -167,16 +156,19 @@ def compare_pools(settings, store, embedder, queries, pools):  # type: ignore[no
             t = time.perf_counter()
             retrievers[p].search(q, passages=n)
             spent[(p, n)].append((time.perf_counter() - t) * 1000)
-    out = {}
-    for (p, n), times in spent.items():
-        arr = np.array(times)
-        out[f"pool {p}, passages {n}"] = {
-            "p50_ms": round(float(np.percentile(arr, 50)), 2),
-            "p95_ms": round(float(np.percentile(arr, 95)), 2),
-        }
-        print(f"hybrid, pool {p}, passages {n}: p50 {out[f'pool {p}, passages {n}']['p50_ms']}"
-              f" p95 {out[f'pool {p}, passages {n}']['p95_ms']} ms")  # fmt: skip
+    out = {f"pool {p}, passages {n}": summary(times) for (p, n), times in spent.items()}
+    for name, r in out.items():
+        print(f"hybrid, {name}: p50 {r['p50_ms']} p95 {r['p95_ms']} ms")
     return out
+
+
+def summary(times_ms: list[float]) -> dict[str, float]:
+    arr = np.array(times_ms)
+    return {
+        "p50_ms": round(float(np.percentile(arr, 50)), 2),
+        "p95_ms": round(float(np.percentile(arr, 95)), 2),
+        "mean_ms": round(float(arr.mean()), 2),
+    }
 
 
 if __name__ == "__main__":
