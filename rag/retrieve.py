@@ -334,8 +334,9 @@ class Retriever:
         unranked = [cid for cid in wanted if cid in texts and cid not in chunk_sims]
         below: dict[str, float] = {}  # unranked chunks: -1 + the share of query terms held
         if unranked:
-            terms = set(self.index.analyze_one(query))
-            analysed = self.index.analyze([texts[c] for c in unranked])
+            index = self.index  # one snapshot for both analyses
+            terms = set(index.analyze_one(query))
+            analysed = index.analyze([texts[c] for c in unranked])
             below = {
                 cid: -1.0 + len(terms.intersection(words)) / (len(terms) + 1)
                 for cid, words in zip(unranked, analysed, strict=True)
