@@ -17,7 +17,7 @@ from typing import Any
 
 from rag.records import PaperRow
 
-__all__ = ["FIELDS", "Catalogue", "columns_of"]
+__all__ = ["FIELDS", "Catalogue", "add_row", "columns_of", "empty_columns", "in_source_order"]
 
 # PaperRow's fields, in its order, but the abstract: that stays in the store.
 FIELDS = (
@@ -123,14 +123,36 @@ class Catalogue(Mapping[str, PaperRow]):
         return cls(columns)
 
 
+def empty_columns() -> dict[str, list[Any]]:
+    return {f: [] for f in FIELDS}
+
+
+def add_row(columns: dict[str, list[Any]], row: PaperRow) -> None:
+    """Append ``row``'s fields to ``columns`` (made by :func:`empty_columns`)."""
+    for f in FIELDS:
+        value = getattr(row, f)
+        columns[f].append(list(value) if f in ("authors", "collections") else value)
+
+
 def columns_of(rows: Iterable[PaperRow]) -> dict[str, list[Any]]:
     """The catalogue's columns for these rows, in their order."""
-    cols: dict[str, list[Any]] = {f: [] for f in FIELDS}
+    cols = empty_columns()
     for r in rows:
-        for f in FIELDS:
-            value = getattr(r, f)
-            cols[f].append(list(value) if f in ("authors", "collections") else value)
+        add_row(cols, r)
     return cols
+
+
+def in_source_order(columns: dict[str, list[Any]]) -> dict[str, list[Any]]:
+    """``columns`` with their rows sorted as a catalogue keeps them: by (source, position,
+    id). The lists are emptied as their sorted copies are made."""
+    source, position, ids = columns["source"], columns["position"], columns["id"]
+    order = sorted(range(len(ids)), key=lambda i: (source[i], position[i], ids[i]))
+    out: dict[str, list[Any]] = {}
+    for f in FIELDS:
+        column = columns[f]
+        out[f] = [column[i] for i in order]
+        column.clear()
+    return out
 
 
 def _spliced(column: list[Any], edits: list[tuple[int, int, Any]]) -> list[Any]:

@@ -14,7 +14,6 @@ A :class:`LexicalIndex` is a snapshot: a search holds one while a change makes t
 
 from __future__ import annotations
 
-import dataclasses
 import fcntl
 import json
 import logging
@@ -32,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rag.index import journal
-from rag.index.catalogue import Catalogue
+from rag.index.catalogue import Catalogue, add_row, empty_columns, in_source_order
 from rag.index.postings import Postings
 
 if TYPE_CHECKING:
@@ -171,11 +170,11 @@ class LexicalIndex:
         swapped in whole, so a reader sees the old index or the new one, never half."""
         start = time.perf_counter()
         analyze = Analyzer(params)
-        kept: list[PaperRow] = []  # the catalogue's rows: without their abstracts
+        columns = empty_columns()  # the catalogue's, filled as rows pass (no abstracts kept)
 
         def docs() -> Iterator[tuple[str, list[str]]]:
             for row in rows:  # one pass: ``rows`` may be a stream too big to hold
-                kept.append(dataclasses.replace(row, abstract=""))
+                add_row(columns, row)
                 yield row.id, analyze(paper_text(row))
 
         directory.parent.mkdir(parents=True, exist_ok=True)
@@ -184,8 +183,8 @@ class LexicalIndex:
             try:
                 Postings(tmp / POSTINGS).write(docs(), delete=())
                 indexed = time.perf_counter()
-                kept.sort(key=lambda r: (r.source, r.position, r.id))
-                journal.write_snapshot(tmp, Catalogue.from_rows(kept), generation)
+                catalogue = Catalogue(in_source_order(columns))
+                stamp = journal.write_snapshot(tmp, catalogue, generation)  # kept by the rename
                 meta = {"format": _FORMAT, "params": params.to_json(), "engine": "tantivy"}
                 (tmp / "meta.json").write_text(json.dumps(meta))
                 old = directory.with_name(directory.name + ".old")
@@ -196,9 +195,9 @@ class LexicalIndex:
                 shutil.rmtree(old, ignore_errors=True)
             finally:
                 shutil.rmtree(tmp, ignore_errors=True)
-            index = cls._open(directory, params)
-        if index is None:
-            raise OSError(f"the lexical index just built in {directory} cannot be read back")
+            # The catalogue just written, not read back: a second copy of it at 100k papers
+            index = cls(Postings(directory / POSTINGS), catalogue, params=params,
+                        generation=generation, stamp=stamp)  # fmt: skip
         index.timings = {"index_s": indexed - start, "save_s": time.perf_counter() - indexed}
         return index
 
