@@ -47,8 +47,8 @@ def _settings(data_dir: Path):  # type: ignore[no-untyped-def]
 def phase_pipeline(corpus: Path, work: Path) -> dict:
     from ingest.chunk import Chunker
     from ingest.pipeline import ingest_paths
+    from rag.index.connect import open_store
     from rag.index.embed import make_embedder
-    from rag.index.store import open_store
 
     settings = _settings(work / "data")
     t0 = time.perf_counter()

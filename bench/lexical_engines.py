@@ -247,8 +247,8 @@ def _hwm_mb() -> float:
 
 
 def quality(args: argparse.Namespace) -> dict[str, Any]:
+    from rag.index.connect import open_store
     from rag.index.embed import make_embedder
-    from rag.index.store import open_store
     from rag.metrics import evaluate
     from rag.retrieve import Retriever
     from rag.settings import load_settings

@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.scale.synth import Anchor, Synthesizer  # noqa: E402
-from rag.index.store import open_store  # noqa: E402
+from rag.index.connect import open_store  # noqa: E402
 from rag.retrieve import Retriever, lexical_dir  # noqa: E402
 from rag.settings import load_settings  # noqa: E402
 

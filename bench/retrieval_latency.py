@@ -45,8 +45,8 @@ def main() -> None:
 
     from ingest.chunk import Chunker
     from ingest.pipeline import ingest_paths
+    from rag.index.connect import open_store
     from rag.index.embed import make_embedder
-    from rag.index.store import open_store
     from rag.retrieve import Mode, Retriever
     from rag.settings import load_settings
     from ui.cli.evaluate import eval_settings, load_queries

@@ -26,8 +26,8 @@ from rag.answer.models import ModelServer, model_server
 from rag.answer.question import Names
 from rag.answer.stream import answer_stream
 from rag.errors import QueryError
+from rag.index.connect import open_store
 from rag.index.embed import CachedEmbedder, make_embedder
-from rag.index.store import open_store
 from rag.retrieve import Retriever
 
 if TYPE_CHECKING:

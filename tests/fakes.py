@@ -85,7 +85,7 @@ def small_index(folder, papers):  # type: ignore[no-untyped-def]
 
     from ingest.chunk import Chunker
     from ingest.pipeline import ingest_paths
-    from rag.index.store import open_store
+    from rag.index.connect import open_store
     from rag.retrieve import Retriever, lexical_dir
     from rag.settings import load_settings
 

@@ -15,7 +15,7 @@ from ingest.sources.http import Fetcher
 from ingest.sources.openalex import abstract_from_index
 from rag.engine import Engine
 from rag.errors import SourceError
-from rag.index.store import open_store
+from rag.index.connect import open_store
 from rag.settings import load_settings
 from tests.apiserver import serve_api
 from tests.conftest import free_port

@@ -14,7 +14,8 @@ from rag.answer.followup import Turn, is_followup, rewrite_followup
 from rag.answer.references import format_references
 from rag.answer.stream import answer_stream
 from rag.errors import QueryError
-from rag.index.store import Store, open_store
+from rag.index.connect import open_store
+from rag.index.store import Store
 from rag.retrieve import Retriever
 from rag.settings import load_settings
 from tests.fakes import HashEmbedder, make_source, small_index

@@ -14,7 +14,7 @@ from typing import ClassVar
 import pytest
 
 from rag.errors import ConfigError, StoreError
-from rag.index.store import open_store
+from rag.index.connect import open_store
 from rag.retrieve import Retriever, lexical_dir
 from rag.settings import load_settings
 from tests.fakes import HashEmbedder

@@ -11,7 +11,7 @@ import pytest
 
 from rag.engine import Engine
 from rag.errors import IngestError
-from rag.index.store import open_store
+from rag.index.connect import open_store
 from rag.retrieve import Filters
 from rag.settings import load_settings
 from tests.apiserver import serve_api

@@ -11,7 +11,7 @@ import pytest
 from rag.answer.events import Answer, ErrorEvent, FinalEvent, SourcesEvent, collect
 from rag.engine import Engine
 from rag.errors import ConfigError, LLMError
-from rag.index.store import open_store
+from rag.index.connect import open_store
 from rag.settings import load_settings
 from tests.fakes import HashEmbedder, ScriptedChat
 from ui.app import App

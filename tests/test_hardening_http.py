@@ -16,7 +16,7 @@ from fastapi.testclient import TestClient
 
 from rag.engine import Engine
 from rag.errors import ConfigError
-from rag.index.store import open_store
+from rag.index.connect import open_store
 from rag.settings import load_settings
 from tests.fakes import HashEmbedder
 from ui.app import App

@@ -22,7 +22,7 @@ from ingest.chunk import Chunker
 from ingest.parse.dispatch import parse_file
 from ingest.pipeline import MAX_LISTED_SKIPS, ingest_paths
 from rag.engine import Engine
-from rag.index.store import open_store
+from rag.index.connect import open_store
 from rag.records import Paper, Skipped
 from rag.settings import load_settings
 from tests.fakes import HashEmbedder

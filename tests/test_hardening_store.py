@@ -10,7 +10,7 @@ import pytest
 
 from rag.errors import StoreError
 from rag.index.calls import BoundedCalls
-from rag.index.store import open_store
+from rag.index.connect import open_store
 from rag.settings import load_settings
 
 

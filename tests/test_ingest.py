@@ -15,7 +15,8 @@ import pytest
 
 from ingest.chunk import Chunker
 from ingest.pipeline import ingest_paths
-from rag.index.store import Store, open_store
+from rag.index.connect import open_store
+from rag.index.store import Store
 from rag.records import Paper
 from rag.settings import load_settings
 from tests.conftest import ROOT
@@ -121,7 +122,7 @@ def test_sigkill_midway_then_rerun_leaves_exactly_the_right_papers(tmp_path: Pat
         from ingest.chunk import Chunker
         from ingest.pipeline import ingest_paths
         from rag.settings import load_settings
-        from rag.index.store import open_store
+        from rag.index.connect import open_store
         from tests.fakes import HashEmbedder
         store = open_store(load_settings())
         ingest_paths([__import__("pathlib").Path({str(src)!r})], store=store,

@@ -17,9 +17,10 @@ from ingest.chunk import Chunker
 from ingest.pipeline import ingest_paths
 from rag.index import journal
 from rag.index.catalogue import Catalogue
-from rag.index.changes import changed_since, noted
+from rag.index.changes import OwnEntries, chain, changed_since, noted
+from rag.index.connect import open_store
 from rag.index.lexical import Bm25Params, LexicalIndex
-from rag.index.store import Store, open_store
+from rag.index.store import Store
 from rag.index.sync import sync_lexical
 from rag.records import PaperRow
 from rag.retrieve import Retriever, lexical_dir
@@ -128,6 +129,75 @@ def test_another_writers_changes_are_applied_in_place(
     assert set(_lexical(retriever, "photonics")) == {"diff", "q"}
     assert _lexical(retriever, "KV cache compress") == []
     assert _lexical(retriever, "feature caching diffusion") == []  # its old abstract is gone
+
+
+def _stale_once(store: Store, stale: dict[str, object], monkeypatch: pytest.MonkeyPatch) -> None:
+    """``store``'s next metadata read returns ``stale``: as if it had read just before another
+    writer's bump and wrote just after it (Chroma has no compare-and-swap on metadata)."""
+    real = store._metadata
+    reads = iter([dict(stale)])
+    monkeypatch.setattr(store, "_metadata", lambda: next(reads, None) or real())
+
+
+@pytest.mark.usefixtures("no_rebuild")
+def test_an_entry_another_writer_replaced_is_noted_again_at_the_next_bump(
+    setup: tuple[Store, Retriever], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, retriever = setup
+    before = retriever.index.generation
+    other = open_store(load_settings())
+    stale = other._metadata()
+    _ingest(_write(tmp_path / "a.jsonl", [NEW]), store)  # store's entry: q
+    _stale_once(other, stale, monkeypatch)
+    _ingest(_write(tmp_path / "b.jsonl", [MANY[0]]), other)  # written over store's entry
+    assert store.changes(since=before)[1] == {"m0"}  # q's entry is lost
+    _ingest(_write(tmp_path / "c.jsonl", [MANY[1]]), store)  # store's next bump notes q again
+    assert store.changes(since=before)[1] == {"q", "m0", "m1"}
+    assert _lexical(retriever, "quantum annealing photonics") == ["q"]
+    assert {"m0", "m1"} <= set(retriever.index.catalogue)
+
+
+@pytest.mark.usefixtures("no_rebuild")
+def test_an_entry_replaced_before_its_writer_reads_back_is_noted_again_at_once(
+    setup: tuple[Store, Retriever], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, retriever = setup
+    before = retriever.index.generation
+    other = open_store(load_settings())
+    stale = other._metadata()
+    real_modify = store._modify
+    interleaved = []
+
+    def modify_then_other_writes(metadata: dict[str, object]) -> None:
+        real_modify(metadata)
+        if not interleaved:  # the other writer read before this write and writes now
+            interleaved.append(True)
+            _stale_once(other, stale, monkeypatch)
+            _ingest(_write(tmp_path / "b.jsonl", [MANY[0]]), other)
+
+    monkeypatch.setattr(store, "_modify", modify_then_other_writes)
+    _ingest(_write(tmp_path / "a.jsonl", [NEW]), store)
+    assert interleaved
+    assert store.changes(since=before)[1] == {"q", "m0"}  # no later bump needed
+    assert _lexical(retriever, "quantum annealing photonics") == ["q"]
+
+
+def test_own_entries_are_noted_again_only_when_lost() -> None:
+    own = OwnEntries()
+    m0 = {"generation": "g0"}
+    m1 = noted(m0, "gA", ["a"])
+    own.made("gA", ["a"])
+    assert own.lost(m1) == set()  # on the chain, at its head: checked again later
+    m2 = noted(m0, "gB", ["b"])  # made from metadata read before gA was written
+    assert chain(m2) == ["gB", "g0"] and changed_since(m2, "g0") == {"b"}
+    assert own.lost(m2) == {"a"}
+    m3 = noted(m2, "gC", {"c", "a"})
+    own.made("gC", {"c", "a"})
+    assert changed_since(m3, "g0") == {"a", "b", "c"}
+    m4 = noted(m3, "gD", ["d"])  # another writer's, on top of gC: gC is kept from now on
+    assert own.lost(m4) == set() and own.lost(noted(m2, "gE", ["e"])) == set()
+    own.made("gF", None)  # a reset: its loss means "unknown", and readers rebuild
+    assert own.lost(m4) is None
 
 
 MANY = [(f"m{i}", 2020 + i % 5, f"Paper {i}", f"Topic{i} studies graphs and caches {i}.")
@@ -415,7 +485,7 @@ def test_on_a_chroma_server_another_process_writes_are_applied_in_place(
             from pathlib import Path
             from ingest.chunk import Chunker
             from ingest.pipeline import ingest_paths
-            from rag.index.store import open_store
+            from rag.index.connect import open_store
             from rag.settings import load_settings
             from tests.fakes import HashEmbedder
             store = open_store(load_settings())

@@ -22,8 +22,8 @@ from rag.answer.prompts import EXTRACTIVE_MODE, LLM_MODE
 from rag.answer.stream import answer_stream
 from rag.engine import Engine
 from rag.errors import LLMError
+from rag.index.connect import open_store
 from rag.index.embed import make_embedder
-from rag.index.store import open_store
 from rag.retrieve import Retriever
 from rag.settings import load_settings
 from tests.conftest import LLAMA_KEY, SAMPLE, free_port

@@ -12,7 +12,7 @@ import pytest
 from ingest.parse import pdf as pdf_module
 from ingest.parse.dispatch import parse_file
 from rag.engine import Engine
-from rag.index.store import open_store
+from rag.index.connect import open_store
 from rag.records import Notice, Paper, Skipped
 from rag.settings import load_settings
 from tests.apiserver import serve_api

@@ -14,7 +14,7 @@ from ingest.parse.dispatch import parse_file
 from ingest.parse.ids import arxiv_id, doi, identifier_id
 from rag.answer.references import format_references
 from rag.engine import Engine
-from rag.index.store import open_store
+from rag.index.connect import open_store
 from rag.records import Notice, Paper, Skipped
 from rag.retrieve import Filters
 from rag.settings import load_settings

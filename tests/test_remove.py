@@ -11,7 +11,8 @@ import httpx
 import pytest
 
 from rag.engine import Engine
-from rag.index.store import PENDING, open_store
+from rag.index.connect import open_store
+from rag.index.store import PENDING
 from rag.settings import Settings, load_settings
 from tests.apiserver import serve_api
 from tests.fakes import HashEmbedder

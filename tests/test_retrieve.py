@@ -10,8 +10,9 @@ import pytest
 from ingest.chunk import Chunker
 from ingest.pipeline import ingest_paths
 from rag.errors import QueryError
+from rag.index.connect import open_store
 from rag.index.lexical import Bm25Params, LexicalIndex
-from rag.index.store import Store, open_store
+from rag.index.store import Store
 from rag.records import PaperRow
 from rag.retrieve import Filters, Retriever, fuse_minmax, group_by_paper, lexical_dir
 from rag.settings import load_settings

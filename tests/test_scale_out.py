@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from rag.index.store import open_store
+from rag.index.connect import open_store
 from rag.settings import load_settings
 
 SHARED = [

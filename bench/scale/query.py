@@ -19,8 +19,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from rag.index.connect import open_store  # noqa: E402
 from rag.index.embed import make_embedder  # noqa: E402
-from rag.index.store import open_store  # noqa: E402
 from rag.retrieve import MODES, Retriever  # noqa: E402
 from rag.settings import load_settings  # noqa: E402
 

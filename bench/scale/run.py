@@ -37,8 +37,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from bench.scale.synth import Anchor, Synthesizer  # noqa: E402
+from rag.index.connect import open_store  # noqa: E402
 from rag.index.embed import make_embedder  # noqa: E402
-from rag.index.store import open_store  # noqa: E402
 from rag.records import Chunk, Paper  # noqa: E402
 from rag.retrieve import Retriever  # noqa: E402
 from rag.settings import load_settings  # noqa: E402

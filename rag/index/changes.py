@@ -10,9 +10,12 @@ does, or a writer of an older version bumped without noting), the caller cannot 
 changed and rebuilds.
 
 Chroma has no compare-and-swap on metadata: two writers that bump at the same instant can
-lose one's entry (as they already lose one's generation token). The chain then skips that
-writer's generation, so a process at exactly that generation rebuilds; a process at an
-older one does not notice and misses those papers until they change again.
+lose one's entry (a write made from metadata read before the other's write replaces it). A
+process at the lost generation then rebuilds, and one at an older generation would miss the
+lost papers; so each writer remembers its last few entries (:class:`OwnEntries`), reads the
+log back right after writing, and at its next bump, and notes again any of its entries
+that are no longer on the chain. What stays open: a write landing after the last read-back
+of a writer that bumps no more (a window of one round trip to Chroma, not closed).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["CHANGES", "changed_since", "noted"]
+__all__ = ["CHANGES", "OwnEntries", "chain", "changed_since", "noted"]
 
 CHANGES = "changes"  # the collection metadata key
 MAX_IDS = 2000  # paper ids kept in the log (~50 KB read with every generation check)
@@ -77,3 +80,43 @@ def changed_since(metadata: Mapping[str, Any], generation: str) -> set[str] | No
         touched.update(ids)
         current = previous
     return touched
+
+
+def chain(metadata: Mapping[str, Any]) -> list[str]:
+    """The generations reachable from the current one through the entries' previous links,
+    newest first (the current one included, even with no entry)."""
+    by_new = {new: previous for new, previous, _ in _entries(metadata)}
+    out = [str(metadata.get("generation", "0"))]
+    while out[-1] in by_new and by_new[out[-1]] not in out:
+        out.append(by_new[out[-1]])
+    return out
+
+
+class OwnEntries:
+    """The entries one writer made lately, to note their papers again if another writer's
+    bump replaced them (see the module's docstring)."""
+
+    KEEP = 8
+
+    def __init__(self) -> None:
+        self._mine: dict[str, list[str] | None] = {}
+
+    def made(self, generation: str, ids: Iterable[str] | None) -> None:
+        self._mine[generation] = None if ids is None else sorted(set(ids))
+        while len(self._mine) > self.KEEP:
+            del self._mine[next(iter(self._mine))]
+
+    def lost(self, metadata: Mapping[str, Any]) -> set[str] | None:
+        """The papers of these entries that are no longer on the chain, to note again (None:
+        one of them noted "unknown", and so must the next). An entry with another on top of
+        it is kept by every later write, and forgotten here; the newest is checked again."""
+        on_chain = chain(metadata)
+        again: set[str] | None = set()
+        for generation, ids in list(self._mine.items()):
+            if generation in on_chain:
+                if generation != on_chain[0]:
+                    del self._mine[generation]
+                continue
+            del self._mine[generation]
+            again = None if ids is None or again is None else again | set(ids)
+        return again

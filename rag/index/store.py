@@ -11,15 +11,13 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from rag.errors import StoreError
-from rag.index.calls import BoundedCalls, bound_http
-from rag.index.changes import changed_since, noted
+from rag.index.calls import BoundedCalls
+from rag.index.changes import OwnEntries, chain, changed_since, noted
 from rag.index.layout import StoredPaper, chunk_metadata, stored_hash
 from rag.records import Chunk, Paper, PaperRow
 
@@ -27,9 +25,8 @@ if TYPE_CHECKING:
     from chromadb.api import ClientAPI
     from chromadb.api.models.Collection import Collection
 
-    from rag.settings import Settings
 
-__all__ = ["Store", "StoredPaper", "open_store", "stored_hash"]
+__all__ = ["DEFAULT_DATABASE", "Store", "StoredPaper", "get_or_create_collection", "stored_hash"]
 
 _PAGE = 200  # rows per get() when scanning the collection
 DEFAULT_DATABASE = ("default_tenant", "default_database")  # Chroma's, on every server
@@ -57,6 +54,7 @@ class Store:
         self._collection = collection
         self.location = location
         self._call = BoundedCalls(location=location, timeout=timeout, threads=threads)
+        self._own = OwnEntries()  # this writer's recent change-log entries
 
     @property
     def collection_name(self) -> str:
@@ -271,9 +269,7 @@ class Store:
         limit = self._client.get_max_batch_size()
         for start in range(0, len(chunk_ids), limit):
             self._call("write", self._collection.delete, ids=chunk_ids[start : start + limit])
-        metadata = self._metadata()
-        metadata.pop(PENDING, None)
-        self._modify(noted(metadata, uuid.uuid4().hex, pending))
+        self._bump_generation(pending, finished=pending)
         return pending
 
     def _metadata(self) -> dict[str, Any]:
@@ -286,9 +282,28 @@ class Store:
         """Replace the collection's metadata (Chroma replaces it whole)."""
         self._call("write", self._collection.modify, metadata=metadata)
 
-    def _bump_generation(self, paper_ids: Iterable[str] | None) -> None:
-        """A new generation, noting the papers it changed (None: unknown; readers rebuild)."""
-        self._modify(noted(self._metadata(), uuid.uuid4().hex, paper_ids))
+    def _bump_generation(
+        self, paper_ids: Iterable[str] | None, *, finished: Sequence[str] = ()
+    ) -> None:
+        """A new generation, noting the papers it changed (None: unknown; readers rebuild),
+        and the ``finished`` removals out of the pending note. The log is read back: if
+        another writer's bump replaced this entry, or an earlier one of this writer's, their
+        papers are noted again (:class:`rag.index.changes.OwnEntries`)."""
+        ids = None if paper_ids is None else set(paper_ids)
+        metadata = self._metadata()
+        for _ in range(3):
+            lost = self._own.lost(metadata)
+            ids = None if ids is None or lost is None else ids | lost
+            pending = [pid for pid in _pending(metadata) if pid not in finished]
+            metadata = {k: v for k, v in metadata.items() if k != PENDING}
+            generation = uuid.uuid4().hex
+            self._modify(noted(metadata | ({PENDING: json.dumps(pending)} if pending else {}),
+                               generation, ids))  # fmt: skip
+            self._own.made(generation, ids)
+            metadata = self._metadata()
+            if generation in chain(metadata):
+                return
+            ids = set()
 
     def reset(self) -> None:
         """Delete this collection (and only this one) and start it afresh, empty."""
@@ -296,7 +311,9 @@ class Store:
         for key in ("generation", PENDING, "changes"):
             metadata.pop(key, None)
         self._call("write", self._client.delete_collection, name)
-        self._collection = self._call("write", _get_or_create, self._client, name, metadata)
+        self._collection = self._call(
+            "write", get_or_create_collection, self._client, name, metadata
+        )
         self._bump_generation(None)
 
 
@@ -308,7 +325,7 @@ def _pending(metadata: dict[str, Any]) -> list[str]:
     return [str(i) for i in ids] if isinstance(ids, list) else []
 
 
-def _get_or_create(client: ClientAPI, name: str, metadata: dict[str, Any]) -> Collection:
+def get_or_create_collection(client: ClientAPI, name: str, metadata: dict[str, Any]) -> Collection:
     # We always pass vectors ourselves: no embedding function, cosine space.
     return client.get_or_create_collection(
         name,
@@ -316,84 +333,3 @@ def _get_or_create(client: ClientAPI, name: str, metadata: dict[str, Any]) -> Co
         configuration={"hnsw": {"space": "cosine"}},
         metadata=metadata,
     )
-
-
-def open_store(settings: Settings) -> Store:
-    """Open (creating if needed) the collection named from ``settings``."""
-    import chromadb
-    from chromadb.config import Settings as ChromaSettings
-
-    token = settings.chroma_token.get_secret_value()
-    auth: dict[str, Any] = {}
-    if settings.chroma_host and token:
-        auth = {
-            "chroma_client_auth_provider": "chromadb.auth.token_authn.TokenAuthClientProvider",
-            "chroma_client_auth_credentials": token,
-            "chroma_auth_token_transport_header": settings.chroma_token_header,
-        }
-    chroma_settings = ChromaSettings(anonymized_telemetry=False, allow_reset=False, **auth)
-    if settings.chroma_host:
-        scheme = "https" if settings.chroma_ssl else "http"
-        location = f"{scheme}://{settings.chroma_host}:{settings.chroma_port}"
-        if (settings.chroma_tenant, settings.chroma_database) != DEFAULT_DATABASE:
-            location += f"/{settings.chroma_tenant}/{settings.chroma_database}"
-        hint = (
-            "is `chroma run` up at that host and port, and do the tenant, database and token "
-            "exist there? (PAPERCHAT_CHROMA_HOST, _PORT, _TENANT, _DATABASE, _TOKEN)"
-        )
-    else:
-        path = settings.data_dir / "chroma"
-        location = str(path)
-        hint = "check that PAPERCHAT_DATA_DIR (or --data-dir) is a writable directory"
-
-    def connect() -> tuple[ClientAPI, Collection]:
-        if settings.chroma_host:
-            client = chromadb.HttpClient(
-                host=settings.chroma_host,
-                port=settings.chroma_port,
-                ssl=settings.chroma_ssl,
-                settings=chroma_settings,
-                tenant=settings.chroma_tenant,
-                database=settings.chroma_database,
-            )
-            # Longer than a call's own limit: a stuck request keeps failing the next calls
-            # fast (BoundedCalls) until the server answers or this expires.
-            bound_http(client, 2 * settings.chroma_timeout)
-        else:
-            path.mkdir(parents=True, exist_ok=True)
-            client = chromadb.PersistentClient(path=str(path), settings=chroma_settings)
-        collection = _get_or_create(
-            client,
-            settings.collection_name(),
-            {
-                "embedder": settings.embedder_id,
-                "chunk_tokens": settings.chunk_tokens,
-                "chunk_overlap": settings.chunk_overlap,
-            },
-        )
-        return client, collection
-
-    opener = ThreadPoolExecutor(1, thread_name_prefix="paperchat-chroma-open")
-    try:
-        client, collection = opener.submit(connect).result(timeout=settings.chroma_timeout)
-    except FutureTimeout:
-        raise StoreError(
-            f"cannot open the Chroma store at {location}: no answer within "
-            f"{settings.chroma_timeout:g} s (PAPERCHAT_CHROMA_TIMEOUT); {hint}"
-        ) from None
-    except Exception as exc:  # connection refused, bad path, incompatible on-disk version...
-        detail = str(exc).replace(token, "***") if token else str(exc)
-        raise StoreError(
-            f"cannot open the Chroma store at {location}: {type(exc).__name__}: {detail}; {hint}"
-        ) from exc
-    finally:
-        opener.shutdown(wait=False)
-    store = Store(
-        client,
-        collection,
-        location=location,
-        timeout=settings.chroma_timeout,
-        threads=settings.chroma_threads,
-    )
-    store.finish_removals()  # a removal a crash cut short is finished before anything else
-    return store
