@@ -259,7 +259,10 @@ class Engine:
 
     def refresh(self) -> None:
         """Bring the lexical index and catalogue up to date with the store now (after an
-        ingest or a removal; other writers' changes are noticed on their own)."""
+        ingest or a removal; other writers' changes are noticed on their own), once this
+        process's change-log entries are known to have survived other writers' (a wait of
+        up to 2 s when another writer was seen lately: :meth:`Store.confirm_changes`)."""
+        self.store.confirm_changes()
         self.retriever.refresh()
 
     def remove(self, paper_ids: Sequence[str]) -> list[str]:

@@ -16,6 +16,7 @@ import pytest
 from ingest.chunk import Chunker
 from ingest.pipeline import ingest_paths
 from rag.index import journal
+from rag.index import store as store_module
 from rag.index.catalogue import Catalogue
 from rag.index.changes import OwnEntries, chain, changed_since, noted
 from rag.index.connect import open_store
@@ -179,6 +180,29 @@ def test_an_entry_replaced_before_its_writer_reads_back_is_noted_again_at_once(
     _ingest(_write(tmp_path / "a.jsonl", [NEW]), store)
     assert interleaved
     assert store.changes(since=before)[1] == {"q", "m0"}  # no later bump needed
+    assert _lexical(retriever, "quantum annealing photonics") == ["q"]
+
+
+@pytest.mark.usefixtures("no_rebuild")
+def test_a_writers_last_entry_is_confirmed_waiting_only_when_others_write(
+    setup: tuple[Store, Retriever], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, retriever = setup
+    before = retriever.index.generation
+    slept: list[float] = []
+    monkeypatch.setattr(store_module.time, "sleep", slept.append)
+    store.confirm_changes()  # alone: one read, no wait
+    assert slept == [0.0]
+    other = open_store(load_settings())
+    stale = other._metadata()
+    _ingest(_write(tmp_path / "a.jsonl", [NEW]), store)  # its last write: nothing follows
+    _stale_once(other, stale, monkeypatch)
+    _ingest(_write(tmp_path / "b.jsonl", [MANY[0]]), other)
+    assert store.changes(since=before)[1] == {"m0"}
+    slept.clear()
+    store.confirm_changes()  # as Engine.refresh does after every write
+    assert store.changes(since=before)[1] == {"q", "m0"}
+    assert slept == [0.0, 0.25, 0.5, 1.25]  # another writer was seen: read back over ~2 s
     assert _lexical(retriever, "quantum annealing photonics") == ["q"]
 
 

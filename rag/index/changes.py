@@ -13,14 +13,17 @@ Chroma has no compare-and-swap on metadata: two writers that bump at the same in
 lose one's entry (a write made from metadata read before the other's write replaces it). A
 process at the lost generation then rebuilds, and one at an older generation would miss the
 lost papers; so each writer remembers its last few entries (:class:`OwnEntries`), reads the
-log back right after writing, and at its next bump, and notes again any of its entries
-that are no longer on the chain. What stays open: a write landing after the last read-back
-of a writer that bumps no more (a window of one round trip to Chroma, not closed).
+log back right after writing and at its next bump, and notes again any of its entries that
+are no longer on the chain. A writer's last bump has no next one: when it has seen another
+writer lately, it reads the log back a few more times over ~2 s before it is done
+(``Store.confirm_changes``). What stays open: a write made from metadata read before the
+last bump and landing after all of that (bench/concurrent_writers.py measures what is left).
 """
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -100,9 +103,15 @@ class OwnEntries:
 
     def __init__(self) -> None:
         self._mine: dict[str, list[str] | None] = {}
+        self._seen = ""  # the current generation when this writer last looked
+        self._others_at = float("-inf")  # when another writer's bump was last seen
+
+    def saw(self, metadata: Mapping[str, Any]) -> None:
+        self._seen = str(metadata.get("generation", "0"))
 
     def made(self, generation: str, ids: Iterable[str] | None) -> None:
         self._mine[generation] = None if ids is None else sorted(set(ids))
+        self._seen = generation
         while len(self._mine) > self.KEEP:
             del self._mine[next(iter(self._mine))]
 
@@ -111,6 +120,9 @@ class OwnEntries:
         one of them noted "unknown", and so must the next). An entry with another on top of
         it is kept by every later write, and forgotten here; the newest is checked again."""
         on_chain = chain(metadata)
+        if self._seen and on_chain[0] != self._seen:
+            self._others_at = time.monotonic()
+        self._seen = on_chain[0]
         again: set[str] | None = set()
         for generation, ids in list(self._mine.items()):
             if generation in on_chain:
@@ -120,3 +132,8 @@ class OwnEntries:
             del self._mine[generation]
             again = None if ids is None or again is None else again | set(ids)
         return again
+
+    def unsure(self, seconds: float = 600.0) -> bool:
+        """Whether an entry is not yet known to be kept while another writer bumped between
+        two reads of this one's, lately."""
+        return bool(self._mine) and time.monotonic() - self._others_at < seconds

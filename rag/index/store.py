@@ -9,6 +9,7 @@ or half-written ones without re-embedding anything.
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -257,7 +258,9 @@ class Store:
 
     def finish_removals(self) -> list[str]:
         """Finish removals a crash interrupted (see :meth:`remove`); the ids it finished."""
-        pending = _pending(self._metadata())
+        metadata = self._metadata()
+        self._own.saw(metadata)  # at open: a later bump by another writer shows
+        pending = _pending(metadata)
         if not pending:
             return []
         found = self.stored(pending)
@@ -271,6 +274,18 @@ class Store:
             self._call("write", self._collection.delete, ids=chunk_ids[start : start + limit])
         self._bump_generation(pending, finished=pending)
         return pending
+
+    def confirm_changes(self, waits: Sequence[float] = (0.25, 0.5, 1.25)) -> None:
+        """After this process's writes: read the change log back and note again any entry of
+        this writer's that another writer's late write replaced; when other writers were
+        seen lately, again after each of ``waits`` seconds (:mod:`rag.index.changes`)."""
+        for wait in (0.0, *waits):
+            time.sleep(wait)
+            lost = self._own.lost(self._metadata())
+            if lost is None or lost:
+                self._bump_generation(lost)
+            if not self._own.unsure():
+                return
 
     def _metadata(self) -> dict[str, Any]:
         current = self._call(
@@ -311,6 +326,7 @@ class Store:
         for key in ("generation", PENDING, "changes"):
             metadata.pop(key, None)
         self._call("write", self._client.delete_collection, name)
+        self._own = OwnEntries()  # the old collection's entries are gone with it
         self._collection = self._call(
             "write", get_or_create_collection, self._client, name, metadata
         )
