@@ -231,12 +231,16 @@ class Retriever:
         now = time.monotonic()
         if self._index is not None and now - self._checked < self.refresh_seconds:
             return self._index
-        return self.refresh()
+        return self.refresh(patient=True)
 
-    def refresh(self) -> LexicalIndex:
-        """Bring the lexical index up to date with the store now (e.g. after an ingest)."""
+    def refresh(self, *, patient: bool = False) -> LexicalIndex:
+        """Bring the lexical index up to date with the store now (e.g. after an ingest).
+        ``patient``: a periodic check, which may wait for a lost change-log entry to be
+        noted again rather than rebuild (:func:`sync_lexical`)."""
         with self._lock:
-            self._index = sync_lexical(self.store, self.index_dir, self.params, self._index)
+            self._index = sync_lexical(
+                self.store, self.index_dir, self.params, self._index, patient=patient
+            )
             self._checked = time.monotonic()
             return self._index
 

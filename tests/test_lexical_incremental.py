@@ -17,6 +17,7 @@ from ingest.chunk import Chunker
 from ingest.pipeline import ingest_paths
 from rag.index import journal
 from rag.index import store as store_module
+from rag.index import sync as sync_module
 from rag.index.catalogue import Catalogue
 from rag.index.changes import OwnEntries, chain, changed_since, noted
 from rag.index.connect import open_store
@@ -210,18 +211,79 @@ def test_own_entries_are_noted_again_only_when_lost() -> None:
     own = OwnEntries()
     m0 = {"generation": "g0"}
     m1 = noted(m0, "gA", ["a"])
-    own.made("gA", ["a"])
-    assert own.lost(m1) == set()  # on the chain, at its head: checked again later
+    own.made("gA", "g0", ["a"])
+    assert own.lost(m1) == (set(), {})  # on the chain, at its head: checked again later
     m2 = noted(m0, "gB", ["b"])  # made from metadata read before gA was written
     assert chain(m2) == ["gB", "g0"] and changed_since(m2, "g0") == {"b"}
-    assert own.lost(m2) == {"a"}
-    m3 = noted(m2, "gC", {"c", "a"})
-    own.made("gC", {"c", "a"})
+    assert changed_since(m2, "gA") is None  # a reader at the lost generation cannot tell
+    assert own.lost(m2) == ({"a"}, {"gA": "g0"})
+    m3 = noted(m2, "gC", {"c", "a"}, {"gA": "g0"})
+    own.made("gC", "gB", {"c", "a"})
     assert changed_since(m3, "g0") == {"a", "b", "c"}
+    assert changed_since(m3, "gA") == {"a", "b", "c"}  # now it walks back from g0
+    assert changed_since(m3, "gB") == {"a", "c"}
     m4 = noted(m3, "gD", ["d"])  # another writer's, on top of gC: gC is kept from now on
-    assert own.lost(m4) == set() and own.lost(noted(m2, "gE", ["e"])) == set()
-    own.made("gF", None)  # a reset: its loss means "unknown", and readers rebuild
-    assert own.lost(m4) is None
+    assert own.lost(m4) == (set(), {}) and own.lost(noted(m2, "gE", ["e"])) == (set(), {})
+    own.made("gF", "gD", None)  # a reset: its loss means "unknown", and readers rebuild
+    assert own.lost(m4) == (None, {"gF": "gD"})
+    # Entries of 3 items, as every writer before this wrote them, still read.
+    assert json.loads(noted(m0, "gA", ["a"])["changes"]) == [["gA", "g0", ["a"]]]
+
+
+@pytest.mark.usefixtures("no_rebuild")
+def test_a_reader_at_a_replaced_generation_catches_up_without_a_rebuild(
+    setup: tuple[Store, Retriever], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, retriever = setup
+    other = open_store(load_settings())
+    stale = other._metadata()
+    _ingest(_write(tmp_path / "a.jsonl", [NEW]), store)
+    at_lost = retriever.index.generation  # the reader syncs to the entry about to be lost
+    assert at_lost == store.generation() and "q" in retriever.index.catalogue
+    _stale_once(other, stale, monkeypatch)
+    _ingest(_write(tmp_path / "b.jsonl", [MANY[0]]), other)
+    _ingest(_write(tmp_path / "c.jsonl", [MANY[1]]), store)  # re-notes q, linking at_lost
+    assert store.changes(since=at_lost)[1] == {"q", "m0", "m1"}
+    assert {"q", "m0", "m1"} <= set(retriever.index.catalogue)  # no_rebuild: in place
+
+
+def test_a_periodic_sync_waits_for_a_lost_entry_to_be_noted_again(
+    setup: tuple[Store, Retriever], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, retriever = setup
+    other = open_store(load_settings())
+    stale = other._metadata()
+    _ingest(_write(tmp_path / "a.jsonl", [NEW]), store)
+    held = retriever.index  # at the generation about to be lost
+    _stale_once(other, stale, monkeypatch)
+    _ingest(_write(tmp_path / "b.jsonl", [MANY[0]]), other)
+    assert not store.linked(held.generation)
+    builds: list[int] = []
+    real_build = LexicalIndex.build.__func__  # type: ignore[attr-defined]
+
+    def counted(cls: type[LexicalIndex], *args: object, **kwargs: object) -> LexicalIndex:
+        builds.append(1)
+        return real_build(cls, *args, **kwargs)
+
+    monkeypatch.setattr(LexicalIndex, "build", classmethod(counted))
+    assert retriever.refresh(patient=True) is held and not builds  # waits for the writer
+    assert "m0" not in retriever.index.catalogue
+    _ingest(_write(tmp_path / "c.jsonl", [MANY[1]]), store)  # notes q again, with the link
+    index = retriever.refresh(patient=True)
+    assert {"q", "m0", "m1"} <= set(index.catalogue) and not builds  # applied in place
+    # A writer that never notes it again: the wait ends in a rebuild; so does a sync after
+    # this process's own write, at once.
+    for at, (patient, patience) in ((2, (True, 0.0)), (4, (False, 1e9))):
+        stale = other._metadata()
+        _ingest(_write(tmp_path / f"d{at}.jsonl", [MANY[at]]), store)
+        retriever.refresh()
+        store._own = OwnEntries()  # it forgets, as a writer that has exited would
+        _stale_once(other, stale, monkeypatch)
+        _ingest(_write(tmp_path / f"e{at}.jsonl", [MANY[at + 1]]), other)
+        monkeypatch.setattr(sync_module, "UNLINKED_PATIENCE", patience)
+        builds.clear()
+        index = retriever.refresh(patient=patient)
+        assert builds == [1] and {MANY[at][0], MANY[at + 1][0]} <= set(index.catalogue)
 
 
 MANY = [(f"m{i}", 2020 + i % 5, f"Paper {i}", f"Topic{i} studies graphs and caches {i}.")
@@ -302,6 +364,7 @@ def test_when_the_log_cannot_tell_the_index_is_rebuilt(
         return original(cls, *args, **kwargs)  # type: ignore[no-any-return]
 
     monkeypatch.setattr(LexicalIndex, "build", classmethod(counting))
+    monkeypatch.setattr(sync_module, "UNLINKED_PATIENCE", 0.0)  # a periodic check waits first
     assert _lexical(retriever, "quantum annealing") == ["q"]
     assert built == [1]
 

@@ -148,6 +148,8 @@ class LexicalIndex:
         self.n_chunks = catalogue.n_chunks
         self.analyze_one = analyzer or Analyzer(params)  # passed on: its word cache stays warm
         self.timings: dict[str, float] = {}  # seconds per phase of the change that made it
+        self.unlinked_since: float | None = None  # when a sync first found the change log
+        # not linking this generation (rag.index.sync)
         self.stamp = stamp  # what was read of the saved catalogue (another process's write
         # changes the one on disk)
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from rag.errors import StoreError
 from rag.index.calls import BoundedCalls
-from rag.index.changes import OwnEntries, chain, changed_since, noted
+from rag.index.changes import OwnEntries, chain, changed_since, linked, noted
 from rag.index.layout import StoredPaper, chunk_metadata, stored_hash
 from rag.records import Chunk, Paper, PaperRow
 
@@ -101,6 +101,11 @@ class Store:
         when the store's change log cannot tell: :mod:`rag.index.changes`)."""
         metadata = self._metadata()
         return str(metadata.get("generation", "0")), changed_since(metadata, since)
+
+    def linked(self, generation: str) -> bool:
+        """Whether the change log links ``generation`` to the current one
+        (:func:`rag.index.changes.linked`)."""
+        return linked(self._metadata(), generation)
 
     def papers(self, paper_ids: Sequence[str]) -> list[PaperRow]:
         """These papers as stored (from their first chunks, abstract included), read a page
@@ -281,9 +286,8 @@ class Store:
         seen lately, again after each of ``waits`` seconds (:mod:`rag.index.changes`)."""
         for wait in (0.0, *waits):
             time.sleep(wait)
-            lost = self._own.lost(self._metadata())
-            if lost is None or lost:
-                self._bump_generation(lost)
+            if self._own.look(self._metadata()):
+                self._bump_generation(())  # notes the lost entries' papers again
             if not self._own.unsure():
                 return
 
@@ -307,14 +311,14 @@ class Store:
         ids = None if paper_ids is None else set(paper_ids)
         metadata = self._metadata()
         for _ in range(3):
-            lost = self._own.lost(metadata)
+            lost, replaced = self._own.lost(metadata)
             ids = None if ids is None or lost is None else ids | lost
             pending = [pid for pid in _pending(metadata) if pid not in finished]
             metadata = {k: v for k, v in metadata.items() if k != PENDING}
-            generation = uuid.uuid4().hex
-            self._modify(noted(metadata | ({PENDING: json.dumps(pending)} if pending else {}),
-                               generation, ids))  # fmt: skip
-            self._own.made(generation, ids)
+            metadata |= {PENDING: json.dumps(pending)} if pending else {}
+            generation, previous = uuid.uuid4().hex, str(metadata.get("generation", "0"))
+            self._modify(noted(metadata, generation, ids, replaced))
+            self._own.made(generation, previous, ids, replaced)
             metadata = self._metadata()
             if generation in chain(metadata):
                 return

@@ -30,6 +30,10 @@ log = logging.getLogger("paperchat.index")
 # Papers read from the store and applied to the index at a time: an ingest of 10k papers
 # into a new library took the ingest process from 293 to 475 MB reading them all at once.
 APPLY_SLICE = 2000
+# Seconds a periodic sync keeps an index whose generation the change log does not link
+# before rebuilding: long enough for the writer of a lost entry to note it again (its next
+# batch, or Store.confirm_changes within ~2 s of its last).
+UNLINKED_PATIENCE = 15.0
 
 
 def lexical_dir(settings: Settings, store: Store) -> Path:
@@ -54,12 +58,22 @@ def _digest(parts: tuple[str, ...]) -> str:
 
 
 def sync_lexical(
-    store: Store, directory: Path, params: Bm25Params, current: LexicalIndex | None = None
+    store: Store,
+    directory: Path,
+    params: Bm25Params,
+    current: LexicalIndex | None = None,
+    *,
+    patient: bool = False,
 ) -> LexicalIndex:
     """An index matching the store's current generation: ``current`` if it still is; else
     the saved one if it is (another process brought it there); else the saved one with the
     papers changed since its generation applied in place, when the store's change log can
-    tell which (:mod:`rag.index.changes`); else rebuilt from the whole store."""
+    tell which (:mod:`rag.index.changes`); else rebuilt from the whole store.
+
+    ``patient`` (a periodic check, not a process's own write): when the log does not link
+    ``current``'s generation at all, its entry may have been lost to a simultaneous bump
+    and its writer is about to note it again, so ``current`` is kept for up to
+    ``UNLINKED_PATIENCE`` seconds before a rebuild (minutes at 1M chunks)."""
     generation = store.generation()
     if current is not None and current.generation == generation:
         return current
@@ -74,6 +88,8 @@ def sync_lexical(
         index = None  # current, yet its postings and catalogue disagree: rebuild
     if index is not None:
         generation, touched = store.changes(since=index.generation)
+        if touched is None and patient and index is current and _wait_for_log(store, index):
+            return index
         if touched is not None:
             start = time.perf_counter()
             applied = _apply(store, index, sorted(touched), generation)
@@ -92,6 +108,20 @@ def sync_lexical(
         ", ".join(f"{k[:-2]} {v:.1f} s" for k, v in rebuilt.timings.items()),
     )
     return rebuilt
+
+
+def _wait_for_log(store: Store, index: LexicalIndex) -> bool:
+    """Whether to keep ``index`` a while longer: its generation is not linked by the log
+    and was first found so less than ``UNLINKED_PATIENCE`` seconds ago."""
+    if store.linked(index.generation):
+        return False  # linked through an entry that says "unknown": rebuild now
+    now = time.monotonic()
+    if index.unlinked_since is None:
+        index.unlinked_since = now
+        log.info(
+            "lexical index: generation %s not in the change log yet; waiting", index.generation
+        )
+    return now - index.unlinked_since < UNLINKED_PATIENCE
 
 
 def _apply(
