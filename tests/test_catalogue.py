@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rag.index.catalogue import FIELDS, Catalogue
+from rag.index.catalogue import FIELDS, Catalogue, columns_of, compact
 from rag.index.lexical import CATALOGUE, Bm25Params, LexicalIndex
 from rag.records import PaperRow
 from rag.retrieve import Filters
@@ -39,6 +39,21 @@ def test_rows_round_trip_through_a_file_in_order(tmp_path: Path) -> None:
     assert loaded.n_chunks == 6
     assert "fed" in loaded and "nope" not in loaded and loaded.get("nope") is None
     assert loaded.position("fed") == 2 and loaded.position("nope") is None
+
+
+def test_compact_columns_share_repeated_values_and_keep_every_row(tmp_path: Path) -> None:
+    rows = [*ROWS, PaperRow(id="kv2", label="", title="KCache 2", authors=("Qiaozhi He",),
+                            year=2024, source="a.jsonl", position=2, n_chunks=1)]  # fmt: skip
+    (tmp_path / "c.json").write_text(json.dumps(columns_of(rows)))
+    loaded = json.loads((tmp_path / "c.json").read_text())  # one object per value, as JSON has
+    compacted = Catalogue(compact(loaded))
+    assert [compacted[r.id] for r in rows] == [_bare(r) for r in rows]
+    cols = compacted.columns
+    assert cols["source"][0] is cols["source"][2] is cols["source"][3]  # "a.jsonl", once
+    assert cols["year"][0] is cols["year"][3]
+    assert cols["authors"][0][0] is cols["authors"][3][0]  # a name shared by two papers
+    assert cols["authors"][1] == () and cols["collections"][0] is cols["collections"][1]
+    assert all(type(v) is tuple for f in ("authors", "collections") for v in cols[f])
 
 
 def test_pages_are_bounded() -> None:

