@@ -118,7 +118,8 @@ def plot(rows: Sequence[dict[str, Any]], path: Path) -> None:
     for r in rows:
         if r["ok"]:
             inference = "real" if r.get("inference", "real") == "real" else "stand-in"
-            name = f"inference {inference}, Chroma {r.get('chroma', 'embedded').split()[0]}"
+            where = r.get("chroma", "embedded").split()[0]
+            name = r.get("label") or f"inference {inference}, Chroma {where}"
             series.setdefault(name, []).append(r)
     fig, ax = plt.subplots(figsize=(6.5, 4))
     for name, ok in series.items():
