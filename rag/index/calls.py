@@ -69,9 +69,29 @@ class BoundedCalls:
 
 def bound_http(client: ClientAPI, seconds: float) -> None:
     """Give the HTTP client's connection a timeout: chromadb makes it with none, so a frozen
-    server would hold a thread for ever (the pool's timeout frees the caller, not the thread)."""
+    server would hold a thread for ever (the pool's timeout frees the caller, not the thread).
+    And free each response as soon as chromadb has read it (:func:`_freed_when_read`)."""
     import httpx
 
     session = getattr(getattr(client, "_server", None), "_session", None)
     if isinstance(session, httpx.Client):
         session.timeout = httpx.Timeout(seconds)
+        session.request = _freed_when_read(session.request)  # type: ignore[method-assign]
+
+
+def _freed_when_read(request: Any) -> Any:
+    """``request``, returning responses that do not refer to themselves. An httpx response
+    and its stream refer to each other, so each one chromadb read (a page of 200 first
+    chunks: ~5 MB of bytes, text and parsed JSON) stayed until a full garbage collection,
+    which a growing heap makes rarer: ten pages were alive at once in a 30k-paper rebuild,
+    whose peak fell from 242 to 183 MB once responses were freed when read. The body is
+    read by then (chromadb does not stream), so the stream is no longer needed."""
+    import httpx
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        response = request(*args, **kwargs)
+        if isinstance(response, httpx.Response) and response.is_stream_consumed:
+            response.stream = httpx.ByteStream(b"")
+        return response
+
+    return call
