@@ -38,6 +38,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"
 sys.path.insert(0, str(ROOT))
 
 from bench.ingest_peers import RESULTS, machine, read_records, write_jsonl  # noqa: E402
+from bench.machine import save_result  # noqa: E402
 from bench.scale.run import ChromaServer  # noqa: E402
 
 READER = r"""
@@ -175,15 +176,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         }
         for name in codes
     }
-    result = {
-        "corpus": str(args.corpus), "writers": args.writers, "papers": args.papers,
-        "summary": summary, "runs": runs, "machine": machine(),
-        "when": time.strftime("%Y-%m-%d %H:%M:%S"),
-    }  # fmt: skip
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1) + "\n")
-    print(json.dumps(summary, indent=1))
-    print(f"saved {args.out}")
+    result = {"corpus": str(args.corpus), "writers": args.writers, "papers": args.papers,
+              "summary": summary, "runs": runs, "machine": machine()}  # fmt: skip
+    save_result(args.out, result, summary)
 
 
 if __name__ == "__main__":

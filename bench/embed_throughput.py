@@ -16,9 +16,7 @@ this can show. Saves bench/results/embed_throughput.json.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -41,17 +39,12 @@ from bench.ingest_peers import (  # noqa: E402
     run_process,
     write_jsonl,
 )
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from bench.machine import free_port, save_result  # noqa: E402
 
 
 class EmbedServer:
     def __init__(self, workers: int, cache_dir: Path) -> None:
-        self.port = _free_port()
+        self.port = free_port()
         env = _env(cache_dir) | {"OMP_NUM_THREADS": "1"}
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "uvicorn", "bench.embed_server:app", "--host", "127.0.0.1",
@@ -144,14 +137,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         for w in args.workers
         for c in args.concurrency
     }
-    result = {
-        "corpus": str(args.corpus), "papers": args.n, "summary_docs_per_s": summary,
-        "runs": runs, "machine": machine(), "when": time.strftime("%Y-%m-%d %H:%M:%S"),
-    }  # fmt: skip
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1) + "\n")
-    print(json.dumps(summary, indent=1))
-    print(f"saved {args.out}")
+    result = {"corpus": str(args.corpus), "papers": args.n, "summary_docs_per_s": summary,
+              "runs": runs, "machine": machine()}  # fmt: skip
+    save_result(args.out, result, summary)
 
 
 if __name__ == "__main__":

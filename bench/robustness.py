@@ -39,17 +39,15 @@ import httpx
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.machine import free_port  # noqa: E402
+
 PAPERCHAT = [sys.executable, "-m", "ui.cli.main"]
 ABSTRACT = (
     "KCache keeps the KV cache on the CPU and saves GPU memory during inference. "
     "Experiments show forty percent higher throughput than the baseline."
 )
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _env(data_dir: Path, **extra: str) -> dict[str, str]:
@@ -67,7 +65,7 @@ def _rss_mb(pid: int, field: str = "VmRSS") -> float:
 
 @contextlib.contextmanager
 def _serve(env: dict[str, str], *args: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     proc = subprocess.Popen([*PAPERCHAT, "serve", "--port", str(port), *args], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
@@ -192,7 +190,7 @@ def serial_floor(data: Path, questions: list[str], n: int) -> dict:
 
 def frozen_chroma(tmp: Path, corpus: list[Path]) -> list[dict]:
     """A `chroma run` server frozen with SIGSTOP while paperchat serves from it."""
-    port = _free_port()
+    port = free_port()
     chroma = Path(sys.executable).with_name("chroma")
     cmd = [str(chroma), "run", "--path", str(tmp / "chroma"), "--host", "127.0.0.1",
            "--port", str(port)]  # fmt: skip
@@ -360,7 +358,7 @@ def web_checks(data: Path) -> list[dict]:
         rows.append(_row("headers of any response", "CSP frame-ancestors 'none', nosniff",
                          f"{'frame-ancestors' in r.headers.get('content-security-policy', '')}"
                          f", {r.headers.get('x-content-type-options')}", proc.pid))  # fmt: skip
-    short = subprocess.run([*PAPERCHAT, "serve", "--port", str(_free_port())],
+    short = subprocess.run([*PAPERCHAT, "serve", "--port", str(free_port())],
                            env=_env(data, PAPERCHAT_API_KEY="short"), capture_output=True,
                            text=True, timeout=60)  # fmt: skip
     rows.append(

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -28,12 +27,9 @@ import httpx
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from bench.machine import free_port  # noqa: E402
 
 
 def _level(url: str, questions: list[str], clients: int, requests: int) -> dict:
@@ -102,7 +98,7 @@ def main() -> None:
     paperchat = [sys.executable, "-m", "ui.cli.main"]
     subprocess.run([*paperchat, "ingest", *map(str, args.corpus), "--json"], env=env,
                    check=True, stdout=subprocess.DEVNULL)  # fmt: skip
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     start = time.perf_counter()
     proc = subprocess.Popen([*paperchat, "serve", "--port", str(port)], env=env,

@@ -36,6 +36,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from bench.machine import free_port  # noqa: E402
 from bench.scale.synth import Anchor, Synthesizer  # noqa: E402
 from rag.index.connect import open_store  # noqa: E402
 from rag.index.embed import make_embedder  # noqa: E402
@@ -44,12 +45,6 @@ from rag.retrieve import Retriever  # noqa: E402
 from rag.settings import load_settings  # noqa: E402
 
 WRITE_BATCH = 4000  # chunks per Store.write
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _du(*paths: Path) -> int:
@@ -209,7 +204,7 @@ def cold_start(data_dir: Path, env: dict[str, str]) -> dict[str, Any]:
 def _time_to_ready(env: dict[str, str], flags: list[str]) -> tuple[float | None, float | None]:
     import httpx
 
-    port = _free_port()
+    port = free_port()
     start = time.perf_counter()
     proc = subprocess.Popen(
         [sys.executable, "-m", "ui.cli.main", "serve", "--port", str(port), *flags],
@@ -230,7 +225,7 @@ def _time_to_ready(env: dict[str, str], flags: list[str]) -> tuple[float | None,
 
 class ChromaServer:
     def __init__(self, path: Path) -> None:
-        self.path, self.port = path, _free_port()
+        self.path, self.port = path, free_port()
         chroma = Path(sys.executable).with_name("chroma")
         self.proc = subprocess.Popen(
             [str(chroma), "run", "--path", str(path), "--host", "127.0.0.1", "--port",
