@@ -73,6 +73,20 @@ def no_rebuild(setup: tuple[Store, Retriever], monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(LexicalIndex, "build", refuse)
 
 
+@pytest.fixture
+def builds(setup: tuple[Store, Retriever], monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """One item per lexical index build from here on (the setup's own build is done)."""
+    built: list[int] = []
+    build = LexicalIndex.build.__func__  # type: ignore[attr-defined]
+
+    def counted(cls: type[LexicalIndex], *args: object, **kwargs: object) -> LexicalIndex:
+        built.append(1)
+        return build(cls, *args, **kwargs)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(LexicalIndex, "build", classmethod(counted))
+    return built
+
+
 def _lexical(retriever: Retriever, query: str) -> list[str]:
     return [h.paper.id for h in retriever.search(query, k=5, mode="lexical")]
 
@@ -133,12 +147,16 @@ def test_another_writers_changes_are_applied_in_place(
     assert _lexical(retriever, "feature caching diffusion") == []  # its old abstract is gone
 
 
-def _stale_once(store: Store, stale: dict[str, object], monkeypatch: pytest.MonkeyPatch) -> None:
-    """``store``'s next metadata read returns ``stale``: as if it had read just before another
-    writer's bump and wrote just after it (Chroma has no compare-and-swap on metadata)."""
+def _ingest_stale(
+    store: Store, stale: dict[str, object], path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ingest ``path`` into ``store`` with its first metadata read returning ``stale``: as if
+    it had read before another writer's bump and wrote after it (Chroma has no
+    compare-and-swap on metadata), so the other writer's change-log entry is lost."""
     real = store._metadata
     reads = iter([dict(stale)])
     monkeypatch.setattr(store, "_metadata", lambda: next(reads, None) or real())
+    _ingest(path, store)
 
 
 @pytest.mark.usefixtures("no_rebuild")
@@ -150,8 +168,8 @@ def test_an_entry_another_writer_replaced_is_noted_again_at_the_next_bump(
     other = open_store(load_settings())
     stale = other._metadata()
     _ingest(_write(tmp_path / "a.jsonl", [NEW]), store)  # store's entry: q
-    _stale_once(other, stale, monkeypatch)
-    _ingest(_write(tmp_path / "b.jsonl", [MANY[0]]), other)  # written over store's entry
+    # Written over store's entry:
+    _ingest_stale(other, stale, _write(tmp_path / "b.jsonl", [MANY[0]]), monkeypatch)
     assert store.changes(since=before)[1] == {"m0"}  # q's entry is lost
     _ingest(_write(tmp_path / "c.jsonl", [MANY[1]]), store)  # store's next bump notes q again
     assert store.changes(since=before)[1] == {"q", "m0", "m1"}
@@ -174,8 +192,7 @@ def test_an_entry_replaced_before_its_writer_reads_back_is_noted_again_at_once(
         real_modify(metadata)
         if not interleaved:  # the other writer read before this write and writes now
             interleaved.append(True)
-            _stale_once(other, stale, monkeypatch)
-            _ingest(_write(tmp_path / "b.jsonl", [MANY[0]]), other)
+            _ingest_stale(other, stale, _write(tmp_path / "b.jsonl", [MANY[0]]), monkeypatch)
 
     monkeypatch.setattr(store, "_modify", modify_then_other_writes)
     _ingest(_write(tmp_path / "a.jsonl", [NEW]), store)
@@ -197,8 +214,7 @@ def test_a_writers_last_entry_is_confirmed_waiting_only_when_others_write(
     other = open_store(load_settings())
     stale = other._metadata()
     _ingest(_write(tmp_path / "a.jsonl", [NEW]), store)  # its last write: nothing follows
-    _stale_once(other, stale, monkeypatch)
-    _ingest(_write(tmp_path / "b.jsonl", [MANY[0]]), other)
+    _ingest_stale(other, stale, _write(tmp_path / "b.jsonl", [MANY[0]]), monkeypatch)
     assert store.changes(since=before)[1] == {"m0"}
     slept.clear()
     store.confirm_changes()  # as Engine.refresh does after every write
@@ -240,32 +256,25 @@ def test_a_reader_at_a_replaced_generation_catches_up_without_a_rebuild(
     _ingest(_write(tmp_path / "a.jsonl", [NEW]), store)
     at_lost = retriever.index.generation  # the reader syncs to the entry about to be lost
     assert at_lost == store.generation() and "q" in retriever.index.catalogue
-    _stale_once(other, stale, monkeypatch)
-    _ingest(_write(tmp_path / "b.jsonl", [MANY[0]]), other)
+    _ingest_stale(other, stale, _write(tmp_path / "b.jsonl", [MANY[0]]), monkeypatch)
     _ingest(_write(tmp_path / "c.jsonl", [MANY[1]]), store)  # re-notes q, linking at_lost
     assert store.changes(since=at_lost)[1] == {"q", "m0", "m1"}
     assert {"q", "m0", "m1"} <= set(retriever.index.catalogue)  # no_rebuild: in place
 
 
 def test_a_periodic_sync_waits_for_a_lost_entry_to_be_noted_again(
-    setup: tuple[Store, Retriever], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    setup: tuple[Store, Retriever],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    builds: list[int],
 ) -> None:
     store, retriever = setup
     other = open_store(load_settings())
     stale = other._metadata()
     _ingest(_write(tmp_path / "a.jsonl", [NEW]), store)
     held = retriever.index  # at the generation about to be lost
-    _stale_once(other, stale, monkeypatch)
-    _ingest(_write(tmp_path / "b.jsonl", [MANY[0]]), other)
+    _ingest_stale(other, stale, _write(tmp_path / "b.jsonl", [MANY[0]]), monkeypatch)
     assert not store.linked(held.generation)
-    builds: list[int] = []
-    real_build = LexicalIndex.build.__func__  # type: ignore[attr-defined]
-
-    def counted(cls: type[LexicalIndex], *args: object, **kwargs: object) -> LexicalIndex:
-        builds.append(1)
-        return real_build(cls, *args, **kwargs)
-
-    monkeypatch.setattr(LexicalIndex, "build", classmethod(counted))
     assert retriever.refresh(patient=True) is held and not builds  # waits for the writer
     assert "m0" not in retriever.index.catalogue
     _ingest(_write(tmp_path / "c.jsonl", [MANY[1]]), store)  # notes q again, with the link
@@ -278,8 +287,7 @@ def test_a_periodic_sync_waits_for_a_lost_entry_to_be_noted_again(
         _ingest(_write(tmp_path / f"d{at}.jsonl", [MANY[at]]), store)
         retriever.refresh()
         store._own = OwnEntries()  # it forgets, as a writer that has exited would
-        _stale_once(other, stale, monkeypatch)
-        _ingest(_write(tmp_path / f"e{at}.jsonl", [MANY[at + 1]]), other)
+        _ingest_stale(other, stale, _write(tmp_path / f"e{at}.jsonl", [MANY[at + 1]]), monkeypatch)
         monkeypatch.setattr(sync_module, "UNLINKED_PATIENCE", patience)
         builds.clear()
         index = retriever.refresh(patient=patient)
@@ -350,23 +358,18 @@ def test_a_sync_stopped_between_slices_is_rebuilt_next_time(
 
 
 def test_when_the_log_cannot_tell_the_index_is_rebuilt(
-    setup: tuple[Store, Retriever], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    setup: tuple[Store, Retriever],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    builds: list[int],
 ) -> None:
     store, retriever = setup
     _ingest(_write(tmp_path / "new.jsonl", [NEW]), store)
     metadata = store._metadata()
     store._modify({k: v for k, v in metadata.items() if k != "changes"})  # an older writer
-    built = []
-    original = LexicalIndex.build.__func__  # type: ignore[attr-defined]
-
-    def counting(cls: type[LexicalIndex], *args: object, **kwargs: object) -> LexicalIndex:
-        built.append(1)
-        return original(cls, *args, **kwargs)  # type: ignore[no-any-return]
-
-    monkeypatch.setattr(LexicalIndex, "build", classmethod(counting))
     monkeypatch.setattr(sync_module, "UNLINKED_PATIENCE", 0.0)  # a periodic check waits first
     assert _lexical(retriever, "quantum annealing") == ["q"]
-    assert built == [1]
+    assert builds == [1]
 
 
 def test_an_index_of_the_previous_format_is_rebuilt_once(
