@@ -154,7 +154,9 @@ class Engine:
         catalogue = self.retriever.index.catalogue
         with self._lock:
             if self._names is None or self._names[0] is not catalogue:
-                self._names = (catalogue, Names(catalogue[pid] for pid in catalogue))
+                index = self.retriever.index
+                rows = (catalogue[pid] for pid in catalogue)
+                self._names = (catalogue, Names(rows, mentions=index.mentions))
             return self._names[1]
 
     # -- reading ----------------------------------------------------------------------------

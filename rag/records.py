@@ -114,6 +114,10 @@ class PaperRow:
     entry_type: str = ""  # the BibTeX entry type it came as (or maps to), e.g. "inproceedings"
     cite_key: str = ""  # its BibTeX key, when it came from a .bib
     collections: tuple[str, ...] = ()  # named collections it was added to (--collection)
+    # Names its abstract gives it (rag.aliases, filled where the catalogue is made): the name
+    # it introduces for its own work, and the acronyms it defines.
+    coined: str = ""
+    acronyms: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -148,6 +152,8 @@ class PaperRow:
             entry_type=str(data.get("entry_type") or extra.get("entry_type") or ""),
             cite_key=str(data.get("cite_key") or extra.get("bibtex_key") or ""),
             collections=tuple(data.get("collections") or ()),
+            coined=str(data.get("coined") or ""),
+            acronyms=tuple(data.get("acronyms") or ()),
         )
 
     def to_json(self) -> dict[str, Any]:

@@ -10,10 +10,12 @@ library itself (:class:`Names`), so "What is Rubick?" knows Rubick is a paper he
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from rag.records import PaperRow
+from rag.terms import STOPWORDS
+from rag.words import common_words, distinctive, distinctive_word
 
 __all__ = ["Names", "Question", "analyse", "split_parts"]
 
@@ -40,17 +42,30 @@ _COMPARE = re.compile(
     r"better than|similarit(y|ies)|in common)\b",
     re.IGNORECASE,
 )
+# What is measured: a figure answers a question asking for one of these.
+_MEASURES = (
+    r"speed ?ups?|percentages?|proportions?|fractions?|shares?|sizes?|accuracy|throughput|"
+    r"latency|improvements?|reductions?|gains?|costs?|numbers?|scale|fid|bleu|f1|rates?|"
+    r"ratios?|odds|risks?|incidence|prevalence|mortality|survival|doses?|dosage|sensitivity|"
+    r"specificity|median|mean|average|cut-?off|thresholds?|levels?|concentrations?|duration|"
+    r"age|count|frequency|yield|amount|range|values?|percent|efficiency|scalability|auc|"
+    r"scores?|length|weight|volume|time|period|follow-up|interval|difference|prevalence"
+)
 _NUMERIC = re.compile(
-    r"\bhow (much|many|fast|large|big|small|long|well|far|often)\b|\bby how\b|"
-    r"\bwhat (\w+ )?(speed ?ups?|percentages?|fractions?|sizes?|accuracy|throughput|latency|"
-    r"improvements?|reductions?|gains?|costs?|number|scale|scores?|fid|bleu|f1|rates?|ratios?|"
-    r"scalability|efficiency)\b|\b(speed ?up|percent|%)|\b(what|which) .{1,60}\b(did|does|do) "
-    r".{1,60}\b(reach|achieve|obtain|get|score|attain)\b",
+    r"\bhow (much|many|fast|large|big|small|long|well|far|often|old|high|low|accurate|"
+    r"sensitive|specific|likely|common|frequent|effective|strong|close|quickly|soon)\b|"
+    r"\bby how\b|\bto what (extent|degree)\b|"
+    r"\bwhat (?:(?:was|were|is|are|'s) )?(?:the |a |an )?(?:[\w-]+ ){0,3}?"
+    rf"(?-i:{_MEASURES})\b|"
+    r"\b(speed ?up|percent|%)|\b(what|which) .{1,60}\b(did|does|do) .{1,60}\b(reach|achieve|"
+    r"obtain|get|score|attain)\b",
     re.IGNORECASE,
 )
 _DEFINITION = re.compile(
-    r"^\s*(what|who)('s| is| are| was| does| do)\b|\b(describe|explain|define|tell me about|"
-    r"what kind of|introduce)\b|\bwhat( \w+)? (does|do|did) .{1,60} (do|mean|propose|offer|solve|"
+    r"(?:^|[,:;]\s+)(what|who)('s| is| are| does| do)\b|"
+    r"\bwhat (does|do|is) .{1,40} (stand for|mean|refer to|denote|abbreviate)\b|"
+    r"\b(describe|explain|define|tell me about|what kind of|introduce|definition of|"
+    r"what is meant by)\b|\bwhat( \w+)? (does|do|did) .{1,60} (do|mean|propose|offer|solve|"
     r"address|tackle|provide|cover|target|optimi[sz]e|focus on|contribute)\b",
     re.IGNORECASE,
 )
@@ -62,6 +77,7 @@ _AUTHOR_ASK = re.compile(
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[\w][\w.+-]*\w|\w")
+_ACRONYM_WORD = re.compile(r"[A-Za-z0-9][\w.&/+-]*[A-Za-z0-9]")
 # Where a two-part question splits: ", and how ...", " and what ...".
 _PART_SPLIT = re.compile(
     r"\s*(?:,\s*|\s)(?:and|but also|also)\s+(?=(?:how|what|which|why|does|do|is|are|can|"
@@ -73,13 +89,16 @@ _PART_SPLIT = re.compile(
 @dataclass(frozen=True, slots=True)
 class Question:
     """A question as analysed: ``kind`` (one of TYPES), the paper ids it names, in the
-    order named, the authors it names, and its parts (one, or two for "X and how Y")."""
+    order named, the papers defining an acronym it uses (``defined``), the authors it
+    names, and its parts (one, or two for "X and how Y")."""
 
     text: str
     kind: str
     named: tuple[str, ...] = ()
     authors: tuple[str, ...] = ()
     parts: tuple[str, ...] = field(default=())
+    defined: tuple[str, ...] = ()
+    own: str = ""  # the user's own words, when ``text`` adds the conversation's subject
 
     @property
     def asks_author(self) -> bool:
@@ -90,81 +109,105 @@ def _norm(text: str) -> str:
     return " ".join(_WORD.findall(text.casefold()))
 
 
-def _is_name(label: str) -> bool:
-    """A label that reads as a proper name (KCache, ERNIE 3.0, Nebula-I, Big Models), not a
-    descriptive phrase ("Distributed training framework")."""
-    words = label.split()
-    if not words or len(words) > 4 or label.endswith("…"):
-        return False
-    marked = any(
-        any(c.isdigit() for c in w) or "-" in w or any(c.isupper() for c in w[1:]) for w in words
-    )
-    return marked or all(w[:1].isupper() for w in words)
+MAX_SHARED = 3  # a name more papers than this give themselves names none of them
 
 
-def _parts(name: str) -> list[str]:
-    """Words of a multi-word system name that could name it alone ("Titan" of "ERNIE 3.0
-    Titan"); none for a name of ordinary words ("Big Models": "Models" names nothing)."""
-    words = name.split()
-    marked = any(any(c.isdigit() for c in w) or any(c.isupper() for c in w[1:]) for w in words)
-    if len(words) < 2 or not marked:
+def _title_names(title: str) -> list[str]:
+    """A title's names: the whole title when it is long enough not to occur in a question
+    by chance, and its head before a colon ("Llumnix: Dynamic Scheduling ...") when that is
+    a distinctive name of a few words."""
+    title = " ".join(title.split())
+    if not title or title.endswith("…"):
         return []
-    return [w for w in words if len(w) >= 4 and w[:1].isupper() and w[1:].islower()]
+    names = []
+    words = len(title.split())
+    if words >= 6 or (
+        words >= 4 and distinctive(title) and any(distinctive_word(w) for w in title.split())
+    ):
+        names.append(title)
+    head = title.split(":")[0].strip() if ":" in title else ""
+    if head and len(head.split()) <= 4 and distinctive(head):
+        names.append(head)
+    return names
 
 
 class Names:
-    """The library's paper names and authors, for finding them in a question."""
+    """The library's paper names and authors, for finding them in a question.
 
-    def __init__(self, rows: Iterable[PaperRow]) -> None:
-        self._names: dict[str, list[str]] = {}
+    A paper is named by a distinctive name only (:mod:`rag.words`): its title (or the head
+    of it before a colon), or the name its abstract introduces ("Llumnix", "ERNIE 3.0
+    Titan"), matched case aside; never an ordinary word or a date. Acronyms an abstract
+    defines ("PCD", "OSCE") are matched with their case, and point at the papers defining
+    them more weakly: retrieval, not the name, orders those (:mod:`rag.answer.gather`).
+    A name shared by more than MAX_SHARED papers names none, and so does a name (but a
+    whole title) that more than MAX_SHARED papers mention, by ``mentions`` (how many papers
+    of the library hold a text's rarest word): "DNA" or "NO", set in parentheses by some
+    abstract, are everybody's words. A name that is an ordinary word in lower case ("NO",
+    "AIM") or has three letters or fewer is matched with its case.
+    """
+
+    def __init__(
+        self, rows: Iterable[PaperRow], mentions: Callable[[str], int] | None = None
+    ) -> None:
+        names: dict[str, list[str]] = {}
+        titles: set[str] = set()
+        acronyms: dict[str, list[str]] = {}
         self._display: dict[str, str] = {}
         self._authors: dict[str, list[str]] = {}
-        parts: dict[str, set[str]] = {}
-        whole: dict[str, str] = {}  # a part -> the name it is part of
-        self._proper: set[str] = set()
         for row in rows:
-            for name in {row.label, row.title.split(":")[0].strip() if ":" in row.title else ""}:
+            own = [*_title_names(row.title), *([row.coined] if row.coined else [])]
+            for name in own:
                 key = _norm(name)
-                if not name or name.endswith("…") or len(key.split()) > 6:
-                    continue
-                self._names.setdefault(key, []).append(row.id)
-                self._display.setdefault(key, name)
-                if _is_name(name):
-                    self._proper.add(key)
-                    for part in _parts(name):
-                        parts.setdefault(_norm(part), set()).add(row.id)
-                        whole.setdefault(_norm(part), name)
+                if key and row.id not in names.get(key, ()):
+                    names.setdefault(key, []).append(row.id)
+                    self._display.setdefault(key, name)
+                if name == row.title:
+                    titles.add(key)
+            for short in row.acronyms:
+                if row.id not in acronyms.get(short, ()):
+                    acronyms.setdefault(short, []).append(row.id)
             for author in row.authors:
                 key = _norm(author)
                 if len(key) > 3:
                     self._authors.setdefault(key, []).append(row.id)
-        for part, ids in parts.items():
-            if len(ids) == 1 and part not in self._names:  # a part that names one paper only
-                self._names[part] = sorted(ids)
-                self._display[part] = whole[part]
-                self._proper.add(part)
+        self._names = {
+            k: v
+            for k, v in names.items()
+            if len(v) <= MAX_SHARED
+            and (k in titles or mentions is None or mentions(self._display[k]) <= MAX_SHARED)
+        }
+        self._cased = {
+            k for k in self._names if len(k) <= 3 or k in common_words() or k in STOPWORDS
+        }
+        self._acronyms = {k: v for k, v in acronyms.items() if len(v) <= MAX_SHARED}
         # Longest first: "ernie 3.0 titan" is found before "ernie 3.0".
         self._name_keys = sorted(self._names, key=len, reverse=True)
         self._author_keys = sorted(self._authors, key=len, reverse=True)
 
     def named(self, text: str) -> list[str]:
         """Paper ids whose name the text mentions, in the order mentioned."""
-        return [pid for _, pid in self._find(text, self._name_keys, self._names)]
+        return [pid for _, pid in self._names_in(text)]
 
-    def proper(self, text: str) -> list[str]:
-        """Paper ids the text names by a proper name (KCache), not by a descriptive label
-        ("Distributed training framework", which a list question may use as a topic)."""
-        found = self._find(text, self._name_keys, self._names)
-        return [pid for key, pid in found if key in self._proper]
+    def _names_in(self, text: str) -> list[tuple[str, str]]:
+        found = self._find(_norm(text), self._name_keys, self._names)
+        return [(key, pid) for key, pid in found if key not in self._cased or _cased_in(
+            self._display[key], text
+        )]
+
+    def by_acronym(self, text: str) -> list[str]:
+        """Paper ids defining an acronym the text uses (with its case: "PCD", not "pcd")."""
+        found = []
+        for word in dict.fromkeys(_ACRONYM_WORD.findall(text)):
+            found += self._acronyms.get(word, self._acronyms.get(word.rstrip("s"), []))
+        return list(dict.fromkeys(found))
 
     def named_labels(self, text: str) -> list[str]:
         """The names the text mentions, as the library writes them."""
-        found = self._find(text, self._name_keys, self._names)
-        return list(dict.fromkeys(self._display[key] for key, _ in found))
+        return list(dict.fromkeys(self._display[key] for key, _ in self._names_in(text)))
 
     def authors(self, text: str) -> list[str]:
         """The authors (normalised names) the text mentions."""
-        found = self._find(text, self._author_keys, self._authors)
+        found = self._find(_norm(text), self._author_keys, self._authors)
         return list(dict.fromkeys(key for key, _ in found))
 
     def papers_by(self, author: str) -> list[str]:
@@ -172,7 +215,7 @@ class Names:
 
     @staticmethod
     def _find(text: str, keys: Sequence[str], index: dict[str, list[str]]) -> list[tuple[str, str]]:
-        hay = f" {_norm(text)} "
+        hay = f" {text} "
         taken: list[tuple[int, int]] = []
         found: list[tuple[int, str, str]] = []
         for key in keys:
@@ -186,20 +229,24 @@ class Names:
         return [(key, pid) for _, key, pid in sorted(found)]
 
 
+def _cased_in(name: str, text: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) is not None
+
+
 def split_parts(text: str) -> list[str]:
     """A two-part question as its parts ("What is X and how much does it save?" -> two)."""
     pieces = [p.strip(" ,;?") for p in _PART_SPLIT.split(text) if p and p.strip(" ,;?")]
     return [p for p in pieces if len(_WORD.findall(p)) >= 2] or [text]
 
 
-def _kind(text: str, named: Sequence[str], authors: Sequence[str], proper: Sequence[str]) -> str:
+def _kind(text: str, named: Sequence[str], authors: Sequence[str]) -> str:
     if _OVERVIEW.search(text) and not named:
         return "overview"
     if authors and not named:
         return "author"
     if _COMPARE.search(text) and len(set(named)) >= 2:
         return "comparison"
-    if _LIST.search(text) and not proper:
+    if _LIST.search(text) and not named:
         return "list"
     if _NUMERIC.search(text):
         return "numeric"
@@ -208,14 +255,20 @@ def _kind(text: str, named: Sequence[str], authors: Sequence[str], proper: Seque
     return "how"
 
 
-def analyse(text: str, names: Names | None = None) -> Question:
-    """The question's type, named papers and authors, and parts."""
+def analyse(text: str, names: Names | None = None, *, own: str = "") -> Question:
+    """The question's type, named papers and authors, and parts. ``text`` may carry the
+    conversation's subject after the user's ``own`` words (a follow-up rewritten for
+    retrieval): names are looked for in all of it, the type and parts in the user's words."""
     named = tuple(dict.fromkeys(names.named(text))) if names else ()
     authors = tuple(names.authors(text)) if names else ()
+    defined = tuple(p for p in names.by_acronym(text) if p not in named) if names else ()
+    asked = own or text
     return Question(
         text=text,
-        kind=_kind(text, named, authors, names.proper(text) if names else ()),
+        kind=_kind(asked, named, authors),
         named=named,
         authors=authors,
-        parts=tuple(split_parts(text)),
+        parts=tuple(split_parts(asked)),
+        defined=defined,
+        own=own if own != text else "",
     )

@@ -30,7 +30,7 @@ __all__ = [
 # PaperRow's fields, in its order, but the abstract: that stays in the store.
 FIELDS = (
     "id", "label", "title", "authors", "year", "source", "position", "n_chunks", "url", "doi",
-    "has_abstract", "entry_type", "cite_key", "collections",
+    "has_abstract", "entry_type", "cite_key", "collections", "coined", "acronyms",
 )  # fmt: skip
 
 
@@ -142,8 +142,8 @@ def add_row(columns: dict[str, list[Any]], row: PaperRow) -> None:
         columns[f].append(tuple(value) if f in _LISTS else value)
 
 
-_LISTS = ("authors", "collections")
-_REPEATED = ("source", "year", "entry_type")  # few distinct values among many papers
+_LISTS = ("authors", "collections", "acronyms")
+_REPEATED = ("source", "year", "entry_type", "coined")  # few distinct values among many papers
 
 
 def compact(columns: dict[str, list[Any]]) -> dict[str, list[Any]]:

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from rag.aliases import with_names
 from rag.index import journal
 from rag.index.catalogue import Catalogue, add_row, compact, empty_columns, in_source_order
 from rag.index.postings import Postings
@@ -39,8 +40,9 @@ if TYPE_CHECKING:
 
 __all__ = ["Bm25Params", "LexicalIndex"]
 
-_FORMAT = 6  # 3: the catalogue by column; 4: has_abstract, entry_type, cite_key;
-# 5: collections; 6: tantivy postings, catalogue snapshot + journal, changed in place
+_FORMAT = 7  # 3: the catalogue by column; 4: has_abstract, entry_type, cite_key;
+# 5: collections; 6: tantivy postings, catalogue snapshot + journal, changed in place;
+# 7: the names abstracts give their papers (coined, acronyms)
 CATALOGUE = journal.SNAPSHOT
 POSTINGS = "postings"
 # bm25s's default token pattern, r"(?u)\b\w\w+\b", without the \b: the same words
@@ -175,7 +177,8 @@ class LexicalIndex:
         columns = empty_columns()  # the catalogue's, filled as rows pass (no abstracts kept)
 
         def docs() -> Iterator[tuple[str, list[str]]]:
-            for row in rows:  # one pass: ``rows`` may be a stream too big to hold
+            for stored in rows:  # one pass: ``rows`` may be a stream too big to hold
+                row = with_names(stored)
                 add_row(columns, row)
                 yield row.id, analyze(paper_text(row))
 
@@ -210,6 +213,7 @@ class LexicalIndex:
         current with ``generation``: saved in place, touching only these papers. None when
         the saved index cannot be read (the caller rebuilds)."""
         start = time.perf_counter()
+        rows = [with_names(r) for r in rows]
         removed = set(removed) - {r.id for r in rows}
         with _locked(self.directory):
             base = self.reloaded()  # another process on this machine may have changed it
@@ -273,6 +277,11 @@ class LexicalIndex:
             if len(hits) < limit:
                 return out
             limit *= 4  # filtered out too many: look further down
+
+    def mentions(self, text: str) -> int:
+        """How many papers hold ``text``'s rarest word (0 for a text with no word)."""
+        terms = self.analyze_one(text)
+        return min(self.document_frequency(terms).values(), default=0) if terms else 0
 
     def document_frequency(self, terms: Sequence[str] | set[str]) -> dict[str, int]:
         """How many papers hold each term (0 for a term no paper holds)."""
