@@ -12,7 +12,7 @@ import os
 import stat
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +21,7 @@ import numpy as np
 from ingest.chunk import Chunker, sentence_spans
 from ingest.parse.detect import FORMATS, iter_input_files
 from ingest.parse.dispatch import parse_file
+from ingest.parse.labels import label_candidates, unique_label
 from rag.errors import IngestError, ParseError
 from rag.index.embed import SpanEmbedder
 from rag.index.store import stored_hash
@@ -219,6 +220,7 @@ def _store_batch(
     report: IngestReport,
 ) -> None:
     t0 = time.perf_counter()
+    papers = unique_labels(papers, store)
     stored = store.stored([p.id for p in papers])
     report.seconds["store"] += time.perf_counter() - t0
 
@@ -252,6 +254,38 @@ def _store_batch(
     store.write(todo, vectors, stale=stale, sentence_vectors=sentences)
     report.seconds["store"] += time.perf_counter() - t0
     report.chunks_written += len(vectors)
+
+
+def unique_labels(papers: list[Paper], store: Store) -> list[Paper]:
+    """``papers`` (a batch) with each untitled paper's derived label unique in the library:
+    one that another stored paper, or one earlier in the batch, holds already gives way to
+    the paper's next candidate (:func:`ingest.parse.labels.label_candidates`). The same
+    files ingested again give the same labels."""
+    assigned: dict[str, str] = {}  # label -> paper id, this batch's
+    options = {
+        p.id: cands
+        for p in papers
+        if not p.title
+        for cands in [label_candidates(p.abstract, authors=p.authors, year=p.year)]
+        if cands and p.label == cands[0]
+    }
+    if not options:
+        return papers
+    holders = store.label_holders(sorted({c for cands in options.values() for c in cands}))
+    out = []
+    for paper in papers:
+        cands = options.get(paper.id)
+        if cands:
+
+            def taken(label: str, pid: str = paper.id) -> bool:
+                return bool(holders.get(label, set()) - {pid}) or assigned.get(label, pid) != pid
+
+            label = unique_label(cands[0], taken, fallback=[*cands[1:], paper.id])
+            if label != paper.label:
+                paper = replace(paper, label=label)
+        assigned.setdefault(paper.label, paper.id)
+        out.append(paper)
+    return out
 
 
 def _embed(

@@ -150,14 +150,16 @@ def build_paper(draft: Draft) -> tuple[Paper | Skipped, list[Notice]]:
         or draft.fallback_id
         or (content_id(abstract) if abstract else content_id(f"{title}|{year or ''}", prefix="t"))
     )
+    authors = tuple(a for a in (normalise_text(a) for a in draft.authors) if a)
     paper = Paper(
         id=paper_id,
         abstract=abstract,
         source=draft.source,
         position=draft.position,
         title=title,
-        label=draft.label or (shorten(title) if title else derive_label(abstract)),
-        authors=tuple(a for a in (normalise_text(a) for a in draft.authors) if a),
+        label=draft.label
+        or (shorten(title) if title else derive_label(abstract, authors=authors, year=year)),
+        authors=authors,
         year=year,
         url=draft.url.strip(),
         doi=doi,

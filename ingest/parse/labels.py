@@ -1,78 +1,159 @@
-"""A short, recognisable label for an abstract that has no title.
+"""A short label a person can use for a paper that has no title.
 
 In order of preference:
 
-1. the name the abstract introduces: "we propose ERTACache, ...", "a framework, Nebula-I,",
-   "a system called ERNIE 3.0 Titan", "Mobile Neural Network (MNN)" -> "MNN", or a quoted
-   name ("parameter-selection merging");
-2. a title-case term the abstract defines with an acronym ("Artificial Intelligence Security
-   Competition (AISC)" -> its long form);
-3. what "we propose / study / provide ..." is about ("Self-supervised video representation
-   learning");
-4. the first clause of the first sentence.
+1. the distinctive name the abstract introduces (:func:`rag.aliases.introduced_name`):
+   "we propose ERTACache, ...", "a system called ERNIE 3.0 Titan", "Mobile Neural Network
+   (MNN)" -> "MNN";
+2. a topic phrase of content words: what the study's aim ("The aim of this study was to
+   evaluate ...", "To determine whether ...", "We investigated ...") or "we propose /
+   present ..." is about, as a noun phrase ("Tailored telephone counseling"; "Role of
+   mitochondrial dynamics during PCD"), else the abstract's keyphrase: the run of content
+   words whose words recur most in it (RAKE, Rose et al. 2010);
+3. "First-author et al., year", from the metadata;
+4. nothing: the caller shows the paper's id.
 
-Every label is at most :data:`MAX_LABEL_CHARS` characters.
+A label is never a date, a stock opening ("The aim of", "In recent years", "To date") or a
+sentence cut off with "…"; it is at most :data:`MAX_LABEL_CHARS` characters, cut before a
+preposition so that it ends on a content word. Labels are made unique within a library
+where papers are stored (:func:`unique_label`).
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Callable, Sequence
 
-__all__ = ["MAX_LABEL_CHARS", "derive_label", "shorten"]
+from rag.aliases import introduced_name
+from rag.sentences import split_sentences
+from rag.terms import STOPWORDS
+from rag.words import is_date
+
+__all__ = [
+    "MAX_LABEL_CHARS",
+    "author_label",
+    "derive_label",
+    "label_candidates",
+    "shorten",
+    "unique_label",
+]
 
 MAX_LABEL_CHARS = 50
 _MAX_WORDS = 8
-_WINDOW = 12  # words after "we propose" in which the introduced name must appear
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"“])")
-_SUBJECT = re.compile(
-    r"\b(?:we|our|this\s+(?:paper|work|study|report|article|survey|letter))\b", re.IGNORECASE
-)
-_NAME_MARKER = re.compile(
-    r"\b(?:propos(?:e|es|ed)|present(?:s|ed)?|introduc(?:e|es|ed)|design(?:s|ed)?"
-    r"|develop(?:s|ed)?|build|built|releas(?:e|es|ed)|called|named|namely|dubbed|termed"
-    r"|coined)\b",
+# Where a sentence says what the study is about; the topic follows the match.
+_AIM = re.compile(
+    r"\b(?:aims?|objectives?|purposes?|goals?|intent)\b[^.;:]{0,40}?\b(?:was|were|is|are)\s+"
+    r"(?:to\s+)?(?:\w+\s+)?"
+    r"|^(?:to|in order to)\s+\w+\s+(?:and\s+\w+\s+)?"
+    r"|\bwe\s+(?:sought|aimed|wanted|set out|wished|attempted|tried)\s+to\s+\w+\s+"
+    r"|\b(?:we|this\s+(?:study|trial|paper|work|report|review|analysis|article|survey)|"
+    r"the\s+present\s+(?:study|work))\s+(?:have\s+|has\s+|also\s+|then\s+)?"
+    r"(?:propos|present|introduc|develop|design|stud(?:y|ie)|investigat|examin|evaluat|"
+    r"assess|compar|report|describ|analy[sz]|explor|review|determin|test|measur|address|"
+    r"characteri[sz]|quantif|estimat|identif|provid|survey)\w*\s+",
     re.IGNORECASE,
 )
-_TOPIC_MARKER = re.compile(
-    r"\b(?:propos(?:e|es|ed)|present(?:s|ed)?|introduc(?:e|es|ed)|design(?:s|ed)?"
-    r"|develop(?:s|ed)?|stud(?:y|ies)|provid(?:e|es|ed)|investigat(?:e|es|ed)|survey)\b",
+# Words at the front of a topic that say nothing of it.
+_LEAD = re.compile(
+    r"^(?:(?:whether or not|whether|if|how|what|which|why|to what extent|the question|at|"
+    r"the hypothesis|that|"
+    r"a|an|the|our|this|these|its|their|novel|new|simple|general|here|first|two|three|"
+    r"several|various|different|possible|potential|retrospectively|prospectively|further|"
+    r"also|then|to \w+|\d[\d.,]*)\b[\s:,]*)+",
     re.IGNORECASE,
 )
-_NAMING_WORD = re.compile(r"\b(?:called|named|namely|dubbed|termed|coined)\b", re.IGNORECASE)
-_TOKEN = re.compile(r"[\"“”]|\(|\)|[,;:]|[^\s\"“”(),;:]+")
-_QUOTES = {'"', "“", "”"}
-_NUMBER = re.compile(r"\d+(?:\.\d+)*[A-Za-z]?")
-_ADJECTIVE_SUFFIX = re.compile(
-    r"-(?:based|related|aware|like|level|specific|driven|style|wise|free|oriented|guided"
-    r"|enhanced|efficient|intensive|only|scale|centric|agnostic)$"
-)
-_DEFINITION = re.compile(
-    r"\b((?:[A-Z][\w'-]*\s+)(?:(?:of|for|and|the|in|on|to|with)\s+)?"
-    r"(?:[A-Z][\w'-]*\s*)(?:(?:(?:of|for|and|the|in|on|to|with)\s+)?[A-Z][\w'-]*\s*){0,6})"
-    r"\(([A-Z][\w.-]*[A-Z0-9][\w.-]*)\)"
-)
-_LEAD_DETERMINERS = re.compile(
-    r"^(?:(?:a|an|the|our|this|these|its|novel|new|simple|general)\s+)+", re.IGNORECASE
-)
-_TOPIC_STOP = re.compile(
-    r"[,;:.(]|\s(?:which|that|where|whose|to|by|for|with|in|from|using|via|based)\s",
+# A sentence that opens with a clause or a circumstance, not with its subject.
+_SUBORDINATE = re.compile(
+    r"^(?:although|though|while|whereas|despite|with|in|from|since|because|as|to date|"
+    r"recently|currently|over|during|after|before|for|among|given|when|if|unlike|like|"
+    r"compared|by|at|on|between|until|however|thus|therefore|here|we|our|this|these|it|"
+    r"there|one|many|several|few|little|no|more|most|less|the aim|the objective|"
+    r"the purpose|to|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"fifteen|twenty|thirty|forty|fifty|hundred|\d)\b",
     re.IGNORECASE,
 )
-_TRAILING_STOPWORDS = re.compile(r"(?:\s+(?:of|on|the|a|an|and|or|for|to|in|with|by))+$")
+# Where the noun phrase a topic opens with ends.
+_CLAUSE_END = re.compile(
+    r"[,;:()\[\]?!.]|\s(?:is|are|was|were|be|been|has|have|had|can|could|may|might|will|"
+    r"would|should|does|do|did|that|which|who|whom|whose|where|when|while|and whether|versus|"
+    r"vs|using|by|as|because|if|whether|than|not|cannot|\w+ly)\s|"
+    r"\s\w+ed\s(?=(?:with|by|to|in|from|for|on|as|at|into|after|under)\s)",
+    re.IGNORECASE,
+)
+_PREPOSITION = frozenset(
+    ["of", "in", "on", "for", "to", "with", "by", "from", "at", "among", "between", "during", "after", "before", "following", "within", "without", "into", "via", "under", "over", "against", "across", "and", "or", "versus"]
+)
+_STOCK = re.compile(
+    r"^(?:the\s+)?(?:aim|aims|objective|objectives|purpose|goal|background|introduction|"
+    r"methods?|results?|conclusions?|(?:in )?recent years|recently|to date|more than|"
+    r"less than|"
+    r"there (?:is|are)|it is|this study|this paper|we)\b",
+    re.IGNORECASE,
+)
+# Words that are no part of a keyphrase (RAKE's stop list: function words and verbs of
+# scientific prose).
+_RAKE_STOP = STOPWORDS | frozenset(
+    """
+    study studies paper results result conclusion conclusions background methods method
+    objective objectives aim aims purpose patients subjects participants group groups
+    significant significantly associated association compared comparison respectively
+    total mean median using used use based found showed shown show shows reported whereas
+    however although among including included increase increased decrease decreased higher
+    lower high low may might can could also well one two three four five first second
+    year years month months day days among total data analysis performed evaluated
+    assessed examined investigated determined underwent received observed obtained
+    respectively versus vs et al
+    """.split()  # noqa: SIM905 - a word list reads better as prose
+)
+_PHRASE_WORD = re.compile(r"[A-Za-z][\w'’-]*")
 
 
-def derive_label(abstract: str) -> str:
-    """A label users can recognise the paper by; never empty for a non-empty abstract."""
-    sentences = [s for s in _SENTENCE.split(abstract.strip()) if s]
-    if not sentences:
+def derive_label(abstract: str, *, authors: Sequence[str] = (), year: int | None = None) -> str:
+    """The label of an untitled paper (module doc); "" when nothing fits (show the id)."""
+    return next(iter(label_candidates(abstract, authors=authors, year=year)), "")
+
+
+def label_candidates(
+    abstract: str, *, authors: Sequence[str] = (), year: int | None = None
+) -> list[str]:
+    """Every label the paper could take, best first (the module doc's order; within 2, the
+    aim's topic, the opening sentence's subject, then the keyphrase), once each: a library
+    gives a paper the first one no other paper holds."""
+    found: list[str] = []
+    if abstract.strip():
+        name = introduced_name(abstract)
+        if name and len(name) <= MAX_LABEL_CHARS:
+            found.append(name)
+        found += [_topic(abstract), _subject(abstract), _keyphrase(abstract)]
+    found.append(author_label(authors, year))
+    return list(dict.fromkeys(f for f in found if f))
+
+
+def author_label(authors: Sequence[str], year: int | None) -> str:
+    """ "Smith et al., 2019" (or "Smith, 2019", "Smith and Jones") from the metadata."""
+    surnames = [_surname(a) for a in authors if a.strip()]
+    if not surnames:
         return ""
-    return shorten(
-        _introduced_name(abstract, sentences)
-        or _defined_term(abstract)
-        or _topic(sentences)
-        or _first_clause(sentences[0])
-    )
+    who = surnames[0] if len(surnames) == 1 else f"{surnames[0]} et al."
+    if len(surnames) == 2:
+        who = f"{surnames[0]} and {surnames[1]}"
+    return f"{who}, {year}" if year else who
+
+
+def unique_label(label: str, taken: Callable[[str], bool], *, fallback: Sequence[str]) -> str:
+    """``label``, or the first of ``fallback`` (then the label with a number) that no other
+    paper holds, by ``taken``."""
+    if not taken(label):
+        return label
+    for alt in fallback:
+        if alt and not taken(alt):
+            return alt
+    n = 2
+    while taken(f"{label} ({n})"):
+        n += 1
+    return f"{label} ({n})"
 
 
 def shorten(text: str, *, max_chars: int = MAX_LABEL_CHARS, max_words: int = 0) -> str:
@@ -83,163 +164,86 @@ def shorten(text: str, *, max_chars: int = MAX_LABEL_CHARS, max_words: int = 0) 
         return " ".join(kept)
     while len(kept) > 1 and len(" ".join(kept)) >= max_chars:
         kept.pop()
-    result = _TRAILING_STOPWORDS.sub("", " ".join(kept)).rstrip(",;:")
-    return result[: max_chars - 1] + "…"
+    result = re.sub(r"(?:\s+(?:of|on|the|a|an|and|or|for|to|in|with|by))+$", "", " ".join(kept))
+    return result.rstrip(",;:")[: max_chars - 1] + "…"
 
 
-# --- 1. an introduced name ------------------------------------------------------------------
+# --- 2. a topic phrase ------------------------------------------------------------------------
 
 
-def _introduced_name(abstract: str, sentences: list[str]) -> str:
-    offset = 0
-    for sentence in sentences:
-        start = abstract.find(sentence, offset)
-        offset = max(start, offset)
-        subject = _SUBJECT.search(sentence)
-        if not subject:
+def _topic(abstract: str) -> str:
+    """The noun phrase the study's aim (or "we propose ...") is about."""
+    for sentence in split_sentences(abstract)[:8]:
+        matches = list(_AIM.finditer(sentence))
+        if not matches:
             continue
-        for marker in _NAME_MARKER.finditer(sentence, subject.end()):
-            named = bool(_NAMING_WORD.fullmatch(marker.group(0)))
-            tokens = _TOKEN.findall(sentence[marker.end() :])
-            name = _first_name(tokens, abstract, named=named)
-            if name and not _seen_before(name, abstract[:offset]):
-                return name
+        # "To integrate X, we propose Y": Y is the work, X its purpose.
+        match = matches[-1] if len(matches) > 1 and matches[0].start() == 0 else matches[0]
+        phrase = _noun_phrase(sentence[match.end() :])
+        if phrase:
+            return phrase
     return ""
 
 
-def _first_name(tokens: list[str], abstract: str, *, named: bool) -> str:
-    words = 0
-    i = 0
-    while i < len(tokens) and words < _WINDOW:
-        token = tokens[i]
-        if token in _QUOTES:
-            quoted, j = _until_quote(tokens, i + 1)
-            if 0 < len(quoted) <= 6:
-                return " ".join(quoted)
-            i = j + 1
+def _subject(abstract: str) -> str:
+    """The subject of the first sentence that opens with one ("Programmed cell death",
+    "Assessment of visual acuity"), not with a subordinate clause or a date."""
+    for sentence in split_sentences(abstract)[:3]:
+        if _SUBORDINATE.match(sentence):
             continue
-        if _starts_name(token):
-            run, j = _run(tokens, i)
-            short = _parenthetical(tokens, j)
-            if short:
-                return short
-            candidate = " ".join(run)
-            if _plausible(run, candidate, abstract, named=named):
-                return candidate
-            i = j
-            words += len(run)
-            continue
-        if token not in ",;:()":
-            words += 1
-        i += 1
+        phrase = _noun_phrase(sentence)
+        if phrase:
+            return phrase
     return ""
 
 
-def _until_quote(tokens: list[str], i: int) -> tuple[list[str], int]:
-    words: list[str] = []
-    while i < len(tokens) and tokens[i] not in _QUOTES:
-        if tokens[i] not in ",;:":
-            words.append(tokens[i].rstrip("."))
-        i += 1
-    return words, i
+def _noun_phrase(text: str) -> str:
+    """The phrase ``text`` opens with, without its leading function words, up to where its
+    clause ends, cut before a preposition to at most _MAX_WORDS words and
+    MAX_LABEL_CHARS characters; "" when it holds fewer than two content words."""
+    text = _LEAD.sub("", text.strip(" \"'“”‘’"))
+    end = _CLAUSE_END.search(f"{text} ")
+    words = [w for w in (text[: end.start()] if end else text).split() if not w.endswith("-")]
+    while words and (words[-1].casefold() in _PREPOSITION or words[-1].casefold() in STOPWORDS):
+        words.pop()
+    while len(words) > _MAX_WORDS or len(" ".join(words)) > MAX_LABEL_CHARS:
+        cut = [i for i, w in enumerate(words) if w.casefold() in _PREPOSITION and i >= 2]
+        words = words[: cut[-1]] if cut and cut[-1] < len(words) else words[:-1]
+        while words and words[-1].casefold() in _PREPOSITION | STOPWORDS:
+            words.pop()
+    phrase = " ".join(words)
+    content = [w for w in words if w.casefold() not in STOPWORDS and re.search(r"[A-Za-z]", w)]
+    if len(content) < 2 or is_date(phrase) or _STOCK.match(phrase):
+        return ""
+    return phrase[:1].upper() + phrase[1:]
 
 
-def _clean(token: str) -> str:
-    return token.rstrip(".")
+def _keyphrase(abstract: str) -> str:
+    """The run of content words (RAKE) whose words recur most in the abstract's opening."""
+    sentences = split_sentences(abstract)
+    opening = " ".join(sentences[:4])
+    words = [w.casefold() for w in _PHRASE_WORD.findall(abstract)]
+    freq = Counter(w for w in words if w not in _RAKE_STOP)
+    best, best_score = "", 0.0
+    for sentence in re.split(r"[,;:()\[\].?!]", opening):
+        run: list[str] = []
+        for token in [*sentence.split(), ""]:
+            word = token.strip("\"'“”‘’").casefold()
+            if token and _PHRASE_WORD.fullmatch(token.strip("\"'“”‘’")) and word not in _RAKE_STOP:
+                run.append(token.strip("\"'“”‘’"))
+                continue
+            if 2 <= len(run) <= 5:
+                score = sum(freq[w.casefold()] for w in run) + 0.5 * len(run)
+                if score > best_score:
+                    best, best_score = " ".join(run), score
+            run = []
+    if not best or is_date(best) or _STOCK.match(best) or len(best) > MAX_LABEL_CHARS:
+        return ""
+    return best[:1].upper() + best[1:]
 
 
-def _starts_name(token: str) -> bool:
-    token = _clean(token)
-    return bool(token) and token[0].isupper() and token != "I"
-
-
-def _run(tokens: list[str], i: int) -> tuple[list[str], int]:
-    """Consecutive capitalised words, numbers and ' - ' joiners starting at ``tokens[i]``."""
-    run = [_clean(tokens[i])]
-    j = i + 1
-    while j < len(tokens) and not tokens[j - 1].endswith("."):
-        token = _clean(tokens[j])
-        joiner = token == "-" and j + 1 < len(tokens) and _starts_name(tokens[j + 1])
-        if not (joiner or (token and (token[0].isupper() or _NUMBER.fullmatch(token)))):
-            break
-        run.append(token)
-        j += 1
-    return run, j
-
-
-def _parenthetical(tokens: list[str], j: int) -> str:
-    """The short name in "Long Name (SHORT)" or "(SHORT for short)" right after a run."""
-    if j + 1 < len(tokens) and tokens[j] == "(":
-        inner = _clean(tokens[j + 1])
-        if _distinctive(inner):
-            return inner
-    return ""
-
-
-def _distinctive(token: str) -> bool:
-    """Looks like a coined name: inner capitals (KCache, ERNIE), digits with letters (C4)."""
-    if not token or not token[0].isalnum() or _ADJECTIVE_SUFFIX.search(token):
-        return False
-    has_alpha = any(c.isalpha() for c in token)
-    inner_upper = any(c.isupper() for c in token[1:])
-    digit = any(c.isdigit() for c in token)
-    return has_alpha and (inner_upper or (digit and token[0].isupper()))
-
-
-def _plausible(run: list[str], candidate: str, abstract: str, *, named: bool) -> bool:
-    if len(run) == 1 and _ADJECTIVE_SUFFIX.search(run[0]):
-        return False
-    if named or any(_distinctive(word) for word in run):
-        return True
-    # a plain capitalised word ("Rubick", "Llumnix") must recur to count as a name
-    return len(re.findall(rf"(?<![\w-]){re.escape(candidate)}(?![\w-])", abstract)) >= 2
-
-
-def _seen_before(name: str, text: str) -> bool:
-    return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) is not None
-
-
-# --- 2. a defined term ----------------------------------------------------------------------
-
-
-def _defined_term(abstract: str) -> str:
-    for match in _DEFINITION.finditer(abstract):
-        long_form = match.group(1).strip()
-        if len(long_form.split()) >= 2 and match.start() > 0:
-            return long_form
-    return ""
-
-
-# --- 3. the topic of "we study ..." ---------------------------------------------------------
-
-
-def _topic(sentences: list[str]) -> str:
-    for sentence in sentences:
-        subject = _SUBJECT.search(sentence)
-        if not subject:
-            continue
-        naming = _NAMING_WORD.search(sentence, subject.end())
-        marker = naming or _TOPIC_MARKER.search(sentence, subject.end())
-        if not marker:
-            continue
-        rest = sentence[marker.end() :].strip()
-        if rest.startswith(('"', "“")):
-            rest = rest[1:]
-        stop = _TOPIC_STOP.search(rest)
-        phrase = _LEAD_DETERMINERS.sub("", rest[: stop.start()] if stop else rest).strip()
-        if len(phrase.split()) >= 2:
-            return _capitalise(shorten(phrase, max_words=_MAX_WORDS))
-    return ""
-
-
-# --- 4. the first clause --------------------------------------------------------------------
-
-
-def _first_clause(sentence: str) -> str:
-    clauses = [c.strip() for c in re.split(r"[,;:]", sentence) if c.strip()]
-    clause = clauses[0] if clauses else sentence
-    return _capitalise(shorten(clause.rstrip("."), max_words=_MAX_WORDS))
-
-
-def _capitalise(text: str) -> str:
-    return text[:1].upper() + text[1:]
+def _surname(author: str) -> str:
+    author = " ".join(author.split())
+    if "," in author:
+        return author.split(",")[0].strip()
+    return author.split()[-1] if author.split() else author

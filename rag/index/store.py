@@ -91,6 +91,20 @@ class Store:
             out[pid] = StoredPaper(str(next(iter(hashes))), ids, complete)
         return out
 
+    def label_holders(self, labels: Sequence[str]) -> dict[str, set[str]]:
+        """{label: the ids of the stored papers holding it} for these labels (absent ones
+        left out); for keeping untitled papers' labels unique in a library."""
+        out: dict[str, set[str]] = {}
+        for start in range(0, len(labels), 200):
+            where = {"$and": [{"label": {"$in": list(labels[start : start + 200])}},
+                              {"chunk_index": 0}]}  # fmt: skip
+            ids = self._ids(where=where)
+            if ids:
+                papers = [cid.rsplit("#", 1)[0] for cid in ids]
+                for pid, meta in self.first_chunks(papers).items():
+                    out.setdefault(str(meta.get("label", "")), set()).add(pid)
+        return out
+
     def generation(self) -> str:
         """A token that changes whenever any writer changes the collection (indexes built
         from the store record it, to know when they are stale)."""
