@@ -1,10 +1,12 @@
 """Content words for matching claims, quotes and questions against abstract sentences:
-lowercase words minus English stopwords, crudely stemmed. Cheap and dependency-free; the
-BM25 index has its own analyzer (:mod:`rag.index.lexical`)."""
+lowercase words minus English stopwords, Snowball-stemmed (PyStemmer, as the BM25 index's
+analyzer, :mod:`rag.index.lexical`, which keeps its own stopword list)."""
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 
 __all__ = ["STOPWORDS", "stem", "terms"]
 
@@ -22,15 +24,18 @@ STOPWORDS = frozenset(
 )
 
 
+@functools.lru_cache(maxsize=1)
+def _snowball() -> Callable[[str], str]:
+    import Stemmer  # PyStemmer: the lexical index's stemmer too
+
+    stemmer: Callable[[str], str] = Stemmer.Stemmer("english").stemWord
+    return stemmer
+
+
+@functools.lru_cache(maxsize=200_000)
 def stem(word: str) -> str:
-    """A deliberately crude stemmer: "models" = "model", "increases" = "increasing"."""
-    for suffix, repl in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            if suffix == "s" and word.endswith(("ss", "us", "is")):
-                break
-            word = word[: -len(suffix)] + repl
-            break
-    return word[:-1] if len(word) >= 5 and word.endswith("e") else word
+    """English Snowball stem: "sensitive" = "sensitivity", "models" = "model"."""
+    return _snowball()(word)
 
 
 def terms(text: str) -> set[str]:

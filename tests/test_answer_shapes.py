@@ -21,23 +21,32 @@ from ui.app import App
 from ui.cli.main import main
 
 
-def _row(pid: str, label: str, authors: tuple[str, ...] = (), title: str = "") -> PaperRow:
+def _row(
+    pid: str,
+    label: str,
+    authors: tuple[str, ...] = (),
+    title: str = "",
+    coined: str = "",
+    acronyms: tuple[str, ...] = (),
+) -> PaperRow:
     return PaperRow(id=pid, label=label, title=title, authors=authors, year=None, source="s",
-                    position=0, n_chunks=1)  # fmt: skip
+                    position=0, n_chunks=1, coined=coined, acronyms=acronyms)  # fmt: skip
 
 
-NAMES = Names(
-    [
-        _row("e3", "ERNIE 3.0", ("Yu Sun", "Shuohuan Wang")),
-        _row("titan", "ERNIE 3.0 Titan", ("Shuohuan Wang",)),
-        _row("llumnix", "Llumnix"),
-        _row("inf", "Infinite-LLM"),
-        _row("kv", "KCache", ("Qiaozhi He", "Zhihua Wu")),
-        _row("dtf", "Distributed training framework", ("Yulong Ao", "Zhihua Wu")),
-        _row("bm", "Big Models"),
-        _row("rev", "Literature review on the progressive development…"),
-    ]
-)
+ROWS = [
+    _row("e3", "ERNIE 3.0", ("Yu Sun", "Shuohuan Wang"), coined="ERNIE 3.0"),
+    _row("titan", "ERNIE 3.0 Titan", ("Shuohuan Wang",), coined="ERNIE 3.0 Titan"),
+    _row("llumnix", "Llumnix", coined="Llumnix"),
+    _row("inf", "Infinite-LLM", coined="Infinite-LLM"),
+    _row("kv", "KCache", ("Qiaozhi He", "Zhihua Wu"), coined="KCache"),
+    _row("dtf", "Distributed training framework", ("Yulong Ao", "Zhihua Wu")),
+    _row("bm", "Big Models"),
+    _row("rev", "Literature review on the progressive development…"),
+    _row("dec", "From December 2009"),  # an untitled abstract's old label: no name at all
+    _row("osce", "Student examiners", acronyms=("OSCE", "EM")),
+    _row("sched", "", title="Orca: A Distributed Serving System for Transformer Models"),
+]
+NAMES = Names(ROWS)
 
 
 @pytest.mark.parametrize(
@@ -62,18 +71,46 @@ def test_question_types(question: str, kind: str) -> None:
     assert analyse(question, NAMES).kind == kind
 
 
-def test_names_are_found_longest_first_side_by_side_and_by_a_unique_part() -> None:
+def test_names_are_distinctive_names_found_longest_first() -> None:
     assert NAMES.named("What is ERNIE 3.0 Titan?") == ["titan"]
     assert NAMES.named("Compare ERNIE 3.0 and ERNIE 3.0 Titan") == ["e3", "titan"]
     assert NAMES.named("How does it compare with Llumnix? Infinite-LLM") == ["llumnix", "inf"]
-    assert NAMES.named("How big is the Titan version?") == ["titan"]  # a part naming one paper
-    assert NAMES.named("What does the distributed training framework provide?") == ["dtf"]
-    assert NAMES.proper("What does the distributed training framework provide?") == []
-    assert NAMES.named("How are big models trained?") == ["bm"]
-    assert NAMES.named("models and cache and serving") == []  # no part of "Big Models"
-    assert NAMES.named("Literature review on the progressive development") == []  # cut label
+    assert NAMES.named("what's kcache?") == ["kv"]  # a coined name, whatever its case
+    # A title names its paper, whole or by its head before the colon.
+    assert NAMES.named("What is Orca?") == ["sched"]
+    assert NAMES.named(
+        "the paper orca a distributed serving system for transformer models"
+    ) == ["sched"]
     assert NAMES.authors("What did zhihua wu work on?") == ["zhihua wu"]
     assert NAMES.papers_by("zhihua wu") == ["kv", "dtf"]
+
+
+def test_ordinary_words_dates_and_topic_labels_name_nothing() -> None:
+    assert NAMES.named("How big is the Titan version?") == []  # "titan" is an English word
+    assert NAMES.named("Where did the patients come from in December 2009?") == []
+    assert NAMES.named("What does the distributed training framework provide?") == []
+    assert NAMES.named("How are big models trained?") == []
+    assert NAMES.named("Literature review on the progressive development") == []
+    assert analyse("Which papers are from 2009?", NAMES).named == ()
+
+
+def test_acronyms_point_at_the_papers_defining_them_with_their_case() -> None:
+    assert NAMES.by_acronym("What does OSCE stand for?") == ["osce"]
+    assert NAMES.by_acronym("what does osce stand for?") == []
+    assert NAMES.named("What does OSCE stand for?") == []  # weaker than a name: not "named"
+    question = analyse("What does OSCE stand for in the examiner study?", NAMES)
+    assert question.kind == "definition" and question.defined == ("osce",)
+
+
+def test_a_name_many_papers_use_or_share_names_none() -> None:
+    rows = [_row(f"p{i}", "x", coined="DNA") for i in range(2)] + [_row("no", "y", coined="NO")]
+    used = {"DNA": 40, "NO": 1}
+    names = Names(rows, mentions=lambda name: used.get(name, 1))
+    assert names.named("Does DNA damage matter?") == []  # mentioned by 40 papers
+    assert names.named("Is there no treatment?") == []  # "no" in lower case is a word
+    assert names.named("Is NO released?") == ["no"]  # matched with its case
+    shared = Names([_row(f"s{i}", "z", coined="Zeta-9") for i in range(4)])
+    assert shared.named("What is Zeta-9?") == []  # four papers give themselves that name
 
 
 def test_two_part_questions_are_split() -> None:
@@ -104,7 +141,8 @@ def test_ranking_prefers_the_sentence_the_question_asks_for() -> None:
     assert _rank("What is KCache?", both, ("kv",))[0] == intro
     assert _rank("How much does KCache improve throughput?", both, ("kv",))[0] == figure
     assert _rank("What is KCache?", both, ("kv",))[-1] in (url, background)
-    assert _rank("Where can I get the code of KCache?", [background, url], ("kv",))[0] == url
+    code = analyse("Where can I get the code of KCache?", NAMES)
+    assert rank.asks_code(code) and rank.gives_code(url) and not rank.gives_code(figure)
 
 
 def test_followups_carry_the_subject_only_when_needed() -> None:
@@ -121,8 +159,18 @@ def test_followups_carry_the_subject_only_when_needed() -> None:
     assert rewrite_followup("What is KCache?", history, NAMES) == "What is KCache?"
     assert rewrite_followup("What is KCache?", history, NAMES, force=True).endswith("Llumnix")
     # The subject is the name the last answered question used, not the papers it cited.
-    named = [Turn("user", "How big is the Titan version?"), Turn("assistant", "...", ("X",))]
+    named = [Turn("user", "How big is ERNIE 3.0 Titan?"), Turn("assistant", "...", ("X",))]
     assert rewrite_followup("Who trained it?", named, NAMES) == "Who trained it? ERNIE 3.0 Titan"
+    # A cited paper known by a topic label: that label, and the words the user described the
+    # study in.
+    study = [
+        Turn("user", "How often did trauma patients on anticoagulation have complications?"),
+        Turn("assistant", "... [1].", ("Therapeutic anticoagulation in trauma",)),
+    ]
+    assert rewrite_followup("What did they measure?", study, NAMES) == (
+        "What did they measure? Therapeutic anticoagulation in trauma often trauma patients "
+        "anticoagulation complications"
+    )
 
 
 # -- end to end on the sample corpus ------------------------------------------------------
@@ -177,7 +225,8 @@ def test_a_list_has_one_cited_line_per_paper(engine: Engine) -> None:
     answer = engine.ask("Which papers deal with federated learning?")
     lines = _body(answer).splitlines()
     assert len(lines) >= 2 and all(re.match(r"- \*\*.+\*\*: .+\[\d+\]", line) for line in lines)
-    assert {"FedLaAvg", "Federated submodel learning"} <= set(_cited(answer))
+    assert "FedLaAvg" in _cited(answer)
+    assert any("federated submodel learning" in c.casefold() for c in _cited(answer))
 
 
 def test_a_comparison_has_one_line_per_system_and_nothing_else(engine: Engine) -> None:
@@ -207,16 +256,18 @@ def test_an_overview_gives_themes_with_counts(engine: Engine) -> None:
 
 
 @pytest.mark.parametrize(
-    "question",
-    [
-        "How does PagedAttention in vLLM manage KV cache memory?",
-        "What is a good recipe for banana bread?",
-        "Who won the Battle of Hastings?",
-    ],
+    "question", ["What is a good recipe for banana bread?", "Who won the Battle of Hastings?"]
 )
 def test_off_topic_questions_are_refused_with_a_reason(engine: Engine, question: str) -> None:
     final = engine.ask(question).final
     assert final.refused and final.citations == () and final.refusal_reason
+
+
+def test_names_no_paper_mentions_are_said_before_the_closest_passages(engine: Engine) -> None:
+    final = engine.ask("How does PagedAttention in vLLM manage KV cache memory?").final
+    if not final.refused:  # close to KCache's KV cache memory: answered, but not as if named
+        body = final.answer[len(EXTRACTIVE_NOTE) :].strip()
+        assert body.startswith("No paper in the library mentions PagedAttention or vLLM;")
 
 
 def test_a_new_topic_does_not_drag_the_old_one_along(engine: Engine) -> None:

@@ -21,25 +21,29 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rag.answer import rank, shapes
+from rag.answer import params, rank, shapes
 from rag.answer.cite import Source, check_citations, parse_markers
 from rag.answer.events import DeltaEvent, Event, FinalEvent, SourcesEvent, refusal
 from rag.answer.prompts import EXTRACTIVE_MODE, EXTRACTIVE_NOTE
 from rag.answer.question import Question, analyse
+from rag.answer.roles import roles
 from rag.sentences import split_sentences
 from rag.terms import terms
 
 if TYPE_CHECKING:
     from rag.index.embed import Embedder
 
-__all__ = ["MAX_WORDS", "extractive_answer", "sentence_vectors_for", "stored_rows"]
+__all__ = [
+    "MAX_SENTENCES",
+    "MAX_WORDS",
+    "extractive_answer",
+    "sentence_features",
+    "sentence_vectors_for",
+    "stored_rows",
+]
 
-MAX_WORDS = 120  # a prose answer stops adding sentences past this many words
-MAX_SENTENCES = 3
-# A further sentence is added only while its log-odds stay within SPREAD of the best one
-# and above FLOOR (bench/answers.py, the key-fact rate against the length of answers).
-SPREAD = 2.5
-FLOOR = -3.0
+MAX_WORDS = 150  # a prose answer stops adding sentences past this many words
+MAX_SENTENCES = 4
 NEAR_DUPLICATE = 0.9  # a sentence this close (cosine) to a picked one is never picked
 MIN_SENTENCE_WORDS = 4  # shorter "sentences" are headings or split artefacts
 MAX_LINES = 8  # papers in a list, comparison or author answer
@@ -55,15 +59,17 @@ class _Sentence:
     text: str
     score: float = 0.0
     vector: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
+    role: str = "background"  # rag.answer.roles
 
 
 def _sentences(sources: Sequence[Source]) -> list[_Sentence]:
     out = []
     for src in sources:
         sentences = split_sentences(src.abstract)
+        parts = roles(sentences)
         for position, text in enumerate(sentences):
             if len(text.split()) >= MIN_SENTENCE_WORDS:
-                out.append(_Sentence(src, position, len(sentences), text))
+                out.append(_Sentence(src, position, len(sentences), text, role=parts[position]))
     return out
 
 
@@ -98,28 +104,62 @@ def _vectors(sentences: Sequence[_Sentence], embedder: Embedder) -> np.ndarray:
     return sentence_vectors_for([s.text for s in sentences], stored, embedder)
 
 
+def _features(
+    question: Question, sentences: Sequence[_Sentence], qvec: np.ndarray
+) -> np.ndarray:
+    """The ranker's features of the sentences (vectors already attached)."""
+    vectors = np.stack([s.vector for s in sentences])
+    candidates = [
+        rank.Candidate(
+            s.text, s.source.paper_id, s.source.label, s.position, s.of, s.source.n, s.role
+        )
+        for s in sentences
+    ]
+    return rank.features(question, candidates, vectors @ qvec)
+
+
 def _scored(
     question: Question, sentences: Sequence[_Sentence], qvec: np.ndarray
 ) -> list[_Sentence]:
     """The sentences with rank scores for ``question`` (vectors already attached)."""
     if not sentences:
         return []
-    vectors = np.stack([s.vector for s in sentences])
-    candidates = [
-        rank.Candidate(s.text, s.source.paper_id, s.source.label, s.position, s.of, s.source.n)
-        for s in sentences
-    ]
-    scores = rank.score(rank.features(question, candidates, vectors @ qvec))
+    scores = rank.score(_features(question, sentences, qvec))
     return [replace(s, score=float(v)) for s, v in zip(sentences, scores, strict=True)]
+
+
+def sentence_features(
+    question: Question, sources: Sequence[Source], embedder: Embedder, query: str
+) -> tuple[list[tuple[str, str]], np.ndarray]:
+    """Every quotable sentence of the sources as (paper id, text), with its row of
+    :data:`rag.answer.rank.FEATURES`, as the prose answer scores them (for fitting the
+    ranker: bench/fit_answers.py)."""
+    sentences = _sentences(sources)
+    if not sentences:
+        return [], np.zeros((0, len(rank.FEATURES)), dtype=np.float32)
+    vectors = _vectors(sentences, embedder)
+    sentences = [replace(s, vector=v) for s, v in zip(sentences, vectors, strict=True)]
+    qvec = np.asarray(embedder.embed_query(query), dtype=np.float32)
+    pairs = [(s.source.paper_id, s.text) for s in sentences]
+    return pairs, _features(question, sentences, qvec)
 
 
 def _prose(
     question: Question, scored: list[_Sentence], embed: Callable[[str], np.ndarray]
 ) -> list[_Sentence]:
-    """The best sentence for each part of the question, then more while they stay close to
-    the best and the answer short; from the named papers only when the question names any."""
+    """The best sentence for each part of the question, the best of the first source when
+    none is from it, then more while they stay close to the best and the answer short; from
+    the named papers only when the question names any."""
     pool = [s for s in scored if not question.named or s.source.paper_id in question.named]
     pool = pool or scored
+    if rank.asks_code(question) and any(rank.gives_code(s.text) for s in pool):
+        pool = [s for s in pool if rank.gives_code(s.text)]  # "where is the code?": the link
+    elif rank.asks_result(question):
+        # A question of what was found or how much is answered by results: a paper's aim or
+        # background sentence is not quoted when the paper states results.
+        reporting = {s.source.paper_id for s in pool if s.role in ("result", "conclusion")}
+        pool = [s for s in pool if s.role not in ("aim", "background")
+                or s.source.paper_id not in reporting] or pool  # fmt: skip
     picked: list[_Sentence] = []
     if len(question.parts) > 1:
         for part in question.parts:
@@ -130,10 +170,17 @@ def _prose(
     best = _best(pool, picked)
     if best is not None and not picked:
         picked.append(best)
-    top = max(s.score for s in picked) if picked else 0.0
+    # What retrieval ranked first (or the paper named first) is always quoted: a sentence of
+    # another paper may score higher, but the answer must not drop the best paper found.
+    lead = min((s.source.n for s in pool), default=0)
+    if picked and all(p.source.n != lead for p in picked):
+        mine = _best([s for s in pool if s.source.n == lead], picked)
+        if mine is not None:
+            picked.insert(0, mine)
+    floor = params.current().prose["floor"]
     for s in sorted(pool, key=lambda s: -s.score):
         words = sum(len(p.text.split()) for p in picked)
-        if len(picked) >= MAX_SENTENCES or s.score < max(top - SPREAD, FLOOR):
+        if len(picked) >= MAX_SENTENCES or s.score < floor:
             break
         if words + len(s.text.split()) <= MAX_WORDS and _new(s, picked):
             picked.append(s)
@@ -267,12 +314,15 @@ def extractive_answer(
     fallback_reason: str = "",
     paper_vectors: PaperVectors | None = None,
     library: int = 0,
+    unknown: Sequence[str] = (),
 ) -> Iterator[Event]:
     """The extractive answer to ``question`` (analysed from ``query`` when not given) from
     ``sources`` (numbered 1..k), as events. Refuses when no sentence can be quoted. Adds
     ``select`` to ``timings`` (``total`` is the caller's). ``paper_vectors`` gives the
     papers' stored vectors, which an overview groups into themes, and ``library`` how many
-    papers the library holds (an overview reads at most a sample of them)."""
+    papers the library holds (an overview reads at most a sample of them). ``unknown``:
+    names in the question no paper of the library mentions, which the answer says before
+    quoting the closest passages."""
     clock = time.perf_counter()
     question = question or analyse(query)
     if question.asks_author and question.kind != "author" and sources:
@@ -284,6 +334,8 @@ def extractive_answer(
     if not picked:
         yield from refusal(query, timings, answerer=EXTRACTIVE_MODE, reason="nothing to quote")
         return
+    if unknown:
+        body = f"{shapes.not_mentioned(unknown)}\n\n{body}"
     checked = check_citations(
         f"{EXTRACTIVE_NOTE}\n\n{body}", sources, quote_for=_quote_chooser(picked, query)
     )

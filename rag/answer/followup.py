@@ -22,12 +22,14 @@ from rag.answer.cite import MARKER
 from rag.answer.prompts import REWRITE_SYSTEM, REWRITE_TEMPLATE, is_no_answer
 from rag.answer.question import Names
 from rag.errors import LLMError
+from rag.words import distinctive
 
 __all__ = [
     "HistoryItem",
     "Turn",
     "condense_question",
     "is_followup",
+    "may_follow",
     "rewrite_followup",
     "turns",
 ]
@@ -140,9 +142,22 @@ def is_followup(question: str, names: Names | None = None) -> bool:
     return len(_content(question)) <= 2
 
 
+def may_follow(question: str, names: Names | None = None) -> bool:
+    """A short question that names no paper ("What was the median follow-up of the
+    survivors?"): in a conversation it may be about the study just discussed, although
+    nothing in it points back. The caller decides on evidence."""
+    words = _words(question)
+    if not words or len(words) > FOLLOWUP_MAX_WORDS:
+        return False
+    return names is None or not names.named(question)
+
+
 def _subject(past: Sequence[Turn], names: Names | None) -> list[str]:
-    """What the conversation is about: the names in the last answered question (or in its
-    answer's first citation), else that question's content words."""
+    """What the conversation is about: the names in the last answered question, else the
+    paper its answer cited first: its name, or when its label is no name ("Trauma
+    patients"), that label with the words the user described the study in (walking back
+    over follow-ups to the question that started the topic)."""
+    subject: list[str] = []
     for i in range(len(past) - 1, -1, -1):
         turn = past[i]
         if turn.role != "user":
@@ -151,14 +166,23 @@ def _subject(past: Sequence[Turn], names: Names | None) -> list[str]:
         if reply is not None and not reply.cited and is_no_answer(reply.text):
             continue  # a refused question set no subject
         if names is not None and (named := names.named_labels(turn.text)):
-            return named
-        if reply is not None and reply.cited:
-            return [c for c in reply.cited if c][:1]
-        if names is not None and reply is not None and (named := names.named_labels(reply.text)):
-            return named[:1]
+            return [*subject, *named]
+        if not subject and reply is not None and reply.cited:
+            subject = [c for c in reply.cited if c][:1]
+        elif not subject and names is not None and reply is not None:
+            subject = names.named_labels(reply.text)[:1]
+        if subject and _is_name(subject[0], names):
+            return subject  # a name ("KCache") says which study; a topic label does not
         if not is_followup(turn.text, names):
-            return _content(turn.text)
-    return []
+            return [*subject, *_content(turn.text)]
+    return subject
+
+
+def _is_name(label: str, names: Names | None) -> bool:
+    """Whether a cited paper's label is a name of it (KCache), not a topic phrase."""
+    if names is not None:
+        return bool(names.named(label))
+    return distinctive(label) and len(label.split()) <= 3
 
 
 def rewrite_followup(

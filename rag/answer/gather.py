@@ -6,9 +6,9 @@ starts from those papers, and every other question from hybrid retrieval (more p
 list, of which those close to the best are kept).
 
 Whether to answer is decided on evidence, not on one cosine. A question that names a paper
-of the library, or an author in it, or that is asked of papers the user picked, is
-answerable; an overview is, when the library holds
-papers. Any other question is weighed on two signals: how similar its best paper is
+of the library (:class:`rag.answer.question.Names`: by a distinctive name), or an author in
+it, or asks what an acronym a paper defines means, or is asked of papers the user picked,
+is answerable; an overview is, when the library holds papers. Any other question is weighed on two signals: how similar its best paper is
 (dense cosine) and how much of the question's vocabulary, weighted by rarity, that paper's
 text contains (lexical coverage). It is refused when their logistic score is below
 EVIDENCE_THRESHOLD or when the best dense score is below ``min_relevance``. A system the
@@ -24,36 +24,55 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from rag.answer import params
 from rag.answer.cite import Source
 from rag.answer.question import Names, Question
 from rag.index.layout import sentence_vectors
+from rag.sentences import split_sentences
 
 if TYPE_CHECKING:
     from rag.records import PaperRow
     from rag.retrieve import Filters, Hit, Retriever
 
-__all__ = ["Gathered", "gather"]
+__all__ = ["Evidence", "Gathered", "covered", "evidence", "gather", "refusal_score"]
 
 OVERVIEW_PAPERS = 60  # an overview of a larger library reads an even sample of it
 LIST_K = 10  # a list question looks at this many papers...
 LIST_SHARE = 0.7  # ...and keeps those whose fused score is at least this share of the best
-# score = DENSE * best dense cosine + COVERAGE * lexical coverage + BIAS (a log-odds).
-EVIDENCE = {"dense": 9.64, "coverage": 9.57, "bias": -7.48}
-EVIDENCE_THRESHOLD = -0.5
 # Words that say what kind of answer is wanted, not what it is about: no evidence either way.
 _ASKING = re.compile(
     r"\b(papers?|collection|library|corpus|abstracts?|stud(y|ies)|works?|articles?|any|there|"
     r"which|list|summari[sz]e|tell|explain|describe|please)\b",
     re.IGNORECASE,
 )
-# What a name the library has never seen costs the evidence (log-odds; at most two count).
-UNKNOWN_NAME = 2.0
 # A name with a case change inside ("vLLM", "PagedAttention", "Megatron-LM").
 _MIXED_CASE = re.compile(r"[a-z][A-Z]|[A-Z]{2,}[a-z]|[a-z]-[A-Z]|[A-Z]-[a-z]")
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """How well the best retrieved paper covers a question (the refusal model's inputs)."""
+
+    dense: float  # the best dense cosine among the hits
+    coverage: float  # idf-weighted share of the question's words the top paper holds
+    focus: float  # the same over the question's FOCUS rarest words only
+    gap: float  # the best dense cosine less the second best
+    local: float  # the coverage of the top paper's two adjacent sentences that cover most
+    unknown: tuple[str, ...]  # mixed-case names ("vLLM") no paper of the library holds
+
+    def features(self) -> dict[str, float]:
+        return {
+            "dense": self.dense,
+            "coverage": self.coverage,
+            "focus": self.focus,
+            "gap": self.gap,
+            "local": self.local,
+            "unknown_name": float(min(len(self.unknown), 2)),
+        }
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -64,6 +83,7 @@ class Gathered:
     answerable: bool
     reason: str  # "named", "author", "overview", "relevant", or why not
     library: int = 0  # for an overview: how many papers the (filtered) library holds
+    evidence: Evidence | None = None  # what decided it, when the evidence did
 
 
 def _numbered(rows: Sequence[PaperRow], retriever: Retriever) -> tuple[Source, ...]:
@@ -128,51 +148,92 @@ def gather(
     else:
         keep = max(k, len(named), len(hits) if question.kind == "list" else 0)
         rows = [*named, *(h.paper for h in hits if h.paper.id not in question.named)][:keep]
+    # "What does PCD stand for?": the papers defining it, after what retrieval ranked.
+    defining = question.defined if question.kind == "definition" else ()
+    found = {r.id for r in rows}
+    rows += _rows([p for p in defining if p not in found], retriever, filters)[:2]
     sources = _numbered(rows, retriever)
     if named and trust_names:
         return Gathered(sources=sources, answerable=True, reason="named")
+    if defining and sources:
+        return Gathered(sources=sources, answerable=True, reason="defines the acronym")
     if filters is not None and filters.paper_ids and sources:  # papers the user picked
         return Gathered(sources=sources, answerable=True, reason="chosen papers")
-    why_not = _refusal(query, hits, sources, retriever, min_relevance)
+    ev = evidence(query, hits, sources, retriever)
+    why_not = _refusal(ev, min_relevance)
     if why_not:
-        return Gathered(sources=(), answerable=False, reason=why_not)
-    return Gathered(sources=sources, answerable=True, reason="relevant")
+        return Gathered(sources=(), answerable=False, reason=why_not, evidence=ev)
+    return Gathered(sources=sources, answerable=True, reason="relevant", evidence=ev)
 
 
-def _refusal(
-    query: str,
-    hits: Sequence[Hit],
-    sources: Sequence[Source],
-    retriever: Retriever,
-    min_relevance: float,
-) -> str:
-    """Why the papers cannot answer ``query`` ("" when they can): see the module doc."""
+FOCUS = 2
+
+
+def evidence(
+    query: str, hits: Sequence[Hit], sources: Sequence[Source], retriever: Retriever
+) -> Evidence | None:
+    """The evidence for answering ``query`` from ``sources`` (None when there is none)."""
     if not hits or not sources:
-        return "no paper matches"
+        return None
     index = retriever.index
     terms = set(index.analyze_one(_ASKING.sub(" ", query)))
     df = index.document_frequency(terms)
-    unknown = [
+    unknown = tuple(
         word
         for word in dict.fromkeys(re.findall(r"[\w][\w.+-]*", query))
         if _MIXED_CASE.search(word)
         and (own := index.analyze_one(word))
         and df.get(max(own, key=len), 1) == 0
-    ]
-    dense = max((h.dense for h in hits if h.dense is not None), default=-1.0)
-    if dense < min_relevance:
-        return "no paper is similar enough"
+    )
+    denses = sorted((h.dense for h in hits if h.dense is not None), reverse=True)
+    dense = denses[0] if denses else -1.0
     n = max(len(index), 1)
     idf = {t: math.log(1 + n / (df[t] + 0.5)) for t in terms}
     top = sources[0]
     have = set(index.analyze_one(f"{top.name} {top.abstract}"))
     coverage = sum(idf[t] for t in terms & have) / (sum(idf.values()) or 1.0)
-    score = EVIDENCE["dense"] * dense + EVIDENCE["coverage"] * coverage + EVIDENCE["bias"]
-    score -= UNKNOWN_NAME * min(len(unknown), 2)
-    if score > EVIDENCE_THRESHOLD:
+    rare = sorted(idf, key=lambda t: (-idf[t], t))[:FOCUS]
+    focus = sum(idf[t] for t in rare if t in have) / (sum(idf[t] for t in rare) or 1.0)
+    gap = dense - denses[1] if len(denses) > 1 else 0.0
+    # The question's words found together: in two adjacent sentences, not anywhere.
+    sentences = [set(index.analyze_one(s)) for s in split_sentences(top.abstract)] or [set()]
+    windows = [a | b for a, b in zip(sentences, [*sentences[1:], set()], strict=True)]
+    total = sum(idf.values()) or 1.0
+    local = max(sum(idf[t] for t in terms & w) for w in windows) / total
+    return Evidence(dense, coverage, focus, gap, local, unknown)
+
+
+def covered(text: str, source: Source, retriever: Retriever) -> float:
+    """The idf-weighted share of ``text``'s words that the source's title or abstract holds
+    (words that only say what is asked, such as "papers" or "tell", left out)."""
+    index = retriever.index
+    wanted = set(index.analyze_one(_ASKING.sub(" ", text)))
+    if not wanted:
+        return 0.0
+    have = set(index.analyze_one(f"{source.name} {source.abstract}"))
+    n = max(len(index), 1)
+    df = index.document_frequency(wanted)
+    idf = {t: math.log(1 + n / (df[t] + 0.5)) for t in wanted}
+    return sum(idf[t] for t in wanted & have) / sum(idf.values())
+
+
+def refusal_score(ev: Evidence, weights: Mapping[str, float]) -> float:
+    """The log-odds that the question can be answered (its sign decides, less the
+    threshold): a logistic model of the evidence, weights from :mod:`rag.answer.params`."""
+    return weights["bias"] + sum(weights.get(k, 0.0) * v for k, v in ev.features().items())
+
+
+def _refusal(ev: Evidence | None, min_relevance: float) -> str:
+    """Why the papers cannot answer the question ("" when they can): see the module doc."""
+    if ev is None:
+        return "no paper matches"
+    if ev.dense < min_relevance:
+        return "no paper is similar enough"
+    w = params.current().evidence
+    if refusal_score(ev, w) > w["threshold"]:
         return ""
-    if unknown:
-        return f"the library has no paper on {', '.join(unknown[:2])}"
+    if ev.unknown:
+        return f"the library has no paper on {', '.join(ev.unknown[:2])}"
     return "the best paper does not cover the question"
 
 

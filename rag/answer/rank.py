@@ -1,17 +1,20 @@
 """Which abstract sentence answers the question: several signals, weighed by learnt weights.
 
 MiniLM similarity alone favours background sentences ("LLMs have had a profound impact
-...") over the one holding the answer. A sentence is scored on its similarity to the
-question, the question's rare words it contains, whether it names the paper the question
-names, whether it is of the kind the question asks for (a figure for "how much", the
-sentence introducing the system for "what is X", the problem for "what problem"), whether
-it reads as a contribution or result rather than background, and its paper's rank.
+...", "The aim of this study was ...") over the one holding the answer. A sentence is scored
+on its similarity to the question, the question's rare words it contains, whether it is in
+the paper the question names and its paper's retrieval rank, the part it plays in its
+abstract (:mod:`rag.answer.roles`: a result when the question asks what was found or how
+much, a method when it asks how something was done, the aim only when it asks for the aim),
+and what the question asks for: a figure with its comparison for "how much", the sentence
+introducing a system or spelling out an acronym for "what is X", the problem for "what
+problem".
 
-The weights are a logistic regression learnt by ``bench/learn_ranker.py`` on
-``bench/data/answers_dev.jsonl`` (a sentence is a positive when it holds one of the
-question's key facts); that script also reports them learnt on one half of the questions
-and scored on the other. The score is a log-odds: above 0 the sentence more likely than
-not holds what was asked.
+The weights are a logistic regression (a sentence is a positive when it holds one of the
+question's key facts) learnt by ``bench/fit_answers.py`` on libraries of three fields and
+kept in :mod:`rag.answer.params`; that script also reports them fitted on two libraries and
+scored on the third. The score is a log-odds: above 0 the sentence more likely than not
+holds what was asked.
 """
 
 from __future__ import annotations
@@ -26,22 +29,25 @@ from typing import NamedTuple
 
 import numpy as np
 
+from rag.answer import params
 from rag.answer.question import Question
-from rag.terms import terms
+from rag.terms import stem, terms
 
-__all__ = ["FEATURES", "WEIGHTS", "Candidate", "features", "score"]
+__all__ = [
+    "FEATURES",
+    "Candidate",
+    "asks_code",
+    "asks_result",
+    "features",
+    "gives_code",
+    "score",
+]
 
 _INTRO = re.compile(
     r"\b(we|this (paper|work|article|study)|in this (paper|work))\b[^.]{0,60}?\b(propose|present|"
     r"introduce|develop|design|build|describe|release|construct|call|name|report)|"
     r"\b(called|named|dubbed|termed)\b|^[A-Z][\w.-]*[\w] (is|are) (a|an|the)\b|"
     r", (a|an) (new|novel)\b",
-    re.IGNORECASE,
-)
-_RESULT = re.compile(
-    r"\b(outperform\w*|achiev\w*|improv\w*|reduc\w*|speed ?ups?|faster|higher|lower|"
-    r"increas\w*|decreas\w*|sav(e|es|ing)|gains?|boost\w*|surpass\w*|state-of-the-art|"
-    r"experiments?|evaluations?|results?|shows?|demonstrat\w*)\b",
     re.IGNORECASE,
 )
 _BACKGROUND = re.compile(
@@ -52,9 +58,11 @@ _BACKGROUND = re.compile(
 )
 _FIGURE = re.compile(
     r"\d+(\.\d+)?\s*(%|x\b|×|times|fold|percent|[KMGT]B|billion|million|B\b)|"
-    r"\b\d+(\.\d+)?x\b|\b\d{2,}(\.\d+)?\b",
+    r"\b\d+(\.\d+)?x\b|\b\d+\.\d+\b|\b\d{2,}\b|\b\d+\s*(ml|mg|kg|g|mmol|µg|mcg|cm|mm|ms|min|"
+    r"h|hours?|days?|weeks?|months?|years?|patients|subjects|participants|cases|per)\b",
     re.IGNORECASE,
 )
+# What a system's mechanism reads like ("we design", "consists of", "via").
 _METHOD = re.compile(
     r"\b(specifically|in particular|we (design|adopt|leverage|employ|use|devise|utili[sz]e|"
     r"formulate|decompose|combine|incorporate|exploit)|by (using|leveraging|introducing|"
@@ -67,77 +75,85 @@ _WORD_NUMBER = re.compile(
     re.IGNORECASE,
 )
 _ASKS_CODE = re.compile(r"\b(code|github|repository|repo|download|open[- ]source|link|url)\b", re.I)
-_ASKS_EVALUATION = re.compile(
-    r"\b(evaluat\w*|experiment\w*|test(ed|s)?|benchmark\w*|measur\w*|compar\w*|baseline)\b",
-    re.IGNORECASE,
-)
 _URL = re.compile(r"https?://|github|\bcode (is|and)\b.{0,40}\bavailable\b|available at", re.I)
 _ASKS_PROBLEM = re.compile(
     r"\b(problem|challenge|issue|why|motivat\w*|limitation|bottleneck|address|solve|tackle)\b",
     re.IGNORECASE,
 )
 
+_ASKS_RESULT = re.compile(
+    r"\b(find|found|finding|effect|effects|associat\w*|differ\w*|compar\w*|chang\w*|"
+    r"outcomes?|results?|predict\w*|improv\w*|increas\w*|reduc\w*|decreas\w*|risks?|"
+    r"likely|more|less|higher|lower|better|worse|survival|mortality|rates?|shows?|showed|"
+    r"happen\w*|impact|influence|benefit\w*|respon\w*|correlat\w*|relationship|lead to|"
+    r"cause\w*|affect\w*|depend\w*|role|linked|matter|work|perform\w*|accura\w*)\b",
+    re.IGNORECASE,
+)
+_ASKS_METHOD = re.compile(
+    r"\bhow (was|were|did|do|does|is|are)\b.{0,60}\b(measur\w*|assess\w*|evaluat\w*|"
+    r"test\w*|diagnos\w*|select\w*|recruit\w*|defin\w*|calculat\w*|collect\w*|done|"
+    r"perform\w*|train\w*|design\w*|identif\w*|detect\w*|treat\w*|randomi\w*|"
+    r"stud(y|ied)|analy[sz]\w*|estimat\w*|model\w*|built|made|obtain\w*|compar\w*)\b|"
+    r"\b(what|which) (kind of |type of )?(methods?|techniques?|approach\w*|design|"
+    r"instruments?|tools?|scales?|questionnaires?|criteria|tests?|assays?|data|datasets?|"
+    r"models?|samples?|cohorts?|populations?)\b",
+    re.IGNORECASE,
+)
+_ASKS_AIM = re.compile(
+    r"\b(aims?|purposes?|objectives?|goals?|why did|what did .{1,40} (set out|want|try))\b",
+    re.IGNORECASE,
+)
+_COMPARISON = re.compile(
+    r"\b(vs\.?|versus|compared|than|from \S+ to|increas\w*|decreas\w*|reduc\w*|rose|fell|"
+    r"higher|lower|more|less|times)\b",
+    re.IGNORECASE,
+)
+_TOKEN = re.compile(r"\d[\d.,]*|[^\W\d_][\w-]*")
+NEAR = 6  # words between a figure and the question's word it measures
+
+_ACRONYM = re.compile(r"\b[A-Za-z]*[A-Z][A-Za-z0-9-]*[A-Z0-9][A-Za-z0-9-]*\b")
+
 FEATURES = (
     "bias",
     "dense",
     "dense_gap",
     "lexical",
+    "lexical_local",
     "names_paper",
     "named_paper",
-    "intro",
-    "intro_definition",
+    "paper_rank",
+    "top_paper",
+    "aim",
+    "method",
+    "result",
+    "conclusion",
+    "result_asked",
+    "first_result",
+    "method_asked",
+    "aim_asked",
+    "conclusion_how",
     "figure",
     "figure_numeric",
-    "result",
-    "background",
+    "comparison_numeric",
+    "figure_near",
+    "rarest",
+    "intro",
+    "intro_definition",
+    "defines_asked",
     "background_problem",
     "url",
     "url_asked",
-    "method",
-    "method_how",
-    "result_evaluation",
-    "after_intro",
-    "after_intro_how",
-    "background_how",
+    "mechanism_how",
     "first",
     "position",
-    "paper_rank",
     "short",
 )
-
-# Learnt by bench/learn_ranker.py (logistic regression, L2 1.0) on bench/data/answers_dev.jsonl.
-WEIGHTS = {
-    "bias": -6.355,
-    "dense": 0.827,
-    "dense_gap": 1.153,
-    "lexical": 1.836,
-    "names_paper": 0.011,
-    "named_paper": 1.412,
-    "intro": -0.47,
-    "intro_definition": 1.129,
-    "figure": 0.104,
-    "figure_numeric": 0.919,
-    "result": -0.013,
-    "background": -0.032,
-    "background_problem": 0.522,
-    "url": -0.558,
-    "url_asked": 0.591,
-    "method": -0.144,
-    "method_how": 0.548,
-    "result_evaluation": 0.258,
-    "after_intro": -1.04,
-    "after_intro_how": 0.217,
-    "background_how": -1.281,
-    "first": -0.558,
-    "position": 0.536,
-    "paper_rank": 3.536,
-    "short": -1.47,
-}
 
 
 @dataclass(frozen=True, slots=True)
 class Candidate:
-    """A sentence of a source's abstract, where it sits, and its paper's retrieval rank."""
+    """A sentence of a source's abstract, where it sits, the part it plays there
+    (:mod:`rag.answer.roles`), and its paper's retrieval rank."""
 
     text: str
     paper_id: str
@@ -145,6 +161,7 @@ class Candidate:
     position: int  # index among its abstract's sentences
     of: int  # how many sentences the abstract has
     rank: int  # its paper's 1-based retrieval rank
+    role: str = "background"
 
 
 class _Traits(NamedTuple):
@@ -155,10 +172,11 @@ class _Traits(NamedTuple):
     figure: bool
     word_number: bool
     url: bool
-    method: bool
-    result: bool
+    mechanism: bool
     background: bool
+    comparison: bool
     short: bool
+    tokens: tuple[str, ...]  # the stems of its words in order, numbers as "#"
 
 
 @functools.lru_cache(maxsize=65_536)
@@ -172,16 +190,56 @@ def _traits(text: str) -> _Traits:
         bool(_WORD_NUMBER.search(text)),
         bool(_URL.search(text)),
         bool(_METHOD.search(text)),
-        bool(_RESULT.search(text)),
         bool(_BACKGROUND.search(text)),
+        bool(_COMPARISON.search(text)),
         len(text.split()) < 8,
+        tuple("#" if w[0].isdigit() else stem(w) for w in _TOKEN.findall(text.casefold())),
     )
+
+
+def _near(tokens: Sequence[str], wanted: Set[str], reach: int = NEAR) -> bool:
+    """A number within ``reach`` words of a word of the question ("mortality ... was 9.1%")."""
+    numbers = [i for i, t in enumerate(tokens) if t == "#"]
+    return any(abs(i - j) <= reach for j, t in enumerate(tokens) if t in wanted for i in numbers)
 
 
 def _idf(sentences: Sequence[Set[str]]) -> dict[str, float]:
     df = Counter(t for s in sentences for t in s)
     n = len(sentences)
     return {t: math.log(1 + n / c) for t, c in df.items()}
+
+
+def _share(wanted: Set[str], have: Set[str], idf: dict[str, float]) -> float:
+    """The idf-weighted share of the ``wanted`` words (those ``idf`` knows) in ``have``."""
+    known = [w for w in wanted if w in idf]
+    total = sum(idf[w] for w in known)
+    return sum(idf[w] for w in known if w in have) / total if total else 0.0
+
+
+def _defines(text: str, asked: Sequence[str]) -> bool:
+    """The sentence spells out an acronym or term of the question: "programmed cell death
+    (PCD)", "PCD, programmed cell death", "X is defined as / refers to / stands for"."""
+    for term in asked:
+        t = re.escape(term)
+        if re.search(rf"\(\s*{t}\s*[),;]|\b{t}\s*\(|\b{t}\s+(?:is defined as|refers to|"
+                     rf"stands for|means|denotes)\b", text):  # fmt: skip
+            return True
+    return False
+
+
+def asks_code(question: Question) -> bool:
+    """Whether the question asks where the code or data can be had."""
+    return bool(_ASKS_CODE.search(question.own or question.text))
+
+
+def gives_code(text: str) -> bool:
+    """Whether the sentence says where code or data can be had (a URL, "available at")."""
+    return _traits(text).url
+
+
+def asks_result(question: Question) -> bool:
+    """Whether the question asks what was found or how much (a result answers it)."""
+    return question.kind == "numeric" or bool(_ASKS_RESULT.search(question.own or question.text))
 
 
 def features(question: Question, candidates: Sequence[Candidate], dense: np.ndarray) -> np.ndarray:
@@ -191,50 +249,68 @@ def features(question: Question, candidates: Sequence[Candidate], dense: np.ndar
     traits = [_traits(c.text) for c in candidates]
     words = [t.terms for t in traits]
     idf = _idf(words)
-    wanted = {t for t in terms(question.text) if t in idf}
+    wanted = {t for t in terms(question.own or question.text) if t in idf}
     total = sum(idf[t] for t in wanted) or 1.0
     kind = question.kind
-    problem = bool(_ASKS_PROBLEM.search(question.text))
-    code = bool(_ASKS_CODE.search(question.text))
-    evaluation = bool(_ASKS_EVALUATION.search(question.text))
-    best = float(np.max(dense))
-    # Where each abstract introduces its system: what follows is how it works and what it does.
-    intro_at: dict[str, int] = {}
-    for c, t in zip(candidates, traits, strict=True):
-        if t.intro and c.position < intro_at.get(c.paper_id, c.of):
-            intro_at[c.paper_id] = c.position
+    text = question.own or question.text
+    problem = bool(_ASKS_PROBLEM.search(text))
+    code = bool(_ASKS_CODE.search(text))
+    numeric = kind == "numeric"
+    result_wanted = asks_result(question)
+    asks_method = bool(_ASKS_METHOD.search(text))
+    asks_aim = bool(_ASKS_AIM.search(text))
     how = kind == "how"
+    acronyms = _ACRONYM.findall(text)
+    rarest = max(wanted, key=lambda t: (idf[t], t)) if wanted else ""
+    best = float(np.max(dense))
+    # The question's words weighed by how rare they are among the sentences of the same
+    # paper: what sets one sentence apart from the rest of its abstract.
+    by_paper: dict[str, list[frozenset[str]]] = {}
+    first_result: dict[str, int] = {}
+    for c, t in zip(candidates, traits, strict=True):
+        by_paper.setdefault(c.paper_id, []).append(t.terms)
+        if c.role == "result" and c.position < first_result.get(c.paper_id, c.of):
+            first_result[c.paper_id] = c.position
+    local_idf = {pid: _idf(sents) for pid, sents in by_paper.items()}
     rows = []
     for c, t, sim in zip(candidates, traits, dense, strict=True):
-        figure = t.figure or (kind == "numeric" and t.word_number)
+        figure = t.figure or (numeric and t.word_number)
         named = c.paper_id in question.named
-        after_intro = c.position > intro_at.get(c.paper_id, c.of)
+        role = c.role
         rows.append(
             [
                 1.0,
                 float(sim),
                 float(sim) - best,
                 sum(idf[w] for w in wanted & t.terms) / total,
+                _share(wanted, t.terms, local_idf[c.paper_id]),
                 float(named and c.label.casefold() in c.text.casefold()),
                 float(named),
+                1.0 / c.rank,
+                float(c.rank == 1),
+                float(role == "aim"),
+                float(role == "method"),
+                float(role == "result"),
+                float(role == "conclusion"),
+                float(role in ("result", "conclusion") and result_wanted),
+                float(first_result.get(c.paper_id) == c.position and result_wanted),
+                float(role == "method" and asks_method),
+                float(role == "aim" and asks_aim),
+                float(role == "conclusion" and how),
+                float(figure),
+                float(figure and numeric),
+                float(figure and numeric and t.comparison),
+                float(numeric and _near(t.tokens, wanted)),
+                float(rarest in t.terms),
                 float(t.intro),
                 float(t.intro and kind == "definition"),
-                float(figure),
-                float(figure and kind == "numeric"),
-                float(t.result),
-                float(t.background),
+                float(kind == "definition" and _defines(c.text, acronyms)),
                 float(t.background and problem),
                 float(t.url),
                 float(t.url and code),
-                float(t.method),
-                float(t.method and kind in ("how", "definition")),
-                float(t.result and evaluation),
-                float(after_intro),
-                float(how and after_intro),
-                float(how and t.background),
+                float(t.mechanism and kind in ("how", "definition")),
                 float(c.position == 0),
                 c.position / max(c.of - 1, 1),
-                1.0 / c.rank,
                 float(t.short),
             ]
         )
@@ -243,7 +319,7 @@ def features(question: Question, candidates: Sequence[Candidate], dense: np.ndar
 
 def score(rows: np.ndarray, weights: dict[str, float] | None = None) -> np.ndarray:
     """Each row's log-odds of holding the answer."""
-    w = weights or WEIGHTS
+    w = weights or params.current().ranker
     vector = np.asarray([w[f] for f in FEATURES], dtype=np.float32)
     scores: np.ndarray = rows @ vector
     return scores

@@ -14,7 +14,14 @@ from rag.answer.cite import Source, defuse
 from rag.records import format_authors
 from rag.terms import STOPWORDS
 
-__all__ = ["authorship", "cited", "overview_themes", "paper_lines", "theme_lines"]
+__all__ = [
+    "authorship",
+    "cited",
+    "not_mentioned",
+    "overview_themes",
+    "paper_lines",
+    "theme_lines",
+]
 
 _WORD = re.compile(r"[a-z][a-z-]{3,}")
 # Words too common in abstracts to name a theme.
@@ -33,6 +40,12 @@ _BLAND = STOPWORDS | frozenset(
 
 def _line(source: Source, sentences: Sequence[str]) -> str:
     return f"- **{source.name}**: " + " ".join(cited(s, source.n) for s in sentences)
+
+
+def not_mentioned(names: Sequence[str]) -> str:
+    """What an answer says first when the question names what no paper mentions."""
+    shown = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+    return f"No paper in the library mentions {shown}; the closest passages:"
 
 
 def cited(sentence: str, n: int) -> str:

@@ -32,8 +32,8 @@ from typing import TYPE_CHECKING
 
 from rag.answer.events import DeltaEvent, ErrorEvent, Event, FinalEvent, refusal
 from rag.answer.extractive import extractive_answer
-from rag.answer.followup import HistoryItem, condense_question, rewrite_followup
-from rag.answer.gather import gather
+from rag.answer.followup import HistoryItem, condense_question, may_follow, rewrite_followup
+from rag.answer.gather import covered, gather
 from rag.answer.generate import LLMOptions, llm_answer
 from rag.answer.prompts import EXTRACTIVE_MODE, LLM_MODE
 from rag.answer.question import Names, analyse
@@ -45,6 +45,8 @@ if TYPE_CHECKING:
     from rag.retrieve import Filters, Retriever
 
 __all__ = ["answer_stream"]
+
+HELD = 0.5  # the share of a short question's words the conversation's study must hold
 
 
 def answer_stream(
@@ -104,7 +106,7 @@ def _answer(
     timings: dict[str, float] = {}
     if names is None:
         catalogue = retriever.index.catalogue
-        names = Names(catalogue[pid] for pid in catalogue)
+        names = Names((catalogue[pid] for pid in catalogue), mentions=retriever.index.mentions)
     if chat is not None and history:
         query = condense_question(question, history, model=chat, names=names)
         timings["rewrite"] = time.perf_counter() - start
@@ -114,16 +116,24 @@ def _answer(
     look = functools.partial(
         gather, retriever=retriever, names=names, filters=filters, k=k, min_relevance=min_relevance
     )
-    asked = analyse(query, names)
+    asked = analyse(query, names, own=question)
     found = look(asked, query)
-    if not found.answerable and history and query == question:
-        # Too weak on its own ("Whose capabilities did the classifier distill?"): try it in
-        # the conversation's subject, on evidence alone, since the name was not the user's.
+    if history and query == question and (not found.answerable or may_follow(question, names)):
+        # Too weak on its own ("Whose capabilities did the classifier distill?"), or a short
+        # question that names no paper and may still be about the study just discussed
+        # ("What was the median follow-up?"): try it in the conversation's subject, on
+        # evidence alone since the name was not the user's. It is kept when that study holds
+        # HELD of the question's own words, or as many as what the question found alone ("How
+        # long do I bake a cake?" shares no word with it and stays on its own).
         retry = rewrite_followup(question, history, names, force=True)
         if retry != query:
-            asked_again = analyse(retry, names)
+            asked_again = analyse(retry, names, own=question)
             again = look(asked_again, retry, trust_names=False)
-            if again.answerable:
+            held = covered(question, again.sources[0], retriever) if again.answerable else 0.0
+            alone = (
+                covered(question, found.sources[0], retriever) if found.answerable else 0.0
+            )
+            if held > 0 and held >= min(alone, HELD):
                 query, asked, found = retry, asked_again, again
     sources = found.sources
     timings["retrieve"] = time.perf_counter() - clock
@@ -138,6 +148,7 @@ def _answer(
             fallback_reason=reason,
             paper_vectors=retriever.store.paper_vectors,
             library=found.library,
+            unknown=found.evidence.unknown if found.evidence else (),
         )
 
     events: Iterator[Event]

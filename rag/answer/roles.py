@@ -1,0 +1,148 @@
+"""What part an abstract sentence plays: background, aim, method, result or conclusion.
+
+A structured abstract says it with headings ("BACKGROUND:", "Methods:", "RESULTS" at the
+start of a sentence); every sentence up to the next heading has that heading's role. An
+unstructured one is read by cues found in the prose of any field: "The aim of this study
+was ...", "To determine whether ...", "We propose ..." (aim); "were randomised", "we
+collected", "a retrospective cohort" (method); a p-value, a confidence interval, "was
+significantly higher", "outperforms" (result); "These findings suggest ...", "In
+conclusion" (conclusion); a question before the results states the aim. Sentences before
+the first cue are background; after the first result, every sentence is a result but a
+conclusion. The answerer prefers a result to an aim or
+background sentence when the question asks what was found (:mod:`rag.answer.rank`).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+
+__all__ = ["ROLES", "heading", "roles"]
+
+ROLES = ("background", "aim", "method", "result", "conclusion")
+
+_HEADINGS = {
+    "background": "background|introduction|context|rationale|importance|problem",
+    "aim": "objectives?|aims?|purposes?|goals?|hypothes[ie]s|study question",
+    "method": "methods?|materials? and methods|methodology|design|setting|settings|"
+    "participants|patients|subjects|population|interventions?|measurements?|"
+    "main outcome measures?|outcome measures?|study design|data sources?|study selection|"
+    "data extraction|procedures?|approach",
+    "result": "results?|findings|main results|key results|observations?",
+    "conclusion": "conclusions?|interpretation|discussion|implications?|significance|"
+    "summary|relevance|conclusions and relevance|clinical relevance",
+}
+_HEADING = re.compile(
+    r"^\s*(?P<name>(?:" + "|".join(_HEADINGS.values()) + r"))(?:\s*(?:and|&)\s*\w+)?\s*[:.]\s*"
+    r"|^\s*(?-i:(?P<caps>[A-Z][A-Z ]{3,40}[A-Z])\s*:?\s+(?=[A-Z0-9(]))",
+    re.IGNORECASE,
+)
+_ROLE_OF = [(role, re.compile(f"(?:{names})", re.IGNORECASE)) for role, names in _HEADINGS.items()]
+
+_AIM = re.compile(
+    r"^(?:the\s+)?(?:main\s+|primary\s+)?(?:aims?|objectives?|purposes?|goals?)\b|"
+    r"^(?:to|in order to)\s+(?:determine|assess|evaluate|investigate|examine|compare|"
+    r"explore|identify|describe|test|estimate|measure|analy[sz]e|characteri[sz]e|quantify|"
+    r"establish|review|clarify|define|validate|develop)\b|"
+    r"\bwe\s+(?:sought|aimed|set out|wanted|hypothesi[sz]ed|asked|wished)\b|"
+    r"\b(?:this|the present|the current|our)\s+(?:study|trial|work|paper|analysis|review)\s+"
+    r"(?:aims?|aimed|was designed|is designed|sought|seeks|investigat\w+|examin\w+|"
+    r"evaluat\w+|assess\w+|address\w+|explor\w+)\b|"
+    r"\bin this (?:paper|work|study|article),?\s+we\s+(?:propose|present|introduce|study|"
+    r"investigate|examine|develop|describe)\b|"
+    r"^(?:here|herein),?\s+we\s+(?:propose|present|introduce|describe|develop)\b|"
+    r"^we\s+(?:propose|present|introduce)\b",
+    re.IGNORECASE,
+)
+_METHOD = re.compile(
+    r"\b(?:randomi[sz]ed|randomly (?:assigned|allocated|selected)|retrospective(?:ly)?|"
+    r"prospective(?:ly)?|cross-sectional|case-control|cohort of|enrolled|recruited|"
+    r"were (?:included|assigned|allocated|collected|measured|analy[sz]ed|performed|"
+    r"reviewed|divided|followed|obtained|recorded|evaluated|assessed|interviewed|treated|"
+    r"given|studied|screened|compared|used|identified|selected|surveyed|exposed|tested)|"
+    r"was (?:performed|measured|used|collected|assessed|conducted|calculated|defined|"
+    r"administered|recorded|obtained|evaluated)|"
+    r"we (?:used|performed|conducted|analy[sz]ed|collected|reviewed|measured|enrolled|"
+    r"recruited|studied|surveyed|interviewed|compared|examined|assessed|evaluated|"
+    r"designed|implemented|trained|built|constructed|developed|adopt|leverage|employ|use|"
+    r"devise)|data (?:were|was) (?:obtained|collected|extracted|analy[sz]ed)|"
+    r"questionnaires?|multivariate|regression (?:model|analysis)|inclusion criteria|"
+    r"medical records|chart review|(?:a|an) (?:total of )?\d+ (?:patients|subjects|"
+    r"participants|women|men|children|adults))\b",
+    re.IGNORECASE,
+)
+_RESULT = re.compile(
+    r"\bp\s*[<=>≤≥]\s*0?\.\d|\b(?:95|99)\s*%\s*(?:ci|confidence)|\bconfidence interval|"
+    r"\b(?:odds|hazard|risk|rate) ratios?\b|\b(?:OR|HR|RR|AUC)\b\s*[=:,(]?\s*\d|"
+    r"\bsignificant(?:ly)?\b|\bnot significant|\b(?:was|were|is|are) (?:associated|higher|"
+    r"lower|greater|more|less|increased|decreased|reduced|improved|similar|comparable|"
+    r"found|observed|detected|identified|correlated)\b|\b(?:showed|revealed|demonstrated|"
+    r"yielded|resulted in|achieved|achieves|outperform\w*|surpass\w*|improves?|reduces?|"
+    r"increases?|decreases?|speeds? up)\b|\b\d+(?:\.\d+)?\s*(?:%|percent|-fold|fold|x\b|×)|"
+    r"\b(?:results|experiments|evaluations?) (?:show|showed|demonstrate|indicate|reveal)|"
+    r"\bwe (?:show|find|found|report|demonstrate|observe|observed|identify|identified|"
+    r"uncover|uncovered|reveal) (?:that|a|an|the|here)\b",
+    re.IGNORECASE,
+)
+_CONCLUSION = re.compile(
+    r"^(?:in conclusion|in summary|to conclude|overall|taken together|collectively|"
+    r"together|thus|therefore|hence|these (?:results|findings|data|observations)|"
+    r"our (?:results|findings|data|study)|this study (?:shows|suggests|demonstrates|"
+    r"indicates|provides)|we conclude)\b|\b(?:suggest|suggests|indicate|indicates|"
+    r"support|supports) that\b",
+    re.IGNORECASE,
+)
+
+
+def heading(sentence: str) -> tuple[str, str]:
+    """(role, the sentence without its heading) when the sentence opens with a structured
+    abstract's heading, else ("", sentence)."""
+    match = _HEADING.match(sentence)
+    if not match:
+        return "", sentence
+    name = " ".join((match.group("name") or match.group("caps") or "").split())
+    role = next((r for r, names in _ROLE_OF if names.fullmatch(name)), "")
+    if not role and match.group("caps"):  # "MAIN OUTCOME MEASURES AND RESULTS" and such
+        role = next((r for r, names in _ROLE_OF if names.match(name)), "")
+    if not role:
+        return "", sentence
+    return role, sentence[match.end() :]
+
+
+def roles(sentences: Sequence[str]) -> tuple[str, ...]:
+    """Each sentence's role (one of ROLES), by the module doc's rules."""
+    return _roles(tuple(sentences))
+
+
+@functools.lru_cache(maxsize=8192)
+def _roles(sentences: tuple[str, ...]) -> tuple[str, ...]:
+    out: list[str] = []
+    current = ""  # the role a heading set, for the sentences under it
+    structured = False
+    seen_aim = seen_result = False
+    for sentence in sentences:
+        role, text = heading(sentence)
+        if role:
+            current, structured = role, True
+            out.append(role)
+            continue
+        if structured and current:
+            out.append(current)
+            continue
+        if _CONCLUSION.search(text) and (seen_result or len(out) >= 2):
+            role = "conclusion"
+        elif (_AIM.search(text) or text.rstrip().endswith("?")) and not seen_result:
+            role = "aim"
+        elif _RESULT.search(text) or seen_result:
+            role = "result"
+        elif _METHOD.search(text):
+            role = "method"
+        elif seen_aim:
+            role = "method"
+        else:
+            role = "background"
+        seen_aim = seen_aim or role == "aim"
+        seen_result = seen_result or role == "result"
+        out.append(role)
+    return tuple(out)
