@@ -1,31 +1,28 @@
-"""Answer quality and speed per question type, on question sets over a corpus.
+"""Answer quality and speed on libraries of different fields, each reported on its own.
 
-Every question goes through the Engine as a face would. Per question type it reports:
-key facts stated (each fact is a list of acceptable strings; stated when one of them is in
-the answer, case-insensitive), gold papers cited, answerable questions refused,
-unanswerable questions answered, median words per answer, p50/p95 seconds per answer, and
-markers left dangling in final answers (must be 0). Conversations are asked turn by turn
-with the history a face would keep; a conversation is right when every turn is (gold
-cited or rightly refused, and its key facts stated).
+Each domain (:mod:`bench.domains`: the ML-systems sample, PubMedQA, SciFact) is ingested into
+its own index and asked its questions through the Engine, as a face would; the other
+domains' questions are asked of it as off-topic ones. Per domain and question type it
+reports key facts stated (a fact is a list of acceptable spellings, stated when one is in
+the answer, case aside), gold papers cited, gold cited among the answerable questions whose
+gold paper retrieval ranks first, answerable questions refused, off-topic questions
+answered, conversations right (every turn: gold cited or rightly refused, facts stated),
+median words, p50/p95 seconds, and markers left dangling (must be 0).
 
-Question files are JSONL. Single questions: ``{"id", "type", "question", "answerable",
-"gold": [labels] | label | null, "key_facts": [[alternatives], ...]}``; conversations:
-``{"id", "type": "conversation", "turns": [{question, answerable, gold, key_facts}, ...]}``.
-``--offtopic`` adds questions that the corpus cannot answer (e.g. PubMedQA's against the
-ML-systems sample). ``--split`` reports the two halves of the set separately (ids hashed),
-so weights learned on one half can be read on the other.
+Learnt parameters (rag/answer/params.json) are fitted by bench/fit_answers.py; with
+``--held-out FILE`` (that script's output) each domain is answered with the parameters
+fitted on the *other* domains only, so its figures are held out.
 
-    python bench/answers.py --corpus data/sample \\
-        --questions bench/data/answers_dev.jsonl tests/data/sample_questions.jsonl \\
-        --offtopic ../shared/bench/pubmedqa/pqal_dev.jsonl
+    python bench/answers.py --pubmedqa ../shared/bench/pubmedqa --scifact ../shared/bench/scifact
+    python bench/answers.py ... --held-out bench/results/answer_params.json
 
-Saves bench/results/answers.json (and prints a table per type).
+Indexes are kept under ``--index-dir`` (re-ingesting unchanged papers does nothing). Saves
+bench/results/answers.json (or ``--out``) and prints a table per domain.
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import re
@@ -35,6 +32,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -44,7 +42,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from rag.answer import rank  # noqa: E402
+from bench.domains import NAMES, Domain, domains, half  # noqa: E402
+from rag.answer import params  # noqa: E402
 from rag.answer.chat import OpenAIChat  # noqa: E402
 from rag.answer.cite import parse_markers  # noqa: E402
 from rag.answer.events import ErrorEvent, FinalEvent  # noqa: E402
@@ -55,22 +54,7 @@ from rag.settings import load_settings  # noqa: E402
 from ui.app import App  # noqa: E402
 
 
-def load_items(path: Path, *, offtopic: bool = False, limit: int | None = None) -> list[dict]:
-    items = []
-    with path.open(encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            rec = json.loads(line)
-            if offtopic:
-                rec = {"question": rec["question"], "answerable": False, "type": "offtopic"}
-            rec.setdefault("id", f"{path.stem}-{n}")
-            rec.setdefault("type", "sample" if rec.get("answerable") else "offtopic")
-            items.append(rec | {"file": path.name})
-    return items[:limit] if limit else items
-
-
-def _gold(turn: dict) -> list[str]:
+def gold_of(turn: dict) -> list[str]:
     gold = turn.get("gold")
     return [] if not gold else [gold] if isinstance(gold, str) else list(gold)
 
@@ -79,22 +63,26 @@ def _pct(values: list[float], q: float) -> float | None:
     return round(float(np.percentile(values, q)), 4) if values else None
 
 
-def half(item_id: str) -> str:
-    """'a' or 'b': a fixed split of the set by a hash of the id."""
-    return "ab"[hashlib.sha256(item_id.encode()).digest()[0] % 2]
+def _rate(hits: int, n: int) -> float | None:
+    return round(hits / n, 4) if n else None
 
 
-def score_turn(turn: dict, final: FinalEvent, errors: list[str]) -> dict[str, Any]:
-    """One answer against its expectations."""
+def score_turn(
+    turn: dict, final: FinalEvent, errors: list[str], top: tuple[str, str]
+) -> dict[str, Any]:
+    """One answer against its expectations; ``top`` is the paper (id, label) retrieval ranks
+    first for the answer's query."""
     body = final.answer.replace(EXTRACTIVE_NOTE, "")
     text = body.casefold()
     facts = turn.get("key_facts") or []
     stated = [any(alt.casefold() in text for alt in fact) for fact in facts]
-    gold = _gold(turn)
-    cited = [c.source.label for c in final.citations]
+    gold = gold_of(turn)
+    cited = [c.source.paper_id for c in final.citations]
+    labels = [c.source.label for c in final.citations]
     numbers = [n for _, _, ns in parse_markers(final.answer) for n in ns]
     answerable = bool(turn.get("answerable"))
-    gold_hits = sum(g in cited for g in gold)
+    hit = [g in cited or g in labels for g in gold]
+    gold_hits = sum(hit)
     ok_refusal = final.refused != answerable
     right = ok_refusal and (not answerable or ((not gold or gold_hits > 0) and all(stated)))
     return {
@@ -103,16 +91,20 @@ def score_turn(turn: dict, final: FinalEvent, errors: list[str]) -> dict[str, An
         "refused": final.refused,
         "query": final.query,
         "cited": cited,
+        "cited_labels": labels,
         "gold": gold,
         "gold_any": bool(gold) and gold_hits > 0,
+        "gold_first": bool(gold) and any(t in gold for t in top if t),
         "gold_recall": gold_hits / len(gold) if gold else None,
-        "precision": sum(c in gold for c in cited) / len(cited) if gold and cited else None,
+        "precision": sum(c in gold or lb in gold for c, lb in zip(cited, labels, strict=True))
+        / len(cited)
+        if gold and cited
+        else None,
         "facts": len(facts),
         "facts_stated": sum(stated),
         "missed_facts": [f[0] for f, s in zip(facts, stated, strict=True) if not s],
         "words": len(re.findall(r"\w+", re.sub(r"\[\d+(?:[,\s\-–]+\d+)*\]", "", body))),
         "dangling": sum(not 1 <= n <= len(final.citations) for n in numbers),
-        "removed_markers": len(final.dropped),
         "errors": errors,
         "total_s": final.timings.get("total", 0.0),
         "right": right,
@@ -120,10 +112,14 @@ def score_turn(turn: dict, final: FinalEvent, errors: list[str]) -> dict[str, An
     }
 
 
-def ask(engine: Engine, question: str, history: list[Turn]) -> tuple[FinalEvent, list[str]]:
+def ask(
+    engine: Engine, question: str, history: list[Turn]
+) -> tuple[FinalEvent, list[str], tuple[str, str]]:
     events = list(engine.answer(question, history=tuple(history)))
     final = next(e for e in events if isinstance(e, FinalEvent))
-    return final, [e.kind for e in events if isinstance(e, ErrorEvent)]
+    hits = engine.search(final.query, k=1)
+    top = (hits[0].paper.id, hits[0].paper.label) if hits else ("", "")
+    return final, [e.kind for e in events if isinstance(e, ErrorEvent)], top
 
 
 def run(items: list[dict], engine: Engine) -> list[dict]:
@@ -133,16 +129,16 @@ def run(items: list[dict], engine: Engine) -> list[dict]:
             history: list[Turn] = []
             turns = []
             for turn in item["turns"]:
-                final, errors = ask(engine, turn["question"], history)
-                turns.append(score_turn(turn, final, errors))
+                final, errors, top = ask(engine, turn["question"], history)
+                turns.append(score_turn(turn, final, errors, top))
                 cited = tuple(c.source.label for c in final.citations)
                 history += [Turn("user", turn["question"]), Turn("assistant", final.answer, cited)]
             rows.append({"id": item["id"], "type": "conversation", "half": half(item["id"]),
                          "turns": turns, "right": all(t["right"] for t in turns)})  # fmt: skip
         else:
-            final, errors = ask(engine, item["question"], [])
+            final, errors, top = ask(engine, item["question"], [])
             rows.append({"id": item["id"], "type": item["type"], "half": half(item["id"]),
-                         **score_turn(item, final, errors)})  # fmt: skip
+                         **score_turn(item, final, errors, top)})  # fmt: skip
     return rows
 
 
@@ -152,29 +148,45 @@ def summarise(rows: list[dict]) -> dict[str, Any]:
     ans = [t for t in flat if t["answerable"]]
     una = [t for t in flat if not t["answerable"]]
     with_gold = [t for t in ans if t["gold"]]
+    first = [t for t in with_gold if t["gold_first"]]
     answered = [t for t in flat if not t["refused"]]
     convs = [r for r in rows if r["type"] == "conversation"]
     facts = sum(t["facts"] for t in ans)
+    stated = sum(t["facts_stated"] for t in ans)
     precise = [t["precision"] for t in with_gold if t["precision"] is not None]
     return {
         "n": len(flat),
-        "key_facts": {
-            "asked": facts,
-            "stated": sum(t["facts_stated"] for t in ans),
-            "rate": round(sum(t["facts_stated"] for t in ans) / facts, 4) if facts else None,
-        },
+        "key_facts": {"asked": facts, "stated": stated, "rate": _rate(stated, facts)},
         "gold_cited": {
             "n": len(with_gold),
             "count": sum(t["gold_any"] for t in with_gold),
-            "rate": round(np.mean([t["gold_any"] for t in with_gold]), 4) if with_gold else None,
-            "recall": round(np.mean([t["gold_recall"] for t in with_gold]), 4)
+            "rate": _rate(sum(t["gold_any"] for t in with_gold), len(with_gold)),
+            "recall": round(float(np.mean([t["gold_recall"] for t in with_gold])), 4)
             if with_gold
             else None,
-            "precision": round(np.mean(precise), 4) if precise else None,
+            "precision": round(float(np.mean(precise)), 4) if precise else None,
         },
-        "answerable_refused": {"n": len(ans), "count": sum(t["refused"] for t in ans)},
-        "unanswerable_answered": {"n": len(una), "count": sum(not t["refused"] for t in una)},
-        "conversations_right": {"n": len(convs), "count": sum(r["right"] for r in convs)},
+        "retrieval_first": {"n": len(first), "rate": _rate(len(first), len(with_gold))},
+        "gold_cited_when_first": {
+            "n": len(first),
+            "count": sum(t["gold_any"] for t in first),
+            "rate": _rate(sum(t["gold_any"] for t in first), len(first)),
+        },
+        "answerable_refused": {
+            "n": len(ans),
+            "count": sum(t["refused"] for t in ans),
+            "rate": _rate(sum(t["refused"] for t in ans), len(ans)),
+        },
+        "unanswerable_answered": {
+            "n": len(una),
+            "count": sum(not t["refused"] for t in una),
+            "rate": _rate(sum(not t["refused"] for t in una), len(una)),
+        },
+        "conversations_right": {
+            "n": len(convs),
+            "count": sum(r["right"] for r in convs),
+            "rate": _rate(sum(r["right"] for r in convs), len(convs)),
+        },
         "median_words": _pct([t["words"] for t in answered], 50),
         "dangling_markers": sum(t["dangling"] for t in flat),
         "fallbacks": sum(bool(t["errors"]) for t in flat),
@@ -189,49 +201,48 @@ def report(rows: list[dict]) -> dict[str, Any]:
     by_type: dict[str, list[dict]] = defaultdict(list)
     for r in rows:
         by_type[r["type"]].append(r)
-    out = {
+    own = [r for r in rows if not r["type"].startswith("offtopic:")]
+    return {
         "all": summarise(rows),
+        "own": summarise(own),
         "by_type": {t: summarise(rs) for t, rs in sorted(by_type.items())},
     }
-    out["halves"] = {h: summarise([r for r in rows if r["half"] == h]) for h in "ab"}
-    return out
 
 
 def print_table(name: str, rep: dict[str, Any]) -> None:
-    head = (f"{'type':<14}{'n':>5}{'facts':>12}{'gold':>11}{'ans.ref':>9}{'una.ans':>9}"
-            f"{'conv':>8}{'words':>7}{'p50 s':>8}{'p95 s':>8}")  # fmt: skip
+    head = (f"{'type':<20}{'n':>5}{'facts':>11}{'gold':>11}{'gold|1st':>11}{'ans.ref':>10}"
+            f"{'off.ans':>10}{'conv':>7}{'words':>6}{'p50 s':>7}{'p95 s':>7}")  # fmt: skip
     print(f"\n{name}\n{head}")
 
+    def frac(d: dict[str, Any], key: str = "count") -> str:
+        return f"{d[key]}/{d['n']}" if d["n"] else "-"
+
     def line(label: str, s: dict[str, Any]) -> None:
-        kf, g = s["key_facts"], s["gold_cited"]
+        kf = s["key_facts"]
         facts = f"{kf['stated']}/{kf['asked']}" if kf["asked"] else "-"
-        gold = f"{g['count']}/{g['n']}" if g["n"] else "-"
-        conv = s["conversations_right"]
         print(
-            f"{label:<14}{s['n']:>5}{facts:>12}{gold:>11}"
-            f"{s['answerable_refused']['count']:>5}/{s['answerable_refused']['n']:<3}"
-            f"{s['unanswerable_answered']['count']:>5}/{s['unanswerable_answered']['n']:<3}"
-            f"{(str(conv['count']) + '/' + str(conv['n'])) if conv['n'] else '-':>8}"
-            f"{s['median_words'] or 0:>7.0f}{s['total_s']['p50'] or 0:>8.3f}"
-            f"{s['total_s']['p95'] or 0:>8.3f}"
+            f"{label:<20}{s['n']:>5}{facts:>11}{frac(s['gold_cited']):>11}"
+            f"{frac(s['gold_cited_when_first']):>11}{frac(s['answerable_refused']):>10}"
+            f"{frac(s['unanswerable_answered']):>10}{frac(s['conversations_right']):>7}"
+            f"{s['median_words'] or 0:>6.0f}{s['total_s']['p50'] or 0:>7.3f}"
+            f"{s['total_s']['p95'] or 0:>7.3f}"
         )
 
     for t, s in rep["by_type"].items():
         line(t, s)
-    for h, s in rep["halves"].items():
-        line(f"half {h}", s)
     line("all", rep["all"])
     a = rep["all"]
-    g = a["gold_cited"]
-    lists = rep["by_type"].get("list", {}).get("gold_cited", {})
-    print(f"key facts {a['key_facts']['rate']}  gold cited {g['rate']} (recall {g['recall']}, "
-          f"precision {g['precision']}; lists: recall {lists.get('recall')}, precision "
-          f"{lists.get('precision')})  "
-          f"dangling markers {a['dangling_markers']}")  # fmt: skip
+    print(
+        f"key facts {a['key_facts']['rate']}  gold cited {a['gold_cited']['rate']}  "
+        f"when retrieval ranks it first {a['gold_cited_when_first']['rate']} "
+        f"(retrieval first {a['retrieval_first']['rate']})  answerable refused "
+        f"{a['answerable_refused']['rate']}  off-topic answered "
+        f"{a['unanswerable_answered']['rate']}  dangling markers {a['dangling_markers']}"
+    )
 
 
 @contextmanager
-def _llama(gguf: Path, threads: int):
+def _llama(gguf: Path, threads: int) -> Iterator[tuple[str, str]]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -255,83 +266,90 @@ def _llama(gguf: Path, threads: int):
         proc.wait(timeout=10)
 
 
+def open_domain(domain: Domain, index_dir: Path) -> App:
+    """An app over the domain's own index (ingested once; unchanged papers are skipped)."""
+    data_dir = index_dir / domain.name
+    data_dir.mkdir(parents=True, exist_ok=True)
+    os.environ["PAPERCHAT_DATA_DIR"] = str(data_dir)
+    for key in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "PAPERCHAT_LLM"):
+        os.environ.pop(key, None)
+    app = App.from_settings(load_settings())
+    app.ingester.ingest(domain.corpus)
+    app.engine.warm_up()
+    return app
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--corpus", type=Path, nargs="+", default=[ROOT / "data" / "sample"])
-    ap.add_argument("--questions", type=Path, nargs="+",
-                    default=[ROOT / "bench/data/answers_dev.jsonl"])  # fmt: skip
-    ap.add_argument("--offtopic", type=Path, help="JSONL of questions the corpus cannot answer")
-    ap.add_argument("--offtopic-limit", type=int, help="use only the first N off-topic questions")
+    ap.add_argument("--domains", nargs="+", default=list(NAMES), choices=NAMES)
+    ap.add_argument("--pubmedqa", type=Path, help="folder with PubMedQA's corpus.jsonl, pqal_dev")
+    ap.add_argument("--scifact", type=Path, help="folder with SciFact's corpus, queries, qrels")
+    ap.add_argument("--held-out", type=Path, help="answer each domain with the parameters "
+                    "bench/fit_answers.py fitted without it (that script's JSON)")  # fmt: skip
+    ap.add_argument("--offtopic-limit", type=int, default=0,
+                    help="at most N off-topic questions from each other domain (0: all)")  # fmt: skip
+    ap.add_argument("--index-dir", type=Path,
+                    default=Path(tempfile.gettempdir()) / "paperchat-bench-indexes")  # fmt: skip
     ap.add_argument("--llm-base-url", help="an OpenAI-compatible server to compare")
     ap.add_argument("--llm-model", default="", help="model name at --llm-base-url")
     ap.add_argument("--llama-gguf", type=Path, help="start llama_cpp.server on this GGUF")
     ap.add_argument("--llm-limit", type=int, help="ask the model only the first N items")
-    ap.add_argument("--llm-context-tokens", type=int, default=700)
-    ap.add_argument("--llm-max-tokens", type=int, default=128)
     ap.add_argument("--show", action="store_true", help="print every wrong answer")
-    ap.add_argument(
-        "--weights",
-        nargs=2,
-        metavar=("JSON", "HALF"),
-        help="rank with the weights bench/learn_ranker.py learnt on one half ('a' or 'b') of "
-        "the set (saved in JSON), to read the other half honestly",
-    )
     ap.add_argument("--out", type=Path, default=ROOT / "bench/results/answers.json")
     args = ap.parse_args()
 
-    if args.weights:
-        learnt = json.loads(Path(args.weights[0]).read_text())["halves"]
-        other = "b" if args.weights[1] == "a" else "a"
-        rank.WEIGHTS.update(learnt[f"learn {args.weights[1]}, score {other}"]["weights"])
-    data_dir = Path(tempfile.mkdtemp(prefix="paperchat-answers-"))
-    os.environ["PAPERCHAT_DATA_DIR"] = str(data_dir)
-    for key in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "PAPERCHAT_LLM"):
-        os.environ.pop(key, None)
-    settings = load_settings(
-        llm_context_tokens=args.llm_context_tokens, llm_max_tokens=args.llm_max_tokens
-    )
-    app = App.from_settings(settings)
-    app.ingester.ingest(args.corpus)
-    engine = app.engine
-    engine.warm_up()
-    items = [i for path in args.questions for i in load_items(path)]
-    if args.offtopic:
-        items += load_items(args.offtopic, offtopic=True, limit=args.offtopic_limit)
+    wanted = set(args.domains)
+    known = [n for n in NAMES if n in wanted or (n == "pubmedqa" and args.pubmedqa)
+             or (n == "scifact" and args.scifact) or n == "sample"]  # fmt: skip
+    every = domains(known, pubmedqa=args.pubmedqa, scifact=args.scifact)
+    fitted = json.loads(args.held_out.read_text())["held_out"] if args.held_out else {}
+    result: dict[str, Any] = {"held_out": bool(fitted), "domains": {}}
+    for name in args.domains:
+        domain = every[name]
+        if fitted:
+            params.use(fitted[name]["params"])
+        else:
+            params.use(params.load())
+        app = open_domain(domain, args.index_dir)
+        off = []
+        for other in every.values():
+            if other.name != name:
+                extra = other.offtopic()
+                off += extra[: args.offtopic_limit] if args.offtopic_limit else extra
+        rows = run(domain.items + off, app.engine)
+        rep = report(rows)
+        result["domains"][name] = {
+            "corpus": [str(p) for p in domain.corpus],
+            "papers": len(app.engine.retriever.index),
+            "fitted_on": fitted[name]["fitted_on"] if fitted else "all",
+            "extractive": rep | {"rows": rows},
+        }
+        print_table(f"{name} (extractive{', held out' if fitted else ''})", rep)
 
-    result: dict[str, Any] = {
-        "corpus": [str(p) for p in args.corpus],
-        "questions": [str(p) for p in args.questions],
-        "offtopic": str(args.offtopic) if args.offtopic else None,
-        "answerers": {},
-    }
-    rows = run(items, engine)
-    result["answerers"]["extractive"] = report(rows) | {"rows": rows}
-    print_table("extractive", result["answerers"]["extractive"])
+        def with_llm(url: str, model: str, app: App = app, name: str = name) -> None:
+            chat = OpenAIChat(model=model, base_url=url, timeout=120)
+            engine = app.engine
+            llm_engine = Engine(engine.settings, store=engine.store, embedder=engine.embedder,
+                                chat=chat)  # fmt: skip
+            items = domain.items[: args.llm_limit] if args.llm_limit else domain.items
+            llm_rows = run(items, llm_engine)
+            result["domains"][name][f"llm:{model}"] = report(llm_rows) | {"rows": llm_rows}
+            print_table(f"{name} llm:{model}", report(llm_rows))
 
-    def with_llm(url: str, model: str) -> None:
-        chat = OpenAIChat(model=model, base_url=url, timeout=120)
-        # A fresh engine: its sentence cache starts cold, as the extractive run's did.
-        llm_engine = Engine(settings, store=engine.store, embedder=engine.embedder, chat=chat)
-        subset = items[: args.llm_limit] if args.llm_limit else items
-        llm_rows = run(subset, llm_engine)
-        result["answerers"][f"llm:{model}"] = report(llm_rows) | {"rows": llm_rows}
-        print_table(f"llm:{model}", result["answerers"][f"llm:{model}"])
-
-    if args.llama_gguf:
-        with _llama(args.llama_gguf, threads=os.cpu_count() or 2) as (url, model):
-            with_llm(url, model)
-    elif args.llm_base_url:
-        with_llm(args.llm_base_url, args.llm_model)
-
-    if args.show:
-        for r in rows:
-            for t in r["turns"] if r["type"] == "conversation" else [r]:
-                if not t["right"]:
-                    print(f"\n[{r['id']}] {t['question']}\n  query: {t['query']}\n  gold "
-                          f"{t['gold']} cited {t['cited']} missed {t['missed_facts']}\n  "
-                          f"{' '.join(t['answer'].split())[:600]}")  # fmt: skip
+        if args.llama_gguf:
+            with _llama(args.llama_gguf, threads=os.cpu_count() or 2) as (url, model):
+                with_llm(url, model)
+        elif args.llm_base_url:
+            with_llm(args.llm_base_url, args.llm_model)
+        if args.show:
+            for r in rows:
+                for t in r["turns"] if r["type"] == "conversation" else [r]:
+                    if not t["right"]:
+                        print(f"\n[{r['id']}] {t['question']}\n  query: {t['query']}\n  gold "
+                              f"{t['gold']} cited {t['cited_labels']} missed "
+                              f"{t['missed_facts']}\n  {' '.join(t['answer'].split())[:600]}")  # fmt: skip
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+    args.out.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
     print(f"saved {args.out}")
 
 

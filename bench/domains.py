@@ -1,0 +1,150 @@
+"""The libraries answers are measured on, each of another field, and their question sets.
+
+A domain is a corpus (what is ingested), the questions written over it (key facts,
+conversations), and public questions nobody here wrote (gold papers only). Off-topic
+questions for a domain are the other domains' questions, asked of its library. Gold papers
+are paper ids; the sample's hand-written sets name them by label, which is also accepted.
+
+- ``sample``: data/sample (32 ML-systems abstracts); bench/data/answers_dev.jsonl and
+  tests/data/sample_questions.jsonl.
+- ``pubmedqa``: the PubMedQA PQA-L corpus (1,000 abstracts, no titles) from ``--pubmedqa
+  DIR``; bench/data/answers_pubmedqa.jsonl and the 500 dev questions (gold: their pubid).
+- ``scifact``: the SciFact corpus (5,183 titled abstracts) from ``--scifact DIR``;
+  bench/data/answers_scifact.jsonl and the 809 train claims (gold: qrels/train.tsv).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+NAMES = ("sample", "pubmedqa", "scifact")
+
+
+@dataclass
+class Domain:
+    name: str
+    corpus: list[Path]
+    items: list[dict[str, Any]] = field(default_factory=list)  # written + public questions
+
+    def offtopic(self) -> list[dict[str, Any]]:
+        """This domain's questions as off-topic ones for another library (one per item: a
+        conversation gives its first turn)."""
+        out = []
+        for item in self.items:
+            first = item["turns"][0] if item["type"] == "conversation" else item
+            out.append(
+                {
+                    "id": f"off-{self.name}-{item['id']}",
+                    "type": f"offtopic:{self.name}",
+                    "question": first["question"],
+                    "answerable": False,
+                    "file": item.get("file", ""),
+                }
+            )
+        return out
+
+
+def half(item_id: str) -> str:
+    """'a' or 'b': a fixed split of a set by a hash of the id."""
+    return "ab"[hashlib.sha256(item_id.encode()).digest()[0] % 2]
+
+
+def load_written(path: Path) -> list[dict[str, Any]]:
+    """A hand-written set: single questions and conversations (bench/answers.py's format)."""
+    items = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
+        if not line.strip():
+            continue
+        rec = json.loads(line)
+        rec.setdefault("id", f"{path.stem}-{n}")
+        rec.setdefault("type", "sample" if rec.get("answerable") else "offtopic")
+        if rec["type"] == "offtopic":
+            rec["type"] = "unanswerable"  # the set's own near misses, not another domain's
+        items.append(rec | {"file": path.name})
+    return items
+
+
+def load_pubmedqa(path: Path) -> list[dict[str, Any]]:
+    """PubMedQA's questions, answerable from their own abstract (gold: its pubid)."""
+    items = []
+    for line in path.read_text(encoding="utf-8").split("\n"):
+        if line.strip():
+            rec = json.loads(line)
+            items.append(
+                {
+                    "id": f"pqa-{rec['pubid']}",
+                    "type": "pubmedqa",
+                    "question": rec["question"],
+                    "answerable": True,
+                    "gold": [str(rec["pubid"])],
+                    "file": path.name,
+                }
+            )
+    return items
+
+
+def load_scifact(folder: Path) -> list[dict[str, Any]]:
+    """SciFact's train claims with their gold abstracts (qrels/train.tsv)."""
+    gold: dict[str, list[str]] = {}
+    for line in (folder / "qrels" / "train.tsv").read_text(encoding="utf-8").splitlines()[1:]:
+        parts = line.strip().split("\t")
+        if len(parts) >= 2:
+            gold.setdefault(parts[0], []).append(parts[1])
+    items = []
+    for line in (folder / "queries_train.jsonl").read_text(encoding="utf-8").split("\n"):
+        if line.strip():
+            rec = json.loads(line)
+            if rec["_id"] in gold:
+                items.append(
+                    {
+                        "id": f"claim-{rec['_id']}",
+                        "type": "claim",
+                        "question": rec["text"],
+                        "answerable": True,
+                        "gold": gold[rec["_id"]],
+                        "file": "queries_train.jsonl",
+                    }
+                )
+    return items
+
+
+def domains(names: list[str], *, pubmedqa: Path | None, scifact: Path | None) -> dict[str, Domain]:
+    """The named domains with their corpora and questions (a missing data folder is an
+    error naming the option that gives it)."""
+    out: dict[str, Domain] = {}
+    data = ROOT / "bench" / "data"
+    for name in names:
+        if name == "sample":
+            out[name] = Domain(
+                name,
+                [ROOT / "data" / "sample"],
+                load_written(data / "answers_dev.jsonl")
+                + load_written(ROOT / "tests" / "data" / "sample_questions.jsonl"),
+            )
+        elif name == "pubmedqa":
+            if pubmedqa is None:
+                raise SystemExit("--pubmedqa DIR is needed (e.g. ../shared/bench/pubmedqa)")
+            written = data / "answers_pubmedqa.jsonl"
+            out[name] = Domain(
+                name,
+                [pubmedqa / "corpus.jsonl"],
+                (load_written(written) if written.exists() else [])
+                + load_pubmedqa(pubmedqa / "pqal_dev.jsonl"),
+            )
+        elif name == "scifact":
+            if scifact is None:
+                raise SystemExit("--scifact DIR is needed (e.g. ../shared/bench/scifact)")
+            written = data / "answers_scifact.jsonl"
+            out[name] = Domain(
+                name,
+                [scifact / "corpus.jsonl"],
+                (load_written(written) if written.exists() else []) + load_scifact(scifact),
+            )
+        else:
+            raise SystemExit(f"unknown domain {name!r}: choose from {', '.join(NAMES)}")
+    return out

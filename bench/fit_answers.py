@@ -1,0 +1,299 @@
+"""Fit the answerer's learnt parameters on libraries of different fields; read each one held
+out.
+
+Two models are learnt (both logistic regressions, fitted by Newton's method with an L2
+penalty that spares the bias):
+
+- the sentence ranker (:mod:`rag.answer.rank`): for every answerable question with key facts
+  (conversation turns asked with the conversation before them, as the engine asks them),
+  each quotable sentence of the sources the engine gathers is a row of rank.FEATURES, a
+  positive when it belongs to a gold paper and holds a key fact;
+- the refusal model (:mod:`rag.answer.gather`): for every question whose answer is decided
+  on evidence (it names no paper), the evidence's features, a positive when the question
+  is the library's own and retrieval brings its gold paper among the sources (the library,
+  as retrieved, can answer it), a negative when it is another domain's (off-topic). Its
+  threshold sits where at most ``--max-refused`` of the training libraries' positives are
+  refused, in each library.
+
+Leave one domain out: for each domain, both models are fitted on the other two and kept as
+that domain's held-out parameters; the ranker's top-1 (does the best-scored sentence hold a
+key fact) and the refusal rates are printed on the held-out domain. Then both are fitted on
+all domains; ``--write`` saves those to rag/answer/params.json.
+
+    python bench/fit_answers.py --pubmedqa ../shared/bench/pubmedqa \\
+        --scifact ../shared/bench/scifact --write
+    python bench/answers.py --pubmedqa ... --scifact ... --held-out bench/results/answer_params.json
+
+Saves bench/results/answer_params.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pickle
+import re
+import sys
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.answers import gold_of, open_domain  # noqa: E402
+from bench.domains import NAMES, Domain, domains  # noqa: E402
+from rag.answer import params, rank  # noqa: E402
+from rag.answer.extractive import MAX_SENTENCES, MAX_WORDS, sentence_features  # noqa: E402
+from rag.answer.followup import Turn, rewrite_followup  # noqa: E402
+from rag.answer.gather import Evidence, gather  # noqa: E402
+from rag.answer.question import analyse  # noqa: E402
+from ui.app import App  # noqa: E402
+
+EVIDENCE_FEATURES = ("dense", "coverage", "focus", "gap", "local", "unknown_name")
+WORD_COST = 0.001
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def _ask(app: App, question: str, history: list[Turn], k: int) -> tuple[Any, Any, str]:
+    """(the analysed question, what gather found, the query) as the engine would ask."""
+    engine = app.engine
+    names = engine.names()
+    query = rewrite_followup(question, history, names)
+    asked = analyse(query, names, own=question)
+    found = gather(asked, query, retriever=engine.retriever, names=names, filters=None, k=k,
+                   min_relevance=-1.0)  # fmt: skip
+    return asked, found, query
+
+
+def collect(app: App, domain: Domain, offtopic: list[dict], k: int) -> dict[str, Any]:
+    """The domain's ranker examples and refusal examples (nothing refused meanwhile: every
+    question gets its sources, so that a positive can be told by its gold paper)."""
+    ranker: list[dict[str, Any]] = []
+    refusal: list[dict[str, Any]] = []
+    engine = app.engine
+    base = params.current()
+    params.use(replace(base, evidence={**base.evidence, "threshold": -1e9}))
+    for item in domain.items:
+        history: list[Turn] = []
+        for n, turn in enumerate(item["turns"] if item["type"] == "conversation" else [item]):
+            asked, found, query = _ask(app, turn["question"], history, k)
+            gold = gold_of(turn)
+            ids = {src.paper_id for src in found.sources} | {s.label for s in found.sources}
+            if n == 0 and found.evidence is not None and set(gold) & ids:
+                # The library answers it, as retrieved: its gold paper is among the sources.
+                refusal.append({"x": _evidence_row(found.evidence), "y": 1.0})
+            facts = turn.get("key_facts") or []
+            if turn.get("answerable") and facts and gold and found.sources:
+                pairs, x = sentence_features(asked, found.sources, engine.answer_embedder, query)
+                labels = {s.paper_id: s.label for s in found.sources}
+                holds = [
+                    frozenset(
+                        i
+                        for i, f in enumerate(facts)
+                        if (pid in gold or labels.get(pid) in gold)
+                        and any(_norm(a) in _norm(text) for a in f)
+                    )
+                    for pid, text in pairs
+                ]
+                y = np.asarray([bool(h) for h in holds], dtype=np.float64)
+                if y.any():
+                    ranker.append({
+                        "x": x.astype(np.float64), "y": y, "id": item["id"], "holds": holds,
+                        "facts": len(facts), "words": [len(t.split()) for _, t in pairs],
+                        "lead": [pid == found.sources[0].paper_id for pid, _ in pairs],
+                    })  # fmt: skip
+            history += [
+                Turn("user", turn["question"]),
+                Turn("assistant", "...", tuple(gold)),
+            ]
+    for item in offtopic:
+        _, found, _ = _ask(app, item["question"], [], k)
+        if found.evidence is not None:
+            refusal.append({"x": _evidence_row(found.evidence), "y": 0.0, "type": item["type"]})
+    params.use(base)
+    return {"ranker": ranker, "refusal": refusal}
+
+
+def _evidence_row(ev: Evidence) -> np.ndarray:
+    f = ev.features()
+    return np.asarray([1.0, *(f[k] for k in EVIDENCE_FEATURES)], dtype=np.float64)
+
+
+def fit(x: np.ndarray, y: np.ndarray, l2: float, weight: np.ndarray | None = None) -> np.ndarray:
+    """Logistic regression by Newton's method; the first column is the bias (not shrunk)."""
+    w = np.zeros(x.shape[1])
+    sw = np.ones(len(y)) if weight is None else weight
+    reg = np.full(x.shape[1], l2)
+    reg[0] = 0.0
+    for _ in range(100):
+        p = 1 / (1 + np.exp(-np.clip(x @ w, -30, 30)))
+        grad = x.T @ (sw * (p - y)) + reg * w
+        hess = (x * (sw * p * (1 - p))[:, None]).T @ x + np.diag(reg + 1e-6)
+        step = np.linalg.solve(hess, grad)
+        w -= step
+        if np.abs(step).max() < 1e-7:
+            break
+    return w
+
+
+def top1(data: list[dict[str, Any]], w: np.ndarray) -> float:
+    hits = [float(d["y"][int(np.argmax(d["x"] @ w))]) for d in data]
+    return round(float(np.mean(hits)), 4) if hits else 0.0
+
+
+def fit_ranker(data: list[dict[str, Any]], l2: float) -> dict[str, float]:
+    x = np.concatenate([d["x"] for d in data])
+    y = np.concatenate([d["y"] for d in data])
+    w = fit(x, y, l2)
+    return {f: round(float(v), 3) for f, v in zip(rank.FEATURES, w, strict=True)}
+
+
+def prose_facts(data: list[dict[str, Any]], w: np.ndarray, floor: float) -> tuple[float, float]:
+    """(key facts held, words) per question of a prose answer as the extractive answerer
+    composes it (rag.answer.extractive: the best sentence, the lead paper's best, then more
+    while their score is at least ``floor``, at most MAX_SENTENCES and MAX_WORDS)."""
+    facts = words = 0.0
+    for d in data:
+        scores = d["x"] @ w
+        order = [int(i) for i in np.argsort(-scores, kind="stable")]
+        picked = [order[0]]
+        if not d["lead"][order[0]]:
+            lead = next((i for i in order if d["lead"][i]), None)
+            if lead is not None:
+                picked.append(lead)
+        for i in order:
+            if len(picked) >= MAX_SENTENCES or scores[i] < floor:
+                break
+            if i not in picked and sum(d["words"][j] for j in picked) + d["words"][i] <= MAX_WORDS:
+                picked.append(i)
+        facts += len(set().union(*(d["holds"][i] for i in picked))) / d["facts"]
+        words += sum(d["words"][i] for i in picked)
+    return facts / len(data), words / len(data)
+
+
+def fit_floor(data: list[dict[str, Any]], w: np.ndarray, word_cost: float = WORD_COST) -> float:
+    """The score a further sentence needs to be added: the floor with the most key facts
+    per answer less WORD_COST for each word (a sentence of ~25 words must add 0.025 of a
+    fact on average), on these questions."""
+    grid = np.arange(-8.0, 0.01, 0.25)
+    values = [prose_facts(data, w, f) for f in grid]
+    best = max(range(len(grid)), key=lambda i: values[i][0] - word_cost * values[i][1])
+    return round(float(grid[best]), 2)
+
+
+def fit_refusal(by_domain: dict[str, list[dict[str, Any]]], l2: float, max_refused: float) -> dict:
+    """The refusal model on these domains' examples, each domain and class weighed alike;
+    its threshold refuses at most ``max_refused`` of the answerable questions of every
+    training domain."""
+    rows, ys, ws = [], [], []
+    for examples in by_domain.values():
+        for label in (0.0, 1.0):
+            group = [e for e in examples if e["y"] == label]
+            for e in group:
+                rows.append(e["x"])
+                ys.append(label)
+                ws.append(1.0 / len(group))
+    x, y, sw = np.stack(rows), np.asarray(ys), np.asarray(ws) * len(ys) / (2 * len(by_domain))
+    w = fit(x, y, l2, sw)
+    threshold = float("inf")
+    for examples in by_domain.values():
+        scores = np.sort([float(e["x"] @ w) for e in examples if e["y"] == 1.0])
+        if len(scores):
+            cut = scores[int(np.floor(max_refused * len(scores)))]
+            threshold = min(threshold, cut - 1e-6)
+    weights = {"bias": round(float(w[0]), 3)}
+    weights |= {f: round(float(v), 3) for f, v in zip(EVIDENCE_FEATURES, w[1:], strict=True)}
+    return weights | {"threshold": round(threshold, 3)}
+
+
+def refusal_rates(examples: list[dict[str, Any]], weights: dict[str, float]) -> dict[str, Any]:
+    w = np.asarray([weights["bias"], *(weights[f] for f in EVIDENCE_FEATURES)])
+    ans = [float(e["x"] @ w) for e in examples if e["y"] == 1.0]
+    t = weights["threshold"]
+    out = {"answerable_refused": f"{sum(s <= t for s in ans)}/{len(ans)}"}
+    for kind in sorted({e["type"] for e in examples if e["y"] == 0.0}):
+        off = [float(e["x"] @ w) for e in examples if e["y"] == 0.0 and e["type"] == kind]
+        out[f"{kind} answered"] = f"{sum(s > t for s in off)}/{len(off)}"
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--pubmedqa", type=Path, required=True)
+    ap.add_argument("--scifact", type=Path, required=True)
+    ap.add_argument("-k", type=int, default=5)
+    ap.add_argument("--l2", type=float, default=1.0)
+    ap.add_argument("--max-refused", type=float, default=0.01)
+    ap.add_argument("--index-dir", type=Path,
+                    default=Path(tempfile.gettempdir()) / "paperchat-bench-indexes")  # fmt: skip
+    ap.add_argument("--write", action="store_true", help="save the all-domain fit as the "
+                    "product's rag/answer/params.json")  # fmt: skip
+    ap.add_argument("--examples", type=Path, help="keep the collected examples in this file "
+                    "and read them from it when it exists (refits without asking again)")  # fmt: skip
+    ap.add_argument("--word-cost", type=float, default=WORD_COST)
+    ap.add_argument("--out", type=Path, default=ROOT / "bench/results/answer_params.json")
+    args = ap.parse_args()
+
+    every = domains(list(NAMES), pubmedqa=args.pubmedqa, scifact=args.scifact)
+    data: dict[str, dict[str, Any]] = {}
+    if args.examples and args.examples.exists():
+        data = pickle.loads(args.examples.read_bytes())
+    for name, domain in every.items():
+        if name not in data:
+            app = open_domain(domain, args.index_dir)
+            off = [q for other in every.values() if other.name != name for q in other.offtopic()]
+            data[name] = collect(app, domain, off, args.k)
+        print(f"{name}: {len(data[name]['ranker'])} ranker questions, "
+              f"{len(data[name]['refusal'])} refusal examples", flush=True)  # fmt: skip
+    if args.examples:
+        args.examples.write_bytes(pickle.dumps(data))
+
+    base = params.load()
+    result: dict[str, Any] = {"held_out": {}, "l2": args.l2, "max_refused": args.max_refused}
+    dense_only = np.zeros(len(rank.FEATURES))
+    dense_only[rank.FEATURES.index("dense")] = 1.0
+    for held in every:
+        train = [n for n in every if n != held]
+        ranker = fit_ranker([d for n in train for d in data[n]["ranker"]], args.l2)
+        refusal = fit_refusal({n: data[n]["refusal"] for n in train}, args.l2, args.max_refused)
+        w = np.asarray([ranker[f] for f in rank.FEATURES])
+        floor = fit_floor([d for n in train for d in data[n]["ranker"]], w, args.word_cost)
+        prose = {"floor": floor}
+        fitted = replace(base, ranker=ranker, evidence=refusal, prose=prose, fitted_on=tuple(train))
+        result["held_out"][held] = {
+            "fitted_on": train,
+            "params": fitted.to_json(),
+            "ranker_top1": top1(data[held]["ranker"], w),
+            "prose_facts_words": prose_facts(data[held]["ranker"], w, floor),
+            "dense_only_top1": top1(data[held]["ranker"], dense_only),
+            "refusal": refusal_rates(data[held]["refusal"], refusal),
+        }
+        print(f"held out {held} (fitted on {', '.join(train)}): ranker top-1 "
+              f"{result['held_out'][held]['ranker_top1']}, floor {floor}, prose facts/words "
+              f"{result['held_out'][held]['prose_facts_words']} (dense only "
+              f"{result['held_out'][held]['dense_only_top1']}), refusal "
+              f"{result['held_out'][held]['refusal']}")  # fmt: skip
+    ranker = fit_ranker([d for n in every for d in data[n]["ranker"]], args.l2)
+    refusal = fit_refusal({n: data[n]["refusal"] for n in every}, args.l2, args.max_refused)
+    w = np.asarray([ranker[f] for f in rank.FEATURES])
+    prose = {"floor": fit_floor([d for n in every for d in data[n]["ranker"]], w, args.word_cost)}
+    final = replace(base, ranker=ranker, evidence=refusal, prose=prose, fitted_on=tuple(every))
+    result["all"] = final.to_json()
+    print("fitted on all:", json.dumps({"evidence": refusal}))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=1) + "\n")
+    if args.write:
+        params.PATH.write_text(json.dumps(final.to_json(), indent=1) + "\n")
+        print(f"wrote {params.PATH}")
+    print(f"saved {args.out}")
+
+
+if __name__ == "__main__":
+    main()
