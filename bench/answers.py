@@ -287,7 +287,7 @@ def main() -> None:
     ap.add_argument("--held-out", type=Path, help="answer each domain with the parameters "
                     "bench/fit_answers.py fitted without it (that script's JSON)")  # fmt: skip
     ap.add_argument("--offtopic-limit", type=int, default=0,
-                    help="at most N off-topic questions from each other domain (0: all)")  # fmt: skip
+                    help="at most N off-topic questions of each other domain (0: all)")  # fmt: skip
     ap.add_argument("--index-dir", type=Path,
                     default=Path(tempfile.gettempdir()) / "paperchat-bench-indexes")  # fmt: skip
     ap.add_argument("--llm-base-url", help="an OpenAI-compatible server to compare")
@@ -326,7 +326,9 @@ def main() -> None:
         }
         print_table(f"{name} (extractive{', held out' if fitted else ''})", rep)
 
-        def with_llm(url: str, model: str, app: App = app, name: str = name) -> None:
+        def with_llm(
+            url: str, model: str, app: App = app, name: str = name, domain: Domain = domain
+        ) -> None:
             chat = OpenAIChat(model=model, base_url=url, timeout=120)
             engine = app.engine
             llm_engine = Engine(engine.settings, store=engine.store, embedder=engine.embedder,
@@ -345,9 +347,10 @@ def main() -> None:
             for r in rows:
                 for t in r["turns"] if r["type"] == "conversation" else [r]:
                     if not t["right"]:
+                        answer = " ".join(t["answer"].split())[:600]
                         print(f"\n[{r['id']}] {t['question']}\n  query: {t['query']}\n  gold "
                               f"{t['gold']} cited {t['cited_labels']} missed "
-                              f"{t['missed_facts']}\n  {' '.join(t['answer'].split())[:600]}")  # fmt: skip
+                              f"{t['missed_facts']}\n  {answer}")  # fmt: skip
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
     print(f"saved {args.out}")

@@ -28,6 +28,7 @@ NAMES = ("sample", "pubmedqa", "scifact")
 @dataclass
 class Domain:
     name: str
+    field: str  # "ml-systems", "biomedical": another field's questions are off-topic for sure
     corpus: list[Path]
     items: list[dict[str, Any]] = field(default_factory=list)  # written + public questions
 
@@ -44,6 +45,7 @@ class Domain:
                     "question": first["question"],
                     "answerable": False,
                     "file": item.get("file", ""),
+                    "field": self.field,
                 }
             )
         return out
@@ -122,6 +124,7 @@ def domains(names: list[str], *, pubmedqa: Path | None, scifact: Path | None) ->
         if name == "sample":
             out[name] = Domain(
                 name,
+                "ml-systems",
                 [ROOT / "data" / "sample"],
                 load_written(data / "answers_dev.jsonl")
                 + load_written(ROOT / "tests" / "data" / "sample_questions.jsonl"),
@@ -132,6 +135,7 @@ def domains(names: list[str], *, pubmedqa: Path | None, scifact: Path | None) ->
             written = data / "answers_pubmedqa.jsonl"
             out[name] = Domain(
                 name,
+                "biomedical",
                 [pubmedqa / "corpus.jsonl"],
                 (load_written(written) if written.exists() else [])
                 + load_pubmedqa(pubmedqa / "pqal_dev.jsonl"),
@@ -142,6 +146,7 @@ def domains(names: list[str], *, pubmedqa: Path | None, scifact: Path | None) ->
             written = data / "answers_scifact.jsonl"
             out[name] = Domain(
                 name,
+                "biomedical",
                 [scifact / "corpus.jsonl"],
                 (load_written(written) if written.exists() else []) + load_scifact(scifact),
             )

@@ -11,9 +11,10 @@ penalty that spares the bias):
 - the refusal model (:mod:`rag.answer.gather`): for every question whose answer is decided
   on evidence (it names no paper), the evidence's features, a positive when the question
   is the library's own and retrieval brings its gold paper among the sources (the library,
-  as retrieved, can answer it), a negative when it is another domain's (off-topic). Its
-  threshold sits where at most ``--max-refused`` of the training libraries' positives are
-  refused, in each library.
+  as retrieved, can answer it), a negative when it is another field's (off-topic; questions
+  of another library of the same field, PubMedQA's asked of SciFact, are left out of the
+  fit: a good part of them the library does answer). Its threshold sits where at most
+  ``--max-refused`` of the training libraries' positives are refused, in each library.
 
 Leave one domain out: for each domain, both models are fitted on the other two and kept as
 that domain's held-out parameters; the ranker's top-1 (does the best-scored sentence hold a
@@ -32,7 +33,6 @@ from __future__ import annotations
 import argparse
 import json
 import pickle
-import re
 import sys
 import tempfile
 from dataclasses import replace
@@ -53,7 +53,7 @@ from rag.answer.gather import Evidence, gather  # noqa: E402
 from rag.answer.question import analyse  # noqa: E402
 from ui.app import App  # noqa: E402
 
-EVIDENCE_FEATURES = ("dense", "coverage", "focus", "gap", "local", "unknown_name")
+EVIDENCE_FEATURES = ("margin", "coverage", "focus", "gap", "local", "unknown_name")
 WORD_COST = 0.001
 
 
@@ -68,7 +68,7 @@ def _ask(app: App, question: str, history: list[Turn], k: int) -> tuple[Any, Any
     query = rewrite_followup(question, history, names)
     asked = analyse(query, names, own=question)
     found = gather(asked, query, retriever=engine.retriever, names=names, filters=None, k=k,
-                   min_relevance=-1.0)  # fmt: skip
+                   min_relevance=-1.0, noise=engine.noise_floor())  # fmt: skip
     return asked, found, query
 
 
@@ -116,7 +116,8 @@ def collect(app: App, domain: Domain, offtopic: list[dict], k: int) -> dict[str,
     for item in offtopic:
         _, found, _ = _ask(app, item["question"], [], k)
         if found.evidence is not None:
-            refusal.append({"x": _evidence_row(found.evidence), "y": 0.0, "type": item["type"]})
+            refusal.append({"x": _evidence_row(found.evidence), "y": 0.0, "type": item["type"],
+                            "other_field": item["field"] != domain.field})  # fmt: skip
     params.use(base)
     return {"ranker": ranker, "refusal": refusal}
 
@@ -195,7 +196,7 @@ def fit_refusal(by_domain: dict[str, list[dict[str, Any]]], l2: float, max_refus
     rows, ys, ws = [], [], []
     for examples in by_domain.values():
         for label in (0.0, 1.0):
-            group = [e for e in examples if e["y"] == label]
+            group = [e for e in examples if e["y"] == label and (label or e["other_field"])]
             for e in group:
                 rows.append(e["x"])
                 ys.append(label)
@@ -235,8 +236,8 @@ def main() -> None:
                     default=Path(tempfile.gettempdir()) / "paperchat-bench-indexes")  # fmt: skip
     ap.add_argument("--write", action="store_true", help="save the all-domain fit as the "
                     "product's rag/answer/params.json")  # fmt: skip
-    ap.add_argument("--examples", type=Path, help="keep the collected examples in this file "
-                    "and read them from it when it exists (refits without asking again)")  # fmt: skip
+    ap.add_argument("--examples", type=Path, help="keep the collected examples in this "
+                    "file, and read them from it when it exists (refit, no asking)")  # fmt: skip
     ap.add_argument("--word-cost", type=float, default=WORD_COST)
     ap.add_argument("--out", type=Path, default=ROOT / "bench/results/answer_params.json")
     args = ap.parse_args()

@@ -12,7 +12,9 @@ so), and the chat model is made when an answer first needs it.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import json
 import os
 import threading
 import time
@@ -23,6 +25,7 @@ from rag.answer.chat import make_chat_model
 from rag.answer.events import Answer, Event, collect
 from rag.answer.generate import LLMOptions
 from rag.answer.models import ModelServer, model_server
+from rag.answer.probes import PROBES, noise_floor
 from rag.answer.question import Names
 from rag.answer.stream import answer_stream
 from rag.errors import QueryError
@@ -45,6 +48,7 @@ __all__ = ["AnswererChoice", "Engine"]
 AnswererChoice = Literal["extractive", "openai"] | None
 
 _UNSET: Any = object()
+NOISE_FILE = "noise.json"  # the library's noise floor, beside its lexical index
 
 
 class Engine:
@@ -70,6 +74,7 @@ class Engine:
         self._openai: ChatModel | None = None if chat is _UNSET else chat
         self._lock = threading.Lock()
         self._names: tuple[object, Names] | None = None
+        self._noise: tuple[str, float] | None = None
         self._by_model: dict[str, ChatModel | None] = {}
         self._models: tuple[float, ModelServer] | None = None
 
@@ -138,6 +143,36 @@ class Engine:
                 self._by_model[model] = make_chat_model(openai, model=model)
             return self._by_model[model]
 
+    def noise_floor(self) -> float:
+        """The library's noise floor (:mod:`rag.answer.probes`), measured once per version
+        of the library and kept beside its lexical index."""
+        index = self.retriever.index
+        with self._lock:
+            if self._noise is not None and self._noise[0] == index.generation:
+                return self._noise[1]
+        path = index.directory / NOISE_FILE
+        try:
+            saved = json.loads(path.read_text(encoding="utf-8"))
+            if saved["generation"] == index.generation and saved["probes"] == len(PROBES):
+                value = float(saved["floor"])
+            else:
+                raise ValueError("stale")
+        except (OSError, ValueError, KeyError, TypeError):
+
+            def best(question: str) -> float | None:
+                hits = self.retriever.search(question, k=5, passages=0)
+                return max((h.dense for h in hits if h.dense is not None), default=None)
+
+            value = noise_floor(best)
+            record = {"generation": index.generation, "probes": len(PROBES), "floor": value}
+            with contextlib.suppress(OSError):  # a read-only index still answers
+                tmp = path.with_suffix(".tmp")
+                tmp.write_text(json.dumps(record), encoding="utf-8")
+                os.replace(tmp, path)
+        with self._lock:
+            self._noise = (index.generation, value)
+        return value
+
     def warm_up(self) -> None:
         """Load now what the first question would otherwise wait for: the embedder, the
         lexical index, Chroma's vector index, which Chroma reads from disk on the first
@@ -147,6 +182,7 @@ class Engine:
         if len(self.retriever.index):
             self.retriever.search("warm up", k=1, mode="dense")
             self.names()
+            self.noise_floor()
 
     def names(self) -> Names:
         """The library's paper names and authors (for questions that name them), made once
@@ -186,6 +222,7 @@ class Engine:
             k=k or s.answer_k,
             min_relevance=s.min_relevance,
             names=self.names(),
+            noise=self.noise_floor() if len(self.retriever.index) else 0.0,
             llm=LLMOptions(
                 max_tokens=s.llm_max_tokens,
                 context_tokens=s.llm_context_tokens,

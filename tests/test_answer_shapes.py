@@ -78,9 +78,9 @@ def test_names_are_distinctive_names_found_longest_first() -> None:
     assert NAMES.named("what's kcache?") == ["kv"]  # a coined name, whatever its case
     # A title names its paper, whole or by its head before the colon.
     assert NAMES.named("What is Orca?") == ["sched"]
-    assert NAMES.named(
-        "the paper orca a distributed serving system for transformer models"
-    ) == ["sched"]
+    assert NAMES.named("the paper orca a distributed serving system for transformer models") == [
+        "sched"
+    ]
     assert NAMES.authors("What did zhihua wu work on?") == ["zhihua wu"]
     assert NAMES.papers_by("zhihua wu") == ["kv", "dtf"]
 

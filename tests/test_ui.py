@@ -158,7 +158,7 @@ def test_asking_an_example_shows_cited_answer_and_sources(page) -> None:  # type
 
 @pytest.mark.browser
 def test_paper_text_is_shown_not_run(page) -> None:  # type: ignore[no-untyped-def]
-    _ask(page, "How do cache poisoning attacks inject links into KV cache serving systems?")
+    _ask(page, "What do cache poisoning attacks inject into KV cache abstracts?")
     assert page.evaluate("() => window.pwned") is None  # no script or handler ran
     # Ingest already strips HTML from titles and abstracts (with a notice); an author name
     # keeps its characters, and the page shows them as characters.

@@ -104,9 +104,7 @@ def _vectors(sentences: Sequence[_Sentence], embedder: Embedder) -> np.ndarray:
     return sentence_vectors_for([s.text for s in sentences], stored, embedder)
 
 
-def _features(
-    question: Question, sentences: Sequence[_Sentence], qvec: np.ndarray
-) -> np.ndarray:
+def _features(question: Question, sentences: Sequence[_Sentence], qvec: np.ndarray) -> np.ndarray:
     """The ranker's features of the sentences (vectors already attached)."""
     vectors = np.stack([s.vector for s in sentences])
     candidates = [

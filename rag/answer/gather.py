@@ -8,16 +8,15 @@ list, of which those close to the best are kept).
 Whether to answer is decided on evidence, not on one cosine. A question that names a paper
 of the library (:class:`rag.answer.question.Names`: by a distinctive name), or an author in
 it, or asks what an acronym a paper defines means, or is asked of papers the user picked,
-is answerable; an overview is, when the library holds papers. Any other question is weighed on two signals: how similar its best paper is
-(dense cosine) and how much of the question's vocabulary, weighted by rarity, that paper's
-text contains (lexical coverage). It is refused when their logistic score is below
-EVIDENCE_THRESHOLD or when the best dense score is below ``min_relevance``. A system the
-library has never heard of ("PagedAttention", "vLLM": a mixed-case name no paper contains)
-costs UNKNOWN_NAME of log-odds (a refusal on its own used to refuse SciFact claims naming a
-gene the abstract does not, with good evidence otherwise). The weights were fitted by
-logistic regression on the unnamed questions of bench/data/answers_dev.jsonl and
-tests/data/sample_questions.jsonl against 38 off-topic and 500 PubMedQA questions; the
-threshold sits between the two groups' nearest members (docs/benchmarks.md).
+is answerable; an overview is, when the library holds papers. Any other question is weighed
+on the evidence of its best paper (:class:`Evidence`): how far its dense cosine rises above
+the library's noise floor (:mod:`rag.answer.probes`: cosines run higher in some libraries
+than in others), how much of the question's vocabulary, weighted by rarity, the paper holds
+(in all, in two adjacent sentences, of its rarest words), how clearly it beats the second
+paper, and how many mixed-case names of the question ("vLLM") no paper of the library
+holds. A logistic model of these, fitted by bench/fit_answers.py on libraries of different
+fields and kept in :mod:`rag.answer.params`, refuses below its threshold; so does a best
+dense score below ``min_relevance``.
 """
 
 from __future__ import annotations
@@ -58,6 +57,7 @@ class Evidence:
     """How well the best retrieved paper covers a question (the refusal model's inputs)."""
 
     dense: float  # the best dense cosine among the hits
+    margin: float  # how far it rises above the library's noise floor (rag.answer.probes)
     coverage: float  # idf-weighted share of the question's words the top paper holds
     focus: float  # the same over the question's FOCUS rarest words only
     gap: float  # the best dense cosine less the second best
@@ -66,7 +66,7 @@ class Evidence:
 
     def features(self) -> dict[str, float]:
         return {
-            "dense": self.dense,
+            "margin": self.margin,
             "coverage": self.coverage,
             "focus": self.focus,
             "gap": self.gap,
@@ -117,10 +117,12 @@ def gather(
     k: int,
     min_relevance: float,
     trust_names: bool = True,
+    noise: float = 0.0,
 ) -> Gathered:
     """The sources for ``question`` (searched as ``query``) and whether to answer.
     ``trust_names=False`` weighs the evidence even when the question names a paper (for a
-    query that had a name added from the conversation)."""
+    query that had a name added from the conversation); ``noise`` is the library's noise
+    floor (:mod:`rag.answer.probes`)."""
     if question.kind == "overview":
         catalogue = retriever.index.catalogue
         ids = sorted(catalogue.select(filters.keeps)) if filters else list(catalogue.ids)
@@ -159,7 +161,7 @@ def gather(
         return Gathered(sources=sources, answerable=True, reason="defines the acronym")
     if filters is not None and filters.paper_ids and sources:  # papers the user picked
         return Gathered(sources=sources, answerable=True, reason="chosen papers")
-    ev = evidence(query, hits, sources, retriever)
+    ev = evidence(query, hits, sources, retriever, noise)
     why_not = _refusal(ev, min_relevance)
     if why_not:
         return Gathered(sources=(), answerable=False, reason=why_not, evidence=ev)
@@ -170,7 +172,11 @@ FOCUS = 2
 
 
 def evidence(
-    query: str, hits: Sequence[Hit], sources: Sequence[Source], retriever: Retriever
+    query: str,
+    hits: Sequence[Hit],
+    sources: Sequence[Source],
+    retriever: Retriever,
+    noise: float = 0.0,
 ) -> Evidence | None:
     """The evidence for answering ``query`` from ``sources`` (None when there is none)."""
     if not hits or not sources:
@@ -200,7 +206,7 @@ def evidence(
     windows = [a | b for a, b in zip(sentences, [*sentences[1:], set()], strict=True)]
     total = sum(idf.values()) or 1.0
     local = max(sum(idf[t] for t in terms & w) for w in windows) / total
-    return Evidence(dense, coverage, focus, gap, local, unknown)
+    return Evidence(dense, dense - noise, coverage, focus, gap, local, unknown)
 
 
 def covered(text: str, source: Source, retriever: Retriever) -> float:

@@ -190,9 +190,11 @@ class Names:
 
     def _names_in(self, text: str) -> list[tuple[str, str]]:
         found = self._find(_norm(text), self._name_keys, self._names)
-        return [(key, pid) for key, pid in found if key not in self._cased or _cased_in(
-            self._display[key], text
-        )]
+        return [
+            (key, pid)
+            for key, pid in found
+            if key not in self._cased or _cased_in(self._display[key], text)
+        ]
 
     def by_acronym(self, text: str) -> list[str]:
         """Paper ids defining an acronym the text uses (with its case: "PCD", not "pcd")."""

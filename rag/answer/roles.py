@@ -136,9 +136,7 @@ def _roles(sentences: tuple[str, ...]) -> tuple[str, ...]:
             role = "aim"
         elif _RESULT.search(text) or seen_result:
             role = "result"
-        elif _METHOD.search(text):
-            role = "method"
-        elif seen_aim:
+        elif _METHOD.search(text) or seen_aim:
             role = "method"
         else:
             role = "background"

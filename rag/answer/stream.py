@@ -60,13 +60,15 @@ def answer_stream(
     k: int = 5,
     min_relevance: float = 0.30,
     names: Names | None = None,
+    noise: float = 0.0,
     llm: LLMOptions | None = None,
     fallback: bool = True,
 ) -> Iterator[Event]:
     """Answer ``question`` from the ``k`` best papers, as a stream of events (module doc).
 
     Raises :class:`rag.errors.QueryError` for an empty question or bad options, before any
-    event is yielded. ``min_relevance`` is normally ``settings.min_relevance``.
+    event is yielded. ``min_relevance`` is normally ``settings.min_relevance`` and
+    ``noise`` the library's noise floor (:meth:`rag.engine.Engine.noise_floor`).
     """
     question = " ".join(question.split())
     if not question:
@@ -83,6 +85,7 @@ def answer_stream(
         k=k,
         min_relevance=min_relevance,
         names=names,
+        noise=noise,
         llm=llm or LLMOptions(),
         fallback=fallback,
     )
@@ -99,6 +102,7 @@ def _answer(
     k: int,
     min_relevance: float,
     names: Names | None,
+    noise: float,
     llm: LLMOptions,
     fallback: bool,
 ) -> Iterator[Event]:
@@ -114,7 +118,13 @@ def _answer(
         query = rewrite_followup(question, history, names)
     clock = time.perf_counter()
     look = functools.partial(
-        gather, retriever=retriever, names=names, filters=filters, k=k, min_relevance=min_relevance
+        gather,
+        retriever=retriever,
+        names=names,
+        filters=filters,
+        k=k,
+        min_relevance=min_relevance,
+        noise=noise,
     )
     asked = analyse(query, names, own=question)
     found = look(asked, query)
@@ -130,9 +140,7 @@ def _answer(
             asked_again = analyse(retry, names, own=question)
             again = look(asked_again, retry, trust_names=False)
             held = covered(question, again.sources[0], retriever) if again.answerable else 0.0
-            alone = (
-                covered(question, found.sources[0], retriever) if found.answerable else 0.0
-            )
+            alone = covered(question, found.sources[0], retriever) if found.answerable else 0.0
             if held > 0 and held >= min(alone, HELD):
                 query, asked, found = retry, asked_again, again
     sources = found.sources
