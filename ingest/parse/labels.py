@@ -83,7 +83,10 @@ _CLAUSE_END = re.compile(
     re.IGNORECASE,
 )
 _PREPOSITION = frozenset(
-    ["of", "in", "on", "for", "to", "with", "by", "from", "at", "among", "between", "during", "after", "before", "following", "within", "without", "into", "via", "under", "over", "against", "across", "and", "or", "versus"]
+    """
+    of in on for to with by from at among between during after before following within
+    without into via under over against across and or versus
+    """.split()  # noqa: SIM905 - a word list reads better as prose
 )
 _STOCK = re.compile(
     r"^(?:the\s+)?(?:aim|aims|objective|objectives|purpose|goal|background|introduction|"

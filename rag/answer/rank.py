@@ -238,8 +238,11 @@ def gives_code(text: str) -> bool:
 
 
 def asks_result(question: Question) -> bool:
-    """Whether the question asks what was found or how much (a result answers it)."""
-    return question.kind == "numeric" or bool(_ASKS_RESULT.search(question.own or question.text))
+    """Whether the question asks what was found or how much (a result answers it); a
+    definition ("what does SLT stand for in the paper comparing grafts?") does not."""
+    if question.kind == "numeric":
+        return True
+    return question.kind == "how" and bool(_ASKS_RESULT.search(question.own or question.text))
 
 
 def features(question: Question, candidates: Sequence[Candidate], dense: np.ndarray) -> np.ndarray:
