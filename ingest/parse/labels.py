@@ -26,6 +26,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from rag.aliases import introduced_name
+from rag.answer.roles import heading
 from rag.sentences import split_sentences
 from rag.terms import STOPWORDS
 from rag.words import is_date
@@ -44,9 +45,10 @@ _MAX_WORDS = 8
 
 # Where a sentence says what the study is about; the topic follows the match.
 _AIM = re.compile(
-    r"\b(?:aims?|objectives?|purposes?|goals?|intent)\b[^.;:]{0,40}?\b(?:was|were|is|are)\s+"
-    r"(?:to\s+)?(?:\w+\s+)?"
-    r"|^(?:to|in order to)\s+\w+\s+(?:and\s+\w+\s+)?"
+    r"\b(?:aims?|objectives?|purposes?|goals?|intent)(?:\s+of\s+(?:this|the|our|these)"
+    r"(?:\s+[\w-]+){1,4})?\s+(?:was|were|is|are)\s+"
+    r"(?:to\s+)?(?:\w+ly\s+)?(?:\w+\s+)?(?:and\s+\w+\s+)?"
+    r"|^(?:to|in order to)\s+(?:\w+ly\s+)?\w+\s+(?:and\s+\w+\s+)?"
     r"|\bwe\s+(?:sought|aimed|wanted|set out|wished|attempted|tried)\s+to\s+\w+\s+"
     r"|\b(?:we|this\s+(?:study|trial|paper|work|report|review|analysis|article|survey)|"
     r"the\s+present\s+(?:study|work))\s+(?:have\s+|has\s+|also\s+|then\s+)?"
@@ -61,7 +63,7 @@ _LEAD = re.compile(
     r"the hypothesis|that|"
     r"a|an|the|our|this|these|its|their|novel|new|simple|general|here|first|two|three|"
     r"several|various|different|possible|potential|retrospectively|prospectively|further|"
-    r"also|then|to \w+|\d[\d.,]*)\b[\s:,]*)+",
+    r"also|then|to (?:\w+ly )?\w+|\d[\d.,]*(?:-\w+)?)\b[\s:,]*)+",
     re.IGNORECASE,
 )
 # A sentence that opens with a clause or a circumstance, not with its subject.
@@ -69,8 +71,9 @@ _SUBORDINATE = re.compile(
     r"^(?:although|though|while|whereas|despite|with|in|from|since|because|as|to date|"
     r"recently|currently|over|during|after|before|for|among|given|when|if|unlike|like|"
     r"compared|by|at|on|between|until|however|thus|therefore|here|we|our|this|these|it|"
-    r"there|one|many|several|few|little|no|more|most|less|the aim|the objective|"
-    r"the purpose|to|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"there|one|many|several|few|little|no|more|most|less|"
+    r"the (?:aims?|objectives?|purposes?)(?= of| was| were| is| are)|to|one|two|three|"
+    r"four|five|six|seven|eight|nine|ten|eleven|twelve|"
     r"fifteen|twenty|thirty|forty|fifty|hundred|\d)\b",
     re.IGNORECASE,
 )
@@ -78,7 +81,7 @@ _SUBORDINATE = re.compile(
 _CLAUSE_END = re.compile(
     r"[,;:()\[\]?!.]|\s(?:is|are|was|were|be|been|has|have|had|can|could|may|might|will|"
     r"would|should|does|do|did|that|which|who|whom|whose|where|when|while|and whether|versus|"
-    r"vs|using|by|as|because|if|whether|than|not|cannot|\w+ly)\s|"
+    r"vs|using|by|as|because|if|whether|than|not|cannot)\s|"
     r"\s\w+ed\s(?=(?:with|by|to|in|from|for|on|as|at|into|after|under)\s)",
     re.IGNORECASE,
 )
@@ -88,8 +91,19 @@ _PREPOSITION = frozenset(
     without into via under over against across and or versus
     """.split()  # noqa: SIM905 - a word list reads better as prose
 )
+# Words that end a subject and start its predicate: common verbs of abstracts (third person
+# or not) and the adverbs before them; and, at the end of a phrase, a participle.
+_VERBS = (
+    r"(?:differ|increase|decrease|remain|occur|affect|improve|reduce|predict|exist|appear|"
+    r"seem|cause|require|depend|lead|result|represent|play|show|suggest|vary|contribute|raise|"
+    r"influence|correlate|persist|pose|constitute|involve|provide|need|focuse|mainly|"
+    r"largely|often|usually|generally|given|taken|shown|seen|done|made|known|found|held)s?"
+)
+_PREDICATE = re.compile(_VERBS)
+_VERB = re.compile(rf"\w{{3,}}ed|{_VERBS}")
 _STOCK = re.compile(
-    r"^(?:the\s+)?(?:aim|aims|objective|objectives|purpose|goal|background|introduction|"
+    r"^(?:the\s+)?(?:(?:main|primary|secondary)\s+)?(?:(?:aims?|objectives?|purposes?|goals?)"
+    r"(?:\s+(?:of|was|were|is|are)\b|\s*:|$)|background|introduction|"
     r"methods?|results?|conclusions?|(?:in )?recent years|recently|to date|more than|"
     r"less than|"
     r"there (?:is|are)|it is|this study|this paper|we)\b",
@@ -174,9 +188,14 @@ def shorten(text: str, *, max_chars: int = MAX_LABEL_CHARS, max_words: int = 0) 
 # --- 2. a topic phrase ------------------------------------------------------------------------
 
 
+def _sentences(abstract: str) -> list[str]:
+    """The abstract's sentences, a structured abstract's headings ("OBJECTIVE:") taken off."""
+    return [heading(s)[1] for s in split_sentences(abstract)]
+
+
 def _topic(abstract: str) -> str:
     """The noun phrase the study's aim (or "we propose ...") is about."""
-    for sentence in split_sentences(abstract)[:8]:
+    for sentence in _sentences(abstract)[:8]:
         matches = list(_AIM.finditer(sentence))
         if not matches:
             continue
@@ -191,7 +210,7 @@ def _topic(abstract: str) -> str:
 def _subject(abstract: str) -> str:
     """The subject of the first sentence that opens with one ("Programmed cell death",
     "Assessment of visual acuity"), not with a subordinate clause or a date."""
-    for sentence in split_sentences(abstract)[:3]:
+    for sentence in _sentences(abstract)[:3]:
         if _SUBORDINATE.match(sentence):
             continue
         phrase = _noun_phrase(sentence)
@@ -207,6 +226,10 @@ def _noun_phrase(text: str) -> str:
     text = _LEAD.sub("", text.strip(" \"'“”‘’"))
     end = _CLAUSE_END.search(f"{text} ")
     words = [w for w in (text[: end.start()] if end else text).split() if not w.endswith("-")]
+    verb = next(
+        (i for i, w in enumerate(words) if i >= 1 and _PREDICATE.fullmatch(w.casefold())), 0
+    )
+    words = words[:verb] if verb else words  # "Previous research mainly focuses on ..."
     while words and (words[-1].casefold() in _PREPOSITION or words[-1].casefold() in STOPWORDS):
         words.pop()
     while len(words) > _MAX_WORDS or len(" ".join(words)) > MAX_LABEL_CHARS:
@@ -214,6 +237,10 @@ def _noun_phrase(text: str) -> str:
         words = words[: cut[-1]] if cut and cut[-1] < len(words) else words[:-1]
         while words and words[-1].casefold() in _PREPOSITION | STOPWORDS:
             words.pop()
+    while len(words) > 2 and _VERB.fullmatch(words[-1].casefold()):
+        words.pop()  # "Risk of recurrent preterm birth differs", "... curriculum administered"
+    while words and words[-1].casefold() in _PREPOSITION | STOPWORDS:
+        words.pop()
     phrase = " ".join(words)
     content = [w for w in words if w.casefold() not in STOPWORDS and re.search(r"[A-Za-z]", w)]
     if len(content) < 2 or is_date(phrase) or _STOCK.match(phrase):
