@@ -45,6 +45,8 @@ ROWS = [
     _row("dec", "From December 2009"),  # an untitled abstract's old label: no name at all
     _row("osce", "Student examiners", acronyms=("OSCE", "EM")),
     _row("sched", "", title="Orca: A Distributed Serving System for Transformer Models"),
+    _row("mnn", "MNN", title="MNN"),
+    _row("obese", "Obesity", title="Obesity"),
 ]
 NAMES = Names(ROWS)
 
@@ -78,6 +80,8 @@ def test_names_are_distinctive_names_found_longest_first() -> None:
     assert NAMES.named("what's kcache?") == ["kv"]  # a coined name, whatever its case
     # A title names its paper, whole or by its head before the colon.
     assert NAMES.named("What is Orca?") == ["sched"]
+    assert NAMES.named("what's MNN?") == ["mnn"]  # a short title that is a name
+    assert NAMES.named("Does obesity raise the risk?") == []  # one that is an ordinary word
     assert NAMES.named("the paper orca a distributed serving system for transformer models") == [
         "sched"
     ]

@@ -112,18 +112,18 @@ def _norm(text: str) -> str:
 MAX_SHARED = 3  # a name more papers than this give themselves names none of them
 
 
+LONG_TITLE = 6  # a title of this many words does not turn up in a question by chance
+
+
 def _title_names(title: str) -> list[str]:
-    """A title's names: the whole title when it is long enough not to occur in a question
-    by chance, and its head before a colon ("Llumnix: Dynamic Scheduling ...") when that is
-    a distinctive name of a few words."""
+    """A title's names: the whole title when it is long (LONG_TITLE words) or holds a
+    distinctive word ("KCache", "ERNIE 3.0 Titan"), and its head before a colon ("Llumnix:
+    Dynamic Scheduling ...") when that is a distinctive name of a few words."""
     title = " ".join(title.split())
     if not title or title.endswith("…"):
         return []
     names = []
-    words = len(title.split())
-    if words >= 6 or (
-        words >= 4 and distinctive(title) and any(distinctive_word(w) for w in title.split())
-    ):
+    if len(title.split()) >= LONG_TITLE or any(distinctive_word(w) for w in title.split()):
         names.append(title)
     head = title.split(":")[0].strip() if ":" in title else ""
     if head and len(head.split()) <= 4 and distinctive(head):
@@ -139,8 +139,8 @@ class Names:
     Titan"), matched case aside; never an ordinary word or a date. Acronyms an abstract
     defines ("PCD", "OSCE") are matched with their case, and point at the papers defining
     them more weakly: retrieval, not the name, orders those (:mod:`rag.answer.gather`).
-    A name shared by more than MAX_SHARED papers names none, and so does a name (but a
-    whole title) that more than MAX_SHARED papers mention, by ``mentions`` (how many papers
+    A name shared by more than MAX_SHARED papers names none, and so does a name (but a long
+    title) that more than MAX_SHARED papers mention, by ``mentions`` (how many papers
     of the library hold a text's rarest word): "DNA" or "NO", set in parentheses by some
     abstract, are everybody's words. A name that is an ordinary word in lower case ("NO",
     "AIM") or has three letters or fewer is matched with its case.
@@ -161,8 +161,8 @@ class Names:
                 if key and row.id not in names.get(key, ()):
                     names.setdefault(key, []).append(row.id)
                     self._display.setdefault(key, name)
-                if name == row.title:
-                    titles.add(key)
+                if name == row.title and len(name.split()) >= LONG_TITLE:
+                    titles.add(key)  # a long title is its paper's alone, however common its words
             for short in row.acronyms:
                 if row.id not in acronyms.get(short, ()):
                     acronyms.setdefault(short, []).append(row.id)
