@@ -295,6 +295,7 @@ def main() -> None:
     ap.add_argument("--llama-gguf", type=Path, help="start llama_cpp.server on this GGUF")
     ap.add_argument("--llm-limit", type=int, help="ask the model only the first N items")
     ap.add_argument("--show", action="store_true", help="print every wrong answer")
+    ap.add_argument("--rows", action="store_true", help="save every answer (else the wrong ones)")
     ap.add_argument("--out", type=Path, default=ROOT / "bench/results/answers.json")
     args = ap.parse_args()
 
@@ -352,8 +353,23 @@ def main() -> None:
                               f"{t['gold']} cited {t['cited_labels']} missed "
                               f"{t['missed_facts']}\n  {answer}")  # fmt: skip
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
+    args.out.write_text(json.dumps(trimmed(result, args.rows), indent=1, ensure_ascii=False) + "\n")
     print(f"saved {args.out}")
+
+
+def trimmed(result: dict[str, Any], every_row: bool = False) -> dict[str, Any]:
+    """``result`` with its rows cut to the wrong answers, answers cut to 400 characters
+    (every row with ``every_row``): thousands of off-topic refusals say nothing more."""
+    out = json.loads(json.dumps(result))
+    for domain in out["domains"].values():
+        for key, rep in domain.items():
+            if isinstance(rep, dict) and "rows" in rep:
+                rows = rep["rows"] if every_row else [r for r in rep["rows"] if not r["right"]]
+                for r in rows:
+                    for t in r["turns"] if r["type"] == "conversation" else [r]:
+                        t["answer"] = t["answer"][:400]
+                domain[key] = rep | {"rows": rows}
+    return out
 
 
 if __name__ == "__main__":

@@ -55,6 +55,7 @@ from ui.app import App  # noqa: E402
 
 EVIDENCE_FEATURES = ("margin", "coverage", "focus", "gap", "local", "unknown_name")
 WORD_COST = 0.001
+FLOORS = [round(float(f), 2) for f in np.arange(-8.0, 0.01, 0.25)]
 
 
 def _norm(text: str) -> str:
@@ -183,10 +184,9 @@ def fit_floor(data: list[dict[str, Any]], w: np.ndarray, word_cost: float = WORD
     """The score a further sentence needs to be added: the floor with the most key facts
     per answer less WORD_COST for each word (a sentence of ~25 words must add 0.025 of a
     fact on average), on these questions."""
-    grid = np.arange(-8.0, 0.01, 0.25)
-    values = [prose_facts(data, w, f) for f in grid]
-    best = max(range(len(grid)), key=lambda i: values[i][0] - word_cost * values[i][1])
-    return round(float(grid[best]), 2)
+    values = [prose_facts(data, w, f) for f in FLOORS]
+    best = max(range(len(FLOORS)), key=lambda i: values[i][0] - word_cost * values[i][1])
+    return FLOORS[best]
 
 
 def fit_refusal(by_domain: dict[str, list[dict[str, Any]]], l2: float, max_refused: float) -> dict:
@@ -257,7 +257,8 @@ def main() -> None:
         args.examples.write_bytes(pickle.dumps(data))
 
     base = params.load()
-    result: dict[str, Any] = {"held_out": {}, "l2": args.l2, "max_refused": args.max_refused}
+    result: dict[str, Any] = {"held_out": {}, "l2": args.l2, "max_refused": args.max_refused,
+                              "length_curve": {}}  # fmt: skip
     dense_only = np.zeros(len(rank.FEATURES))
     dense_only[rank.FEATURES.index("dense")] = 1.0
     for held in every:
@@ -268,6 +269,9 @@ def main() -> None:
         floor = fit_floor([d for n in train for d in data[n]["ranker"]], w, args.word_cost)
         prose = {"floor": floor}
         fitted = replace(base, ranker=ranker, evidence=refusal, prose=prose, fitted_on=tuple(train))
+        result["length_curve"][held] = [
+            [floor_, *prose_facts(data[held]["ranker"], w, floor_)] for floor_ in FLOORS
+        ]
         result["held_out"][held] = {
             "fitted_on": train,
             "params": fitted.to_json(),
@@ -294,6 +298,36 @@ def main() -> None:
         params.PATH.write_text(json.dumps(final.to_json(), indent=1) + "\n")
         print(f"wrote {params.PATH}")
     print(f"saved {args.out}")
+    plot_length(result, args.out.with_name("answer_length.png"))
+
+
+def plot_length(result: dict[str, Any], path: Path) -> None:
+    """Key facts held against words per answer as the floor moves, each domain held out,
+    the fitted floor marked (needs matplotlib, the bench extra)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib is not installed (pip install -e '.[bench]'): no plot")
+        return
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    for name, curve in result["length_curve"].items():
+        words = [c[2] for c in curve]
+        facts = [100 * c[1] for c in curve]
+        line = ax.plot(words, facts, label=f"{name} (held out)")[0]
+        chosen = result["held_out"][name]["params"]["prose"]["floor"]
+        at = next(c for c in curve if c[0] == chosen)
+        ax.plot([at[2]], [100 * at[1]], "o", color=line.get_color())
+    ax.set_xlabel("words per answer (mean)")
+    ax.set_ylabel("key facts held by the quoted sentences (%)")
+    ax.set_title("Longer extractive answers hold more facts; dots: the fitted floor")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    print(f"saved {path}")
 
 
 if __name__ == "__main__":

@@ -312,3 +312,12 @@ def test_the_cli_shows_the_query_it_searched(tmp_path: Path, capsys: pytest.Capt
     assert "(searched: How much money can it save? Llumnix)" in out and "36%" in out
     assert main(["ask", "What is Llumnix?", "--data-dir", str(data)]) == 0
     assert "(searched:" not in capsys.readouterr().out
+
+
+def test_how_many_papers_mention_a_name_decides_whether_it_names_one(engine: Engine) -> None:
+    index = engine.retriever.index
+    assert index.mentions("ERNIE") >= 4  # the family's word: in several abstracts
+    assert index.mentions("Llumnix") == 1
+    assert index.mentions("ERNIE 3.0") == 0  # "3.0" is not indexed: the index cannot tell
+    answer = engine.ask("What is ERNIE 3.0?")
+    assert _cited(answer)[0] == "ERNIE 3.0"

@@ -44,6 +44,7 @@ __all__ = [
 
 MAX_WORDS = 150  # a prose answer stops adding sentences past this many words
 MAX_SENTENCES = 4
+MIN_WORDS = 40  # a shorter answer takes its next best sentence, however it scores
 NEAR_DUPLICATE = 0.9  # a sentence this close (cosine) to a picked one is never picked
 MIN_SENTENCE_WORDS = 4  # shorter "sentences" are headings or split artefacts
 MAX_LINES = 8  # papers in a list, comparison or author answer
@@ -145,9 +146,10 @@ def sentence_features(
 def _prose(
     question: Question, scored: list[_Sentence], embed: Callable[[str], np.ndarray]
 ) -> list[_Sentence]:
-    """The best sentence for each part of the question, the best of the first source when
-    none is from it, then more while they stay close to the best and the answer short; from
-    the named papers only when the question names any."""
+    """The sentence spelling out what a definition asks, the best sentence for each part of
+    the question, the best of the first source when none is from it, then more while they
+    score above the floor (or the answer is under MIN_WORDS) and the answer stays short;
+    from the named papers only when the question names any."""
     pool = [s for s in scored if not question.named or s.source.paper_id in question.named]
     pool = pool or scored
     if rank.asks_code(question) and any(rank.gives_code(s.text) for s in pool):
@@ -159,6 +161,12 @@ def _prose(
         pool = [s for s in pool if s.role not in ("aim", "background")
                 or s.source.paper_id not in reporting] or pool  # fmt: skip
     picked: list[_Sentence] = []
+    if question.kind == "definition":
+        # "What does SHSe mean?": the sentence that spells it out answers it, whatever else
+        # scores higher.
+        spelled = [s for s in pool if rank.spells_out(question, s.text)]
+        if spelled:
+            picked.append(max(spelled, key=lambda s: (s.score, -s.source.n, -s.position)))
     if len(question.parts) > 1:
         for part in question.parts:
             sub = replace(analyse(part), named=question.named, text=part)
@@ -178,7 +186,7 @@ def _prose(
     floor = params.current().prose["floor"]
     for s in sorted(pool, key=lambda s: -s.score):
         words = sum(len(p.text.split()) for p in picked)
-        if len(picked) >= MAX_SENTENCES or s.score < floor:
+        if len(picked) >= MAX_SENTENCES or (s.score < floor and words >= MIN_WORDS):
             break
         if words + len(s.text.split()) <= MAX_WORDS and _new(s, picked):
             picked.append(s)

@@ -41,6 +41,7 @@ __all__ = [
     "features",
     "gives_code",
     "score",
+    "spells_out",
 ]
 
 _INTRO = re.compile(
@@ -235,6 +236,11 @@ def asks_code(question: Question) -> bool:
 def gives_code(text: str) -> bool:
     """Whether the sentence says where code or data can be had (a URL, "available at")."""
     return _traits(text).url
+
+
+def spells_out(question: Question, text: str) -> bool:
+    """Whether the sentence spells out an acronym or term the question asks about."""
+    return _defines(text, _ACRONYM.findall(question.own or question.text))
 
 
 def asks_result(question: Question) -> bool:

@@ -279,9 +279,12 @@ class LexicalIndex:
             limit *= 4  # filtered out too many: look further down
 
     def mentions(self, text: str) -> int:
-        """How many papers hold ``text``'s rarest word (0 for a text with no word)."""
-        terms = self.analyze_one(text)
-        return min(self.document_frequency(terms).values(), default=0) if terms else 0
+        """How many papers hold every word of ``text``; 0 when the index keeps not all of
+        its words (a number, a letter, a stopword: "ERNIE 3.0" is more than "ernie")."""
+        terms = list(dict.fromkeys(self.analyze_one(text)))
+        if not terms or len(terms) < len(set(re.findall(r"\w+", text.casefold()))):
+            return 0
+        return self._postings.count_all(self._searcher, terms)
 
     def document_frequency(self, terms: Sequence[str] | set[str]) -> dict[str, int]:
         """How many papers hold each term (0 for a term no paper holds)."""

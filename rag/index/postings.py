@@ -91,6 +91,14 @@ class Postings:
         hits = searcher.search(tantivy.Query.boolean_query(queries), limit, count=False).hits
         return [(searcher.doc(address)["pid"][0], float(score)) for score, address in hits]
 
+    def count_all(self, searcher: Any, terms: Sequence[str]) -> int:
+        """How many documents hold every one of ``terms``."""
+        tantivy = _tantivy()
+        query = tantivy.Query.boolean_query(
+            [(tantivy.Occur.Must, tantivy.Query.term_query(self._schema, "body", t)) for t in terms]
+        )
+        return int(searcher.search(query, 1, count=True).count)
+
     def document_frequency(self, searcher: Any, term: str) -> int:
         """Live papers holding ``term`` in ``searcher``'s snapshot."""
         if len(term) > MAX_TERM:
