@@ -118,38 +118,25 @@ def load_scifact(folder: Path) -> list[dict[str, Any]]:
 def domains(names: list[str], *, pubmedqa: Path | None, scifact: Path | None) -> dict[str, Domain]:
     """The named domains with their corpora and questions (a missing data folder is an
     error naming the option that gives it)."""
-    out: dict[str, Domain] = {}
     data = ROOT / "bench" / "data"
+    public = {  # name -> (its folder, the public questions over it)
+        "pubmedqa": (pubmedqa, lambda d: load_pubmedqa(d / "pqal_dev.jsonl")),
+        "scifact": (scifact, load_scifact),
+    }
+    out: dict[str, Domain] = {}
     for name in names:
         if name == "sample":
-            out[name] = Domain(
-                name,
-                "ml-systems",
-                [ROOT / "data" / "sample"],
-                load_written(data / "answers_dev.jsonl")
-                + load_written(ROOT / "tests" / "data" / "sample_questions.jsonl"),
-            )
-        elif name == "pubmedqa":
-            if pubmedqa is None:
-                raise SystemExit("--pubmedqa DIR is needed (e.g. ../shared/bench/pubmedqa)")
-            written = data / "answers_pubmedqa.jsonl"
-            out[name] = Domain(
-                name,
-                "biomedical",
-                [pubmedqa / "corpus.jsonl"],
-                (load_written(written) if written.exists() else [])
-                + load_pubmedqa(pubmedqa / "pqal_dev.jsonl"),
-            )
-        elif name == "scifact":
-            if scifact is None:
-                raise SystemExit("--scifact DIR is needed (e.g. ../shared/bench/scifact)")
-            written = data / "answers_scifact.jsonl"
-            out[name] = Domain(
-                name,
-                "biomedical",
-                [scifact / "corpus.jsonl"],
-                (load_written(written) if written.exists() else []) + load_scifact(scifact),
-            )
+            written = load_written(data / "answers_dev.jsonl")
+            written += load_written(ROOT / "tests" / "data" / "sample_questions.jsonl")
+            out[name] = Domain(name, "ml-systems", [ROOT / "data" / "sample"], written)
+        elif name in public:
+            folder, questions = public[name]
+            if folder is None:
+                raise SystemExit(f"--{name} DIR is needed (e.g. ../shared/bench/{name})")
+            path = data / f"answers_{name}.jsonl"
+            written = load_written(path) if path.exists() else []
+            corpus = [folder / "corpus.jsonl"]
+            out[name] = Domain(name, "biomedical", corpus, written + questions(folder))
         else:
             raise SystemExit(f"unknown domain {name!r}: choose from {', '.join(NAMES)}")
     return out
