@@ -63,7 +63,8 @@ _LEAD = re.compile(
     r"the hypothesis|that|"
     r"a|an|the|our|this|these|its|their|novel|new|simple|general|here|first|two|three|"
     r"several|various|different|possible|potential|retrospectively|prospectively|further|"
-    r"also|then|to (?:\w+ly )?\w+|\d[\d.,]*(?:-\w+)?)\b[\s:,]*)+",
+    r"also|then|to (?:\w+ly )?\w+|\d[\d.,]*(?:-\w+)?|compared (?:to|with) [^,]{1,60}(?=,)|"
+    r"is|are|was|were|does|do|did|can|could)\b[\s:,]*)+",
     re.IGNORECASE,
 )
 # A sentence that opens with a clause or a circumstance, not with its subject.
@@ -81,7 +82,7 @@ _SUBORDINATE = re.compile(
 _CLAUSE_END = re.compile(
     r"[,;:()\[\]?!.]|\s(?:is|are|was|were|be|been|has|have|had|can|could|may|might|will|"
     r"would|should|does|do|did|that|which|who|whom|whose|where|when|while|and whether|versus|"
-    r"vs|using|by|as|because|if|whether|than|not|cannot)\s|"
+    r"vs|using|by|as|because|if|whether|than|not|cannot|more|less)\s|"
     r"\s\w+ed\s(?=(?:with|by|to|in|from|for|on|as|at|into|after|under)\s)",
     re.IGNORECASE,
 )
