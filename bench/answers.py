@@ -353,12 +353,12 @@ def main() -> None:
                               f"{t['gold']} cited {t['cited_labels']} missed "
                               f"{t['missed_facts']}\n  {answer}")  # fmt: skip
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(trimmed(result, args.rows), indent=1, ensure_ascii=False) + "\n")
+    args.out.write_text(json.dumps(trimmed(result, args.rows), ensure_ascii=False) + "\n")
     print(f"saved {args.out}")
 
 
 def trimmed(result: dict[str, Any], every_row: bool = False) -> dict[str, Any]:
-    """``result`` with its rows cut to the wrong answers, answers cut to 400 characters
+    """``result`` with its rows cut to the wrong answers, answers cut to 300 characters
     (every row with ``every_row``): thousands of off-topic refusals say nothing more."""
     out = json.loads(json.dumps(result))
     for domain in out["domains"].values():
@@ -367,7 +367,7 @@ def trimmed(result: dict[str, Any], every_row: bool = False) -> dict[str, Any]:
                 rows = rep["rows"] if every_row else [r for r in rep["rows"] if not r["right"]]
                 for r in rows:
                     for t in r["turns"] if r["type"] == "conversation" else [r]:
-                        t["answer"] = t["answer"][:400]
+                        t["answer"] = t["answer"][:300]
                 domain[key] = rep | {"rows": rows}
     return out
 
