@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Set
 
-__all__ = ["STOPWORDS", "stem", "terms"]
+__all__ = ["STOPWORDS", "share", "stem", "terms"]
 
 STOPWORDS = frozenset(
     """
@@ -42,3 +42,10 @@ def terms(text: str) -> set[str]:
     """The stemmed content words of ``text`` (stopwords out; numbers kept)."""
     words = re.findall(r"\w+", text.casefold())
     return {stem(w) for w in words if w not in STOPWORDS and (len(w) > 1 or w.isdigit())}
+
+
+def share(weights: Mapping[str, float], have: Set[str]) -> float:
+    """The weighted share of the words of ``weights`` (word -> weight, an idf) that ``have``
+    holds; 0.0 when there is nothing to hold."""
+    total = sum(weights.values())
+    return sum(w for t, w in weights.items() if t in have) / total if total else 0.0

@@ -164,9 +164,9 @@ def _prose(
     if question.kind == "definition":
         # "What does SHSe mean?": the sentence that spells it out answers it, whatever else
         # scores higher.
-        spelled = [s for s in pool if rank.spells_out(question, s.text)]
-        if spelled:
-            picked.append(max(spelled, key=lambda s: (s.score, -s.source.n, -s.position)))
+        spelled = _best([s for s in pool if rank.spells_out(question, s.text)], picked)
+        if spelled is not None:
+            picked.append(spelled)
     if len(question.parts) > 1:
         for part in question.parts:
             sub = replace(analyse(part), named=question.named, text=part)

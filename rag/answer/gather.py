@@ -32,6 +32,7 @@ from rag.answer.cite import Source
 from rag.answer.question import Names, Question
 from rag.index.layout import sentence_vectors
 from rag.sentences import split_sentences
+from rag.terms import share
 
 if TYPE_CHECKING:
     from rag.records import PaperRow
@@ -182,8 +183,7 @@ def evidence(
     if not hits or not sources:
         return None
     index = retriever.index
-    terms = set(index.analyze_one(_ASKING.sub(" ", query)))
-    df = index.document_frequency(terms)
+    df, idf = _rarity(query, retriever)
     unknown = tuple(
         word
         for word in dict.fromkeys(re.findall(r"[\w][\w.+-]*", query))
@@ -193,34 +193,41 @@ def evidence(
     )
     denses = sorted((h.dense for h in hits if h.dense is not None), reverse=True)
     dense = denses[0] if denses else -1.0
-    n = max(len(index), 1)
-    idf = {t: math.log(1 + n / (df[t] + 0.5)) for t in terms}
     top = sources[0]
-    have = set(index.analyze_one(f"{top.name} {top.abstract}"))
-    coverage = sum(idf[t] for t in terms & have) / (sum(idf.values()) or 1.0)
+    have = _words_of(top, retriever)
     rare = sorted(idf, key=lambda t: (-idf[t], t))[:FOCUS]
-    focus = sum(idf[t] for t in rare if t in have) / (sum(idf[t] for t in rare) or 1.0)
     gap = dense - denses[1] if len(denses) > 1 else 0.0
     # The question's words found together: in two adjacent sentences, not anywhere.
     sentences = [set(index.analyze_one(s)) for s in split_sentences(top.abstract)] or [set()]
     windows = [a | b for a, b in zip(sentences, [*sentences[1:], set()], strict=True)]
-    total = sum(idf.values()) or 1.0
-    local = max(sum(idf[t] for t in terms & w) for w in windows) / total
-    return Evidence(dense, dense - noise, coverage, focus, gap, local, unknown)
+    return Evidence(
+        dense,
+        dense - noise,
+        share(idf, have),
+        share({t: idf[t] for t in rare}, have),
+        gap,
+        max(share(idf, w) for w in windows),
+        unknown,
+    )
 
 
 def covered(text: str, source: Source, retriever: Retriever) -> float:
     """The idf-weighted share of ``text``'s words that the source's title or abstract holds
     (words that only say what is asked, such as "papers" or "tell", left out)."""
+    return share(_rarity(text, retriever)[1], _words_of(source, retriever))
+
+
+def _rarity(text: str, retriever: Retriever) -> tuple[dict[str, int], dict[str, float]]:
+    """The document frequency and idf in the library of ``text``'s words (asking words
+    out)."""
     index = retriever.index
-    wanted = set(index.analyze_one(_ASKING.sub(" ", text)))
-    if not wanted:
-        return 0.0
-    have = set(index.analyze_one(f"{source.name} {source.abstract}"))
+    df = index.document_frequency(set(index.analyze_one(_ASKING.sub(" ", text))))
     n = max(len(index), 1)
-    df = index.document_frequency(wanted)
-    idf = {t: math.log(1 + n / (df[t] + 0.5)) for t in wanted}
-    return sum(idf[t] for t in wanted & have) / sum(idf.values())
+    return df, {t: math.log(1 + n / (c + 0.5)) for t, c in df.items()}
+
+
+def _words_of(source: Source, retriever: Retriever) -> set[str]:
+    return set(retriever.index.analyze_one(f"{source.name} {source.abstract}"))
 
 
 def refusal_score(ev: Evidence, weights: Mapping[str, float]) -> float:

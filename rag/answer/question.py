@@ -49,7 +49,7 @@ _MEASURES = (
     r"ratios?|odds|risks?|incidence|prevalence|mortality|survival|doses?|dosage|sensitivity|"
     r"specificity|median|mean|average|cut-?off|thresholds?|levels?|concentrations?|duration|"
     r"age|count|frequency|yield|amount|range|values?|percent|efficiency|scalability|auc|"
-    r"scores?|length|weight|volume|time|period|follow-up|interval|difference|prevalence"
+    r"scores?|length|weight|volume|time|period|follow-up|interval|difference"
 )
 _NUMERIC = re.compile(
     r"\bhow (much|many|fast|large|big|small|long|well|far|often|old|high|low|accurate|"
@@ -141,8 +141,8 @@ class Names:
     them more weakly: retrieval, not the name, orders those (:mod:`rag.answer.gather`).
     A name shared by more than MAX_SHARED papers names none, and so does a name (but a long
     title) that more than MAX_SHARED papers mention, by ``mentions`` (how many papers
-    of the library hold a text's rarest word): "DNA" or "NO", set in parentheses by some
-    abstract, are everybody's words. A name that is an ordinary word in lower case ("NO",
+    of the library hold every word of a text): "DNA", set in parentheses by some abstract,
+    is everybody's word. A name that is an ordinary word in lower case ("NO",
     "AIM") or has three letters or fewer is matched with its case.
     """
 

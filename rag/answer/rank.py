@@ -31,7 +31,7 @@ import numpy as np
 
 from rag.answer import params
 from rag.answer.question import Question
-from rag.terms import stem, terms
+from rag.terms import share, stem, terms
 
 __all__ = [
     "FEATURES",
@@ -210,13 +210,6 @@ def _idf(sentences: Sequence[Set[str]]) -> dict[str, float]:
     return {t: math.log(1 + n / c) for t, c in df.items()}
 
 
-def _share(wanted: Set[str], have: Set[str], idf: dict[str, float]) -> float:
-    """The idf-weighted share of the ``wanted`` words (those ``idf`` knows) in ``have``."""
-    known = [w for w in wanted if w in idf]
-    total = sum(idf[w] for w in known)
-    return sum(idf[w] for w in known if w in have) / total if total else 0.0
-
-
 def _defines(text: str, asked: Sequence[str]) -> bool:
     """The sentence spells out an acronym or term of the question: "programmed cell death
     (PCD)", "PCD, programmed cell death", "X is defined as / refers to / stands for"."""
@@ -258,12 +251,11 @@ def features(question: Question, candidates: Sequence[Candidate], dense: np.ndar
     traits = [_traits(c.text) for c in candidates]
     words = [t.terms for t in traits]
     idf = _idf(words)
-    wanted = {t for t in terms(question.own or question.text) if t in idf}
-    total = sum(idf[t] for t in wanted) or 1.0
-    kind = question.kind
     text = question.own or question.text
+    wanted = {t for t in terms(text) if t in idf}
+    kind = question.kind
     problem = bool(_ASKS_PROBLEM.search(text))
-    code = bool(_ASKS_CODE.search(text))
+    code = asks_code(question)
     numeric = kind == "numeric"
     result_wanted = asks_result(question)
     asks_method = bool(_ASKS_METHOD.search(text))
@@ -286,13 +278,14 @@ def features(question: Question, candidates: Sequence[Candidate], dense: np.ndar
         figure = t.figure or (numeric and t.word_number)
         named = c.paper_id in question.named
         role = c.role
+        local = local_idf[c.paper_id]
         rows.append(
             [
                 1.0,
                 float(sim),
                 float(sim) - best,
-                sum(idf[w] for w in wanted & t.terms) / total,
-                _share(wanted, t.terms, local_idf[c.paper_id]),
+                share({w: idf[w] for w in wanted}, t.terms),
+                share({w: local[w] for w in wanted if w in local}, t.terms),
                 float(named and c.label.casefold() in c.text.casefold()),
                 float(named),
                 1.0 / c.rank,
