@@ -61,6 +61,14 @@ _DEICTIC = re.compile(
     r"dataset|corpus|study|review|survey)\b|\b(this|that|these|those)\s*\?*$",
     re.IGNORECASE,
 )
+# A demonstrative right after the question's auxiliary is its subject ("Did that make a
+# difference to survival?", "How was this measured?"): whatever it names came before.
+_DEMONSTRATIVE_SUBJECT = re.compile(
+    r"^\W*(?:(?:and|but|so)\s+)?(?:(?:how|why|what|when|where|which|who)\s+)?"
+    r"(?:is|was|are|were|did|does|do|has|have|had|can|could|would|will|should|might)\s+"
+    r"(?:this|that|these|those)\b",
+    re.IGNORECASE,
+)
 _OPENERS = ("and ", "and,", "but ", "also ", "so ", "then ", "what about", "how about")
 _FUNCTION = frozenset(
     """
@@ -126,6 +134,7 @@ def _points_back(question: str) -> bool:
         lowered.startswith(_OPENERS)
         or any(w in _ANAPHORA for w in words)
         or bool(_DEICTIC.search(question))
+        or bool(_DEMONSTRATIVE_SUBJECT.search(question))
     )
 
 
