@@ -1,4 +1,5 @@
-"""Split an abstract into token windows that fit the embedder, on sentence boundaries.
+"""Split an abstract (and a full text's sections) into token windows that fit the embedder,
+on sentence boundaries.
 
 Sizes are counted with tiktoken (``chunk_tokens`` is the budget for the whole embedded
 text: heading + passage), then every chunk is checked with the embedder's own tokenizer,
@@ -59,17 +60,34 @@ class Chunker:
     def chunk(self, paper: Paper) -> list[Chunk]:
         """A paper without an abstract is one chunk of its keywords (else its title), so it
         is found by them; its abstract stays empty and is never quoted. A paper's body (full
-        text) follows as further chunks of the same paper, after the abstract's."""
+        text) follows as further chunks of the same paper, after the abstract's, each within
+        one section and carrying its heading and page."""
         heading = paper.title or paper.label
         budget = self.chunk_tokens
         opening = paper.abstract or "; ".join(paper.extra.get("keywords") or ()) or heading
         while True:
-            texts = self._windows(opening, heading, budget)
-            if paper.body:
-                texts += self._windows(paper.body, heading, budget)
+            texts: list[tuple[str, str, int | None]] = [
+                (text, "", None) for text in self._windows(opening, heading, budget)
+            ]
+            for section in paper.sections:
+                texts += [
+                    (text, section.title, section.page)
+                    for text in self._windows(
+                        section.text, "\n".join(x for x in (heading, section.title) if x), budget
+                    )
+                ]
             drafts = [
-                Chunk(f"{paper.id}#{i}", paper.id, i, text, n_tokens=0, heading=heading)
-                for i, text in enumerate(texts)
+                Chunk(
+                    f"{paper.id}#{i}",
+                    paper.id,
+                    i,
+                    text,
+                    n_tokens=0,
+                    heading=heading,
+                    section=title,
+                    page=page,
+                )
+                for i, (text, title, page) in enumerate(texts)
             ]
             chunks = [replace(c, n_tokens=self._count(c.embed_text)) for c in drafts]
             if self._fits_embedder(chunks) or budget <= 16:

@@ -46,11 +46,11 @@ class Ingester:
         *,
         format: str | None = None,
         collection: str = "",
-        full_text: bool = False,
+        abstract_only: bool = False,
         on_progress: Callable[[Progress], None] | None = None,
     ) -> IngestReport:
         """Ingest every supported file under ``paths`` (see :func:`ingest_paths`), putting
-        their papers in ``collection`` if one is named (``full_text``: PDFs' bodies too);
+        their papers in ``collection`` if one is named (PDFs' bodies too, unless ``abstract_only``);
         the engine sees the new papers when this returns."""
         collection = check_name(collection) if collection else ""
         with self._lock:
@@ -60,7 +60,7 @@ class Ingester:
                 embedder=self.engine.embedder,
                 chunker=self.chunker,
                 format=format,
-                full_text=full_text,
+                abstract_only=abstract_only,
                 batch_papers=self.batch_papers,
                 on_progress=on_progress,
             )

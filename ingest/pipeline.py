@@ -113,7 +113,7 @@ def ingest_paths(
     embedder: Embedder,
     chunker: Chunker,
     format: str | None = None,
-    full_text: bool = False,
+    abstract_only: bool = False,
     batch_papers: int = DEFAULT_BATCH_PAPERS,
     on_progress: Callable[[Progress], None] | None = None,
 ) -> IngestReport:
@@ -144,7 +144,7 @@ def ingest_paths(
     for path in files:
         current = str(path)
         t0 = time.perf_counter()
-        for item in _parse_isolated(path, format, full_text):
+        for item in _parse_isolated(path, format, abstract_only):
             if isinstance(item, Skipped):
                 report.skip(item)
             elif isinstance(item, Notice):
@@ -171,7 +171,7 @@ def ingest_paths(
 
 
 def _parse_isolated(
-    path: Path, format: str | None, full_text: bool = False
+    path: Path, format: str | None, abstract_only: bool = False
 ) -> Iterator[Paper | Skipped | Notice]:
     """:func:`parse_file`, with whatever stops this one file turned into a Skipped for it:
     the records it gave before are kept, and the next file is read as usual."""
@@ -180,7 +180,7 @@ def _parse_isolated(
         yield Skipped(str(path), None, problem)
         return
     try:
-        yield from parse_file(path, format=format, full_text=full_text)
+        yield from parse_file(path, format=format, abstract_only=abstract_only)
     except (IngestError, ParseError) as exc:
         yield Skipped(str(path), None, str(exc))
     except (OSError, RuntimeError, UnicodeError, ValueError, RecursionError) as exc:

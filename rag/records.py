@@ -16,6 +16,7 @@ __all__ = [
     "Notice",
     "Paper",
     "PaperRow",
+    "Section",
     "Skipped",
     "content_id",
     "format_authors",
@@ -23,11 +24,18 @@ __all__ = [
 ]
 
 _WS = re.compile(r"\s+")
+# Never printed text: soft hyphens, PDFium's line-end hyphen marks, zero-width characters;
+# and ligatures, which are two or three letters.
+_ARTEFACTS = str.maketrans(
+    {"\u00ad": None, "\ufffe": None, "\x02": None, "\u200b": None, "\ufeff": None}
+    | {chr(c): unicodedata.normalize("NFKC", chr(c)) for c in range(0xFB00, 0xFB07)}
+)
 
 
 def normalise_text(text: str) -> str:
-    """NFC-normalise and collapse whitespace; the form ids and hashes are computed on."""
-    return _WS.sub(" ", unicodedata.normalize("NFC", text)).strip()
+    """NFC-normalise, drop soft hyphens and zero-width characters, spell ligatures out and
+    collapse whitespace; the form ids and hashes are computed on."""
+    return _WS.sub(" ", unicodedata.normalize("NFC", text.translate(_ARTEFACTS))).strip()
 
 
 def format_authors(authors: Sequence[str], *, limit: int = 3) -> str:
@@ -40,6 +48,16 @@ def content_id(text: str, *, prefix: str = "h") -> str:
     """A stable id from normalised text: same abstract, same id, on every machine."""
     digest = hashlib.sha256(normalise_text(text).casefold().encode("utf-8")).hexdigest()
     return f"{prefix}:{digest[:16]}"
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """A part of a paper's full text: its heading as printed ("3.2 Training"; "" for text
+    before the first heading), the 1-based page it starts on, and its text."""
+
+    title: str
+    page: int
+    text: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +81,12 @@ class Paper:
     url: str = ""
     doi: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
-    body: str = ""  # full text beyond the abstract (PDFs with --full-text): more chunks
+    sections: tuple[Section, ...] = ()  # a PDF's full text beyond the abstract: more chunks
+
+    @property
+    def body(self) -> str:
+        """The full text beyond the abstract, its sections run together."""
+        return " ".join(section.text for section in self.sections)
 
     @property
     def has_abstract(self) -> bool:
@@ -85,8 +108,8 @@ class Paper:
             str(self.position),
             repr(sorted(self.extra.items())),
         ]
-        if self.body:  # only then: the hash of every paper without a body stays as it was
-            parts.append(normalise_text(self.body))
+        if self.sections:  # only then: the hash of a paper without a body stays as it was
+            parts += [f"{s.title}\x1e{s.page}\x1e{normalise_text(s.text)}" for s in self.sections]
         return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:16]
 
 
@@ -118,6 +141,9 @@ class PaperRow:
     # it introduces for its own work, and the acronyms it defines.
     coined: str = ""
     acronyms: tuple[str, ...] = ()
+    # A PDF's full text beyond the abstract, as read from the store for the lexical index;
+    # the catalogue does not keep it.
+    body: str = field(default="", repr=False, compare=False)
 
     @property
     def name(self) -> str:
@@ -154,6 +180,7 @@ class PaperRow:
             collections=tuple(data.get("collections") or ()),
             coined=str(data.get("coined") or ""),
             acronyms=tuple(data.get("acronyms") or ()),
+            body=str(data.get("body") or ""),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -187,11 +214,15 @@ class Chunk:
     text: str
     n_tokens: int
     heading: str = ""
+    section: str = ""  # a body passage's section heading ("" for the abstract's chunks)
+    page: int | None = None  # a body passage's page (1-based); None for the abstract's
 
     @property
     def embed_text(self) -> str:
-        """What gets embedded: the paper's title or label, then the passage."""
-        return f"{self.heading}\n{self.text}" if self.heading else self.text
+        """What gets embedded: the paper's title or label, a body passage's section heading,
+        then the passage."""
+        lead = "\n".join(x for x in (self.heading, self.section) if x)
+        return f"{lead}\n{self.text}" if lead else self.text
 
 
 @dataclass(frozen=True, slots=True)

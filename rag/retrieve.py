@@ -113,10 +113,22 @@ class Filters:
 
 @dataclass(frozen=True, slots=True)
 class Passage:
+    """A chunk of a paper: its abstract's, or (``page`` set) its full text's, with the
+    heading of the section it is in."""
+
     chunk_id: str
     index: int
     text: str
     score: float
+    section: str = ""
+    page: int | None = None
+
+    @property
+    def where(self) -> str:
+        """Where a body passage is, for people: "p. 5, 3.1 Traces" ("" for the abstract)."""
+        if self.page is None:
+            return ""
+        return f"p. {self.page}, {self.section}" if self.section else f"p. {self.page}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rag.answer import extractive
+from rag.answer import candidates, extractive
 from rag.answer.cite import Source
 from rag.answer.followup import Turn
 from rag.answer.prompts import EXTRACTIVE_NOTE
@@ -115,7 +115,7 @@ def _sentence(n: int, paper: str, position: int, text: str, score: float, role: 
                    position=n, n_chunks=1, abstract=text)  # fmt: skip
     vector = np.zeros(4, dtype=np.float32)
     vector[n % 4] = 1.0  # distinct papers' sentences are never near-duplicates
-    return extractive._Sentence(Source(n, row), position, 5, text, score, vector, role)
+    return candidates.Sentence(Source(n, row), position, 5, text, score, vector, role)
 
 
 def test_the_paper_retrieval_ranked_first_is_always_quoted() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import re
+from dataclasses import replace
 
 import pytest
 
@@ -349,7 +350,26 @@ def test_citation_to_json() -> None:
         "has_abstract": True,
         "collections": [],
         "quote": "It reports result 3.",
+        "page": None,
+        "section": None,
+        "body_quotes": [],
     }
+
+
+def test_a_quote_from_the_body_names_its_page_and_section() -> None:
+    from rag.retrieve import Passage
+
+    text = "We train for 3 epochs. The rest is noise."
+    passage = Passage("p3#4", 4, text, 0.5, "4.2 Training", 7)
+    source = replace(src(1, "It reports result 3. It has a method."), passages=(passage,))
+    checked = check_citations("Training takes 3 epochs [1].", [source])
+    [citation] = checked.citations
+    assert citation.quote == "We train for 3 epochs." and citation.passage == passage
+    assert citation.where == "p. 7, 4.2 Training"
+    assert citation.to_json()["page"] == 7 and citation.to_json()["section"] == "4.2 Training"
+    # A claim the abstract backs better is quoted from the abstract.
+    [citation] = check_citations("It reports result 3 [1].", [source]).citations
+    assert citation.passage is None and citation.where == ""
 
 
 def test_source_from_paper() -> None:

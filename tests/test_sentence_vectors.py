@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from ingest.chunk import Chunker, sentence_spans
+from rag.answer.candidates import Sentence, with_vectors_of
 from rag.answer.cite import Source
-from rag.answer.extractive import _Sentence, _vectors
 from rag.errors import StoreError
 from rag.index.embed import SpanEmbedder
 from rag.index.layout import sentence_vectors
@@ -200,8 +200,8 @@ def test_sentences_without_stored_vectors_are_embedded_at_question_time() -> Non
     for case, (rows, embedded) in cases.items():
         embedder.calls.clear()
         src = _source(ABSTRACT, rows)
-        items = [_Sentence(src, i, len(sentences), s) for i, s in enumerate(sentences)]
-        vectors = _vectors(items, embedder)
+        items = [Sentence(src, i, len(sentences), s) for i, s in enumerate(sentences)]
+        vectors = with_vectors_of(items, embedder)
         assert sum(embedder.calls) == embedded, case
         assert np.allclose(vectors[1], embedder.embed_documents([sentences[1]])[0]), case
         if rows is stored:

@@ -141,7 +141,7 @@ def test_asking_an_example_shows_cited_answer_and_sources(page) -> None:  # type
     page.get_by_role("button", name=EXAMPLES[0]).click()  # an example asks at once
     _answered(page, before)
     chat = page.locator("#pc-chat").inner_text()
-    assert "[1]" in chat and "Quoted from the abstracts" in chat
+    assert "[1]" in chat and "Quoted from the papers" in chat
     assert "References" not in chat  # the sources are listed once, in the panel
     panel = page.locator("#pc-sources").inner_text()
     assert "[1]" in panel and "KCache" in panel and "000_135f4ddd7a3bf578.txt" in panel

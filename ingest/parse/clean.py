@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from typing import Any
 
-from rag.records import Notice, Paper, Skipped, content_id, normalise_text
+from rag.records import Notice, Paper, Section, Skipped, content_id, normalise_text
 
 from .ids import identifier_id
 from .labels import derive_label, shorten
@@ -79,7 +79,7 @@ class Draft:
     fallback_id: str = ""
     keywords: tuple[str, ...] = ()
     abstract_optional: bool = False
-    body: str = ""  # a PDF's full text, with --full-text
+    sections: tuple[Section, ...] = ()  # a PDF's full text beyond the abstract
 
     def skip(self, reason: str) -> Skipped:
         return Skipped(
@@ -141,8 +141,9 @@ def build_paper(draft: Draft) -> tuple[Paper | Skipped, list[Notice]]:
         extra["keywords"] = list(keywords)
     year = draft.year if draft.year is not None and 1000 <= draft.year <= 2999 else None
     known = identifier_id(doi, draft.arxiv_id)
-    if known.startswith("arxiv:"):
-        extra["arxiv_id"] = known.removeprefix("arxiv:")
+    printed = identifier_id("", draft.arxiv_id)  # kept beside a DOI too: links and exports
+    if printed.startswith("arxiv:"):
+        extra["arxiv_id"] = printed.removeprefix("arxiv:")
     paper_id = (
         draft.id.strip()
         or known
@@ -164,7 +165,11 @@ def build_paper(draft: Draft) -> tuple[Paper | Skipped, list[Notice]]:
         url=draft.url.strip(),
         doi=doi,
         extra=extra,
-        body=normalise_text(draft.body),
+        sections=tuple(
+            Section(normalise_text(s.title), s.page, text)
+            for s in draft.sections
+            if (text := normalise_text(s.text))
+        ),
     )
     return paper, notices
 

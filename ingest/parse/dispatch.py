@@ -33,14 +33,15 @@ _PARSERS: dict[str, Callable[[Path], Iterator[Draft | Skipped | Notice]]] = {
 
 
 def parse_file(
-    path: Path, *, format: str | None = None, full_text: bool = False
+    path: Path, *, format: str | None = None, abstract_only: bool = False
 ) -> Iterator[Paper | Skipped | Notice]:
     """Papers from one file, with a Skipped for each unusable record and Notices.
 
     ``format=None`` detects the format (see :func:`detect_format`). Bad content never raises:
     an empty, binary or unreadable file gives one Skipped; a bad record gives one Skipped
     naming its position; a duplicate id keeps the first record. An unknown ``format`` or an
-    undetectable one raises :class:`IngestError`. ``full_text`` reads a PDF's body too.
+    undetectable one raises :class:`IngestError`. A PDF's body is read too, unless
+    ``abstract_only``.
     """
     source = str(path)
     if format is not None and format not in FORMATS:
@@ -65,7 +66,7 @@ def parse_file(
 
     first_position: dict[str, int] = {}
     records = 0
-    items = parse_pdf(path, full_text=True) if fmt == "pdf" and full_text else _PARSERS[fmt](path)
+    items = parse_pdf(path, full_text=not abstract_only) if fmt == "pdf" else _PARSERS[fmt](path)
     for item in items:
         if not isinstance(item, Draft):
             records += isinstance(item, Skipped)

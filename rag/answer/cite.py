@@ -9,20 +9,20 @@ claims citing it. Pure logic: no I/O, no models, fast.
 
 from __future__ import annotations
 
-import math
 import re
 from bisect import bisect_right
-from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from rag.answer.quotes import locate, scored_quote, sentence_spans, verify_quote
 from rag.records import PaperRow
-from rag.sentences import split_sentences
 from rag.terms import terms
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from rag.retrieve import Passage
 
 __all__ = [
     "MARKER",
@@ -45,21 +45,20 @@ _ITEM = rf"(?:\d{{1,3}}\s*[{_DASHES}]\s*\d{{1,3}}|[-\u2212]?\d{{1,3}})"
 MARKER = re.compile(rf"\[\s*{_ITEM}(?:\s*[,;]\s*{_ITEM})*\s*\]")
 _RANGE = re.compile(rf"(\d+)\s*[{_DASHES}]\s*(\d+)")
 
-# A pair of adjacent abstract sentences is quoted together when the weaker one scores at
-# least this share of the stronger one and adds claim words the stronger one lacks.
-_CLOSE = 0.8
-
 
 @dataclass(frozen=True, slots=True)
 class Source:
     """One numbered source offered to an answerer: ``n`` (1-based) and the stored paper,
-    its whole abstract included (answers quote it verbatim)."""
+    its whole abstract included (answers quote it verbatim), and for a paper whose full
+    text is stored the body passages nearest the question (quoted when the abstract does
+    not answer)."""
 
     n: int
     paper: PaperRow
     # The abstract's sentence vectors stored at ingest (rows in split_sentences order, NaN
     # where none), or None: the extractive answerer then embeds the sentences itself.
     sentence_vectors: np.ndarray | None = field(default=None, compare=False, repr=False)
+    passages: tuple[Passage, ...] = field(default=(), compare=False, repr=False)
 
     @classmethod
     def from_paper(cls, n: int, paper: PaperRow) -> Source:
@@ -110,10 +109,34 @@ class Citation:
 
     n: int
     source: Source  # the original source; source.n is its number in the prompt
-    quote: str  # verbatim sentence(s) of source.abstract supporting the citing claims
+    quote: str  # verbatim sentence(s) of the abstract or a body passage backing the claims
+    passage: Passage | None = None  # the body passage quoted; None: the abstract
+    # More verbatim sentences of body passages the answer quotes from this paper, each with
+    # its passage (an extractive answer may quote the abstract and the body of one paper).
+    body_quotes: tuple[tuple[str, Passage], ...] = ()
+
+    @property
+    def where(self) -> str:
+        """Page and section of a quote from the body ("p. 5, 3.1 Traces"); "" for one
+        from the abstract."""
+        return self.passage.where if self.passage is not None else ""
 
     def to_json(self) -> dict[str, Any]:
-        return self.source.to_json() | {"n": self.n, "quote": self.quote}
+        where = (
+            {"page": self.passage.page, "section": self.passage.section}
+            if self.passage is not None
+            else {"page": None, "section": None}
+        )
+        body = [
+            {"quote": quote, "page": passage.page, "section": passage.section}
+            for quote, passage in self.body_quotes
+        ]
+        return (
+            self.source.to_json()
+            | {"n": self.n, "quote": self.quote}
+            | where
+            | {"body_quotes": body}
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,67 +236,17 @@ def _close_gap(match: re.Match[str]) -> str:
 # -- quotes -------------------------------------------------------------------------------
 
 
-def _spans(text: str) -> list[tuple[int, int]]:
-    """The exact (start, end) of each sentence of text."""
-    spans = []
-    pos = 0
-    for sentence in split_sentences(text):
-        start = text.find(sentence, pos)
-        if start < 0:  # split_sentences returns slices of its input; this cannot happen
-            raise AssertionError(f"sentence not found in text: {sentence!r}")
-        pos = start + len(sentence)
-        spans.append((start, pos))
-    return spans
-
-
-def _lexical_quote(abstract: str, claim: str) -> str:
-    """The abstract sentence (or two adjacent ones) sharing the most claim words, each word
-    weighted by how rare it is among the abstract's sentences; else the first sentence."""
-    spans = _spans(abstract)
-    if not spans:
-        return ""
-    wanted = terms(claim)
-    found = [terms(abstract[a:b]) & wanted for a, b in spans]
-    df = Counter(t for ts in found for t in ts)
-    weight = {t: math.log(1 + len(spans) / df[t]) for t in df}
-    scores = [sum(weight[t] for t in ts) for ts in found]
-    best = max(range(len(spans)), key=lambda i: (scores[i], -i))
-    if scores[best] <= 0:
-        return abstract[spans[0][0] : spans[0][1]]
-    first = last = best
-    neighbours = [i for i in (best - 1, best + 1) if 0 <= i < len(spans)]
-    if neighbours:
-        other = max(neighbours, key=lambda i: (scores[i], -i))
-        if scores[other] >= _CLOSE * scores[best] and found[other] - found[best]:
-            first, last = min(best, other), max(best, other)
-    return abstract[spans[first][0] : spans[last][1]]
-
-
-def _locate(quote: str, abstract: str) -> tuple[int, int] | None:
-    words = quote.split()
-    if not words:
-        return None
-    match = re.search(r"\s+".join(map(re.escape, words)), abstract)
-    return match.span() if match else None
-
-
-def verify_quote(quote: str, abstract: str) -> bool:
-    """True if quote occurs verbatim in abstract; a run of whitespace in the quote matches
-    any run of whitespace. An empty quote is valid only for an empty abstract."""
-    if not quote.strip():
-        return not abstract.strip()
-    return _locate(quote, abstract) is not None
-
-
 def supports(source: Source, claim: str) -> bool:
     """True if the source can back the claim at all: they share a content word (stemmed,
-    stopwords aside) in its abstract, title, label or authors. A claim with no content word
+    stopwords aside) in its abstract, body passages, title, label or authors. A claim with
+    no content word
     of its own (a bare "[2]") is not judged. Deliberately lenient: it catches a marker that
     points at the wrong paper, not a weak paraphrase."""
     wanted = terms(claim)
     if not wanted:
         return True
-    have = terms(" ".join((source.abstract, source.title, source.label, *source.authors)))
+    texts = (source.abstract, *(p.text for p in source.passages), source.title, source.label)
+    have = terms(" ".join((*texts, *source.authors)))
     return bool(wanted & have)
 
 
@@ -284,7 +257,7 @@ def _claims(text: str, markers: Sequence[tuple[int, int, list[int]]]) -> list[st
     for start, end, _ in markers:
         chars[start:end] = " " * (end - start)
     masked = "".join(chars)
-    spans = _spans(masked)
+    spans = sentence_spans(masked)
     if not spans:
         return ["" for _ in markers]
     starts = [a for a, _ in spans]
@@ -296,14 +269,28 @@ def _claims(text: str, markers: Sequence[tuple[int, int, list[int]]]) -> list[st
     return claims
 
 
-def _quote(source: Source, claim: str, quote_for: Callable[[Source, str], str] | None) -> str:
+def _quote(
+    source: Source, claim: str, quote_for: Callable[[Source, str], str] | None
+) -> tuple[str, Passage | None]:
+    """The quote backing ``claim`` and the body passage it is from (None: the abstract)."""
     if quote_for is not None:
-        # A chooser may normalise whitespace; take the exact span from the abstract. One that
-        # returns text not in the abstract is ignored rather than trusted.
-        span = _locate(quote_for(source, claim), source.abstract)
+        # A chooser may normalise whitespace; take the exact span from the abstract or a
+        # body passage. One that returns text in neither is ignored rather than trusted.
+        chosen = quote_for(source, claim)
+        span = locate(chosen, source.abstract)
         if span is not None:
-            return source.abstract[span[0] : span[1]]
-    return _lexical_quote(source.abstract, claim)
+            return source.abstract[span[0] : span[1]], None
+        for passage in source.passages:
+            span = locate(chosen, passage.text)
+            if span is not None:
+                return passage.text[span[0] : span[1]], passage
+    quote, score = scored_quote(source.abstract, claim)
+    where: Passage | None = None
+    for passage in source.passages:  # a claim the abstract backs less: the body's words
+        found, found_score = scored_quote(passage.text, claim)
+        if found_score > score:
+            quote, score, where = found, found_score, passage
+    return quote, where
 
 
 # -- the check ----------------------------------------------------------------------------
@@ -323,7 +310,8 @@ def check_citations(
     left empty disappears with its stray space or comma) and listed in ``dropped``. A marker
     is rewritten as ``[1, 3]``: sorted, no duplicates, ranges expanded. ``quote_for(source,
     claims)`` may choose each quote (the default picks sentences by shared words); whatever
-    it returns, the quote is a verbatim span of ``source.abstract``. With
+    it returns, the quote is a verbatim span of ``source.abstract`` or of one of its body
+    passages (the citation then names it). With
     ``require_support``, a number whose source shares not one content word with the claim
     citing it (see :func:`supports`) is dropped too: "[3] MNN ..." when MNN is source 1.
     """
@@ -368,11 +356,7 @@ def check_citations(
     markers_left: Iterator[str] = iter(rewritten)
     out = re.sub(re.escape(kept), lambda _: next(markers_left), out)
     citations = tuple(
-        Citation(
-            n=new,
-            source=sources[old - 1],
-            quote=_quote(sources[old - 1], " ".join(claims[old]), quote_for),
-        )
+        Citation(new, sources[old - 1], *_quote(sources[old - 1], " ".join(claims[old]), quote_for))
         for old, new in renumber.items()
     )
     return CheckedAnswer(text=out, citations=citations, dropped=tuple(dropped))

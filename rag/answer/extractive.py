@@ -16,17 +16,17 @@ import itertools
 import re
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from rag.answer import candidates as cand
 from rag.answer import params, rank, shapes
-from rag.answer.cite import Source, check_citations, parse_markers
+from rag.answer.cite import Citation, Source, check_citations, parse_markers
 from rag.answer.events import DeltaEvent, Event, FinalEvent, SourcesEvent, refusal
 from rag.answer.prompts import EXTRACTIVE_MODE, EXTRACTIVE_NOTE
 from rag.answer.question import Question, analyse
-from rag.answer.roles import roles
 from rag.sentences import split_sentences
 from rag.terms import terms
 
@@ -38,93 +38,21 @@ __all__ = [
     "MAX_WORDS",
     "extractive_answer",
     "sentence_features",
-    "sentence_vectors_for",
-    "stored_rows",
 ]
 
 MAX_WORDS = 150  # a prose answer stops adding sentences past this many words
 MAX_SENTENCES = 4
 MIN_WORDS = 40  # a shorter answer takes its next best sentence, however it scores
-NEAR_DUPLICATE = 0.9  # a sentence this close (cosine) to a picked one is never picked
-MIN_SENTENCE_WORDS = 4  # shorter "sentences" are headings or split artefacts
 MAX_LINES = 8  # papers in a list, comparison or author answer
+# A prose answer about a paper whose full text is stored adds this many sentences of its body
+# passages, after the abstract's (bench/pdf_answers.py): each sentence ranked by the ranker
+# plus PASSAGE_WEIGHT times its passage's rank (rag.passages.body_passages), a weight fitted
+# on the questions of half the real PDFs and reported on the other half.
+BODY_SENTENCES = 2
+PASSAGE_WEIGHT = 8.0
+MAX_BODY_SENTENCE_WORDS = 60  # longer "sentences" of a PDF are tables or lists run together
 
 PaperVectors = Callable[[Sequence[str]], dict[str, np.ndarray]]
-
-
-@dataclass(frozen=True, slots=True)
-class _Sentence:
-    source: Source
-    position: int  # index of the sentence in its abstract
-    of: int
-    text: str
-    score: float = 0.0
-    vector: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
-    role: str = "background"  # rag.answer.roles
-
-
-def _sentences(sources: Sequence[Source]) -> list[_Sentence]:
-    out = []
-    for src in sources:
-        sentences = split_sentences(src.abstract)
-        parts = roles(sentences)
-        for position, text in enumerate(sentences):
-            if len(text.split()) >= MIN_SENTENCE_WORDS:
-                out.append(_Sentence(src, position, len(sentences), text, role=parts[position]))
-    return out
-
-
-def stored_rows(rows: np.ndarray | None, count: int) -> list[np.ndarray | None]:
-    """A paper's stored sentence vectors, one per sentence of its abstract (``count``): None
-    where there is none (stored without them, rows that do not match the abstract, a NaN
-    row for a sentence no chunk held whole)."""
-    if rows is None or len(rows) != count:
-        return [None] * count
-    return [None if np.isnan(row[0]) else row for row in rows]
-
-
-def sentence_vectors_for(
-    texts: Sequence[str], stored: Sequence[np.ndarray | None], embedder: Embedder
-) -> np.ndarray:
-    """Each sentence's vector: the one stored at ingest (pooled in the context of its
-    abstract) where there is one, else embedded now, all the missing ones in one call."""
-    out = np.zeros((len(texts), embedder.dim), dtype=np.float32)
-    todo = [i for i, row in enumerate(stored) if row is None]
-    for i, row in enumerate(stored):
-        if row is not None:
-            out[i] = row
-    if todo:
-        out[todo] = embedder.embed_documents([texts[i] for i in todo])
-    return out
-
-
-def _vectors(sentences: Sequence[_Sentence], embedder: Embedder) -> np.ndarray:
-    """The answer's sentence vectors (:func:`sentence_vectors_for` over its sources)."""
-    rows = {s.source.paper_id: stored_rows(s.source.sentence_vectors, s.of) for s in sentences}
-    stored = [rows[s.source.paper_id][s.position] for s in sentences]
-    return sentence_vectors_for([s.text for s in sentences], stored, embedder)
-
-
-def _features(question: Question, sentences: Sequence[_Sentence], qvec: np.ndarray) -> np.ndarray:
-    """The ranker's features of the sentences (vectors already attached)."""
-    vectors = np.stack([s.vector for s in sentences])
-    candidates = [
-        rank.Candidate(
-            s.text, s.source.paper_id, s.source.label, s.position, s.of, s.source.n, s.role
-        )
-        for s in sentences
-    ]
-    return rank.features(question, candidates, vectors @ qvec)
-
-
-def _scored(
-    question: Question, sentences: Sequence[_Sentence], qvec: np.ndarray
-) -> list[_Sentence]:
-    """The sentences with rank scores for ``question`` (vectors already attached)."""
-    if not sentences:
-        return []
-    scores = rank.score(_features(question, sentences, qvec))
-    return [replace(s, score=float(v)) for s, v in zip(sentences, scores, strict=True)]
 
 
 def sentence_features(
@@ -133,19 +61,22 @@ def sentence_features(
     """Every quotable sentence of the sources as (paper id, text), with its row of
     :data:`rag.answer.rank.FEATURES`, as the prose answer scores them (for fitting the
     ranker: bench/fit_answers.py)."""
-    sentences = _sentences(sources)
+    sentences = cand.sentences(sources)
     if not sentences:
         return [], np.zeros((0, len(rank.FEATURES)), dtype=np.float32)
-    vectors = _vectors(sentences, embedder)
+    vectors = cand.with_vectors_of(sentences, embedder)
     sentences = [replace(s, vector=v) for s, v in zip(sentences, vectors, strict=True)]
     qvec = np.asarray(embedder.embed_query(query), dtype=np.float32)
     pairs = [(s.source.paper_id, s.text) for s in sentences]
-    return pairs, _features(question, sentences, qvec)
+    return pairs, cand.features_of(question, sentences, qvec)
 
 
 def _prose(
-    question: Question, scored: list[_Sentence], embed: Callable[[str], np.ndarray]
-) -> list[_Sentence]:
+    question: Question,
+    scored: list[cand.Sentence],
+    embed: Callable[[str], np.ndarray],
+    room: int = MAX_SENTENCES,
+) -> list[cand.Sentence]:
     """The sentence spelling out what a definition asks, the best sentence for each part of
     the question, the best of the first source when none is from it, then more while they
     score above the floor (or the answer is under MIN_WORDS) and the answer stays short;
@@ -157,56 +88,46 @@ def _prose(
     elif rank.asks_result(question):
         # A question of what was found or how much is answered by results: a paper's aim or
         # background sentence is not quoted when the paper states results.
+        # (An abstract's parts, that is: a body passage is quoted for what it says.)
         reporting = {s.source.paper_id for s in pool if s.role in ("result", "conclusion")}
-        pool = [s for s in pool if s.role not in ("aim", "background")
+        pool = [s for s in pool if s.passage >= 0 or s.role not in ("aim", "background")
                 or s.source.paper_id not in reporting] or pool  # fmt: skip
-    picked: list[_Sentence] = []
+    picked: list[cand.Sentence] = []
     if question.kind == "definition":
         # "What does SHSe mean?": the sentence that spells it out answers it, whatever else
         # scores higher.
-        spelled = _best([s for s in pool if rank.spells_out(question, s.text)], picked)
+        spelled = cand.best([s for s in pool if rank.spells_out(question, s.text)], picked)
         if spelled is not None:
             picked.append(spelled)
     if len(question.parts) > 1:
         for part in question.parts:
             sub = replace(analyse(part), named=question.named, text=part)
-            best = _best(_scored(sub, pool, embed(part)), picked)
+            best = cand.best(cand.scored(sub, pool, embed(part)), picked)
             if best is not None:
                 picked.append(best)
-    best = _best(pool, picked)
+    best = cand.best(pool, picked)
     if best is not None and not picked:
         picked.append(best)
     # What retrieval ranked first (or the paper named first) is always quoted: a sentence of
     # another paper may score higher, but the answer must not drop the best paper found.
     lead = min((s.source.n for s in pool), default=0)
     if picked and all(p.source.n != lead for p in picked):
-        mine = _best([s for s in pool if s.source.n == lead], picked)
+        mine = cand.best([s for s in pool if s.source.n == lead], picked)
         if mine is not None:
             picked.insert(0, mine)
     floor = params.current().prose["floor"]
     for s in sorted(pool, key=lambda s: -s.score):
         words = sum(len(p.text.split()) for p in picked)
-        if len(picked) >= MAX_SENTENCES or (s.score < floor and words >= MIN_WORDS):
+        if len(picked) >= room or (s.score < floor and words >= MIN_WORDS):
             break
-        if words + len(s.text.split()) <= MAX_WORDS and _new(s, picked):
+        if words + len(s.text.split()) <= MAX_WORDS and cand.is_new(s, picked):
             picked.append(s)
-    return sorted(picked, key=lambda s: (s.source.n, s.position))
-
-
-def _best(pool: Sequence[_Sentence], picked: Sequence[_Sentence]) -> _Sentence | None:
-    fresh = [s for s in pool if _new(s, picked)]
-    return max(fresh, key=lambda s: (s.score, -s.source.n, -s.position), default=None)
-
-
-def _new(s: _Sentence, picked: Sequence[_Sentence]) -> bool:
-    return all(
-        s.text != p.text and float(np.dot(s.vector, p.vector)) < NEAR_DUPLICATE for p in picked
-    )
+    return sorted(picked, key=lambda s: (s.source.n, s.passage, s.position))
 
 
 def _per_paper(
-    question: Question, scored: list[_Sentence], sources: Sequence[Source]
-) -> list[_Sentence]:
+    question: Question, scored: list[cand.Sentence], sources: Sequence[Source]
+) -> list[cand.Sentence]:
     """The best sentence of each source, in source order (at most MAX_LINES)."""
     out = []
     for src in sources[:MAX_LINES]:
@@ -223,28 +144,28 @@ def _compose(
     qvec: np.ndarray,
     stored: PaperVectors | None = None,
     library: int = 0,
-) -> tuple[str, list[_Sentence]]:
+) -> tuple[str, list[cand.Sentence]]:
     """The answer's body for the question's shape, and the sentences it quotes."""
-    sentences = _sentences(sources)
+    sentences = cand.sentences(sources)
     if question.kind == "overview":  # each paper's first sentence is all a theme needs
-        firsts: dict[str, _Sentence] = {}
+        firsts: dict[str, cand.Sentence] = {}
         for s in sentences:
             firsts.setdefault(s.source.paper_id, s)
         sentences = list(firsts.values())
     if not sentences:
         return "", []
-    vectors = _vectors(sentences, embedder)
+    vectors = cand.with_vectors_of(sentences, embedder)
     sentences = [replace(s, vector=v) for s, v in zip(sentences, vectors, strict=True)]
     if question.kind == "overview":
         return _overview(sentences, sources, stored, library or len(sources))
     if question.kind in ("list", "comparison", "author"):
         lines_for = replace(question, kind="definition")
-        picks = _per_paper(lines_for, _scored(lines_for, sentences, qvec), sources)
+        picks = _per_paper(lines_for, cand.scored(lines_for, sentences, qvec), sources)
         lines = [(p.source, [p.text]) for p in picks]
         if question.kind == "comparison":  # what sets each apart: one more sentence each
             more = _per_paper(
                 replace(question, kind="how"),
-                [s for s in _scored(replace(question, kind="how"), sentences, qvec)
+                [s for s in cand.scored(replace(question, kind="how"), sentences, qvec)
                  if s.text not in {p.text for p in picks}],
                 sources,
             )  # fmt: skip
@@ -254,13 +175,53 @@ def _compose(
             picks += more
         heading = "" if question.kind != "author" else "Papers in the library by this author:"
         return shapes.paper_lines(lines, heading), picks
-    picks = _prose(question, _scored(question, sentences, qvec), embedder.embed_query)
-    return " ".join(shapes.cited(p.text, p.source.n) for p in picks), picks
+    body = _from_body(question, sources, embedder, qvec)
+    picks = _prose(question, cand.scored(question, sentences, qvec), embedder.embed_query,
+                   room=MAX_SENTENCES - len(body))  # fmt: skip
+    # After the abstracts': what they do not say.
+    picks += [b for b in body if cand.is_new(b, picks)]
+    return " ".join(_cited(p) for p in picks), picks
+
+
+def _cited(s: cand.Sentence) -> str:
+    """A quoted sentence with its marker; one from the body says where it is printed."""
+    if s.passage < 0:
+        return shapes.cited(s.text, s.source.n)
+    return f"({s.source.passages[s.passage].where}) {shapes.cited(s.text, s.source.n)}"
+
+
+def _from_body(
+    question: Question, sources: Sequence[Source], embedder: Embedder, qvec: np.ndarray
+) -> list[cand.Sentence]:
+    """The best BODY_SENTENCES sentences of the body passages of the paper retrieval ranked
+    first (and of the papers the question names), scored by the ranker plus PASSAGE_WEIGHT
+    times their passage's rank: a detail of one paper is asked of that paper."""
+    lead = min((s.n for s in sources), default=0)
+    readers = [s for s in sources if s.passages and (s.n == lead or s.paper_id in question.named)]
+    body = [
+        s
+        for s in cand.sentences(readers, body=True)
+        if s.passage >= 0 and len(s.text.split()) <= MAX_BODY_SENTENCE_WORDS
+    ]
+    if not body:
+        return []
+    vectors = cand.with_vectors_of(body, embedder)
+    body = cand.scored(question, [replace(s, vector=v) for s, v in zip(body, vectors, strict=True)],
+                   qvec)  # fmt: skip
+    body = [replace(s, score=s.score + PASSAGE_WEIGHT * s.source.passages[s.passage].score)
+            for s in body]  # fmt: skip
+    picked: list[cand.Sentence] = []
+    while len(picked) < BODY_SENTENCES and (best := cand.best(body, picked)) is not None:
+        picked.append(best)
+    return picked
 
 
 def _overview(
-    sentences: list[_Sentence], sources: Sequence[Source], stored: PaperVectors | None, total: int
-) -> tuple[str, list[_Sentence]]:
+    sentences: list[cand.Sentence],
+    sources: Sequence[Source],
+    stored: PaperVectors | None,
+    total: int,
+) -> tuple[str, list[cand.Sentence]]:
     """The library's themes: papers grouped by their stored vectors (their first sentence's
     when the store gives none), each quoted by its first sentence."""
     first = {s.source.paper_id: s for s in reversed(sentences)}
@@ -273,29 +234,49 @@ def _overview(
     return shapes.theme_lines(papers, groups, total), picks
 
 
-def _quote_chooser(picked: Sequence[_Sentence], query: str) -> Callable[[Source, str], str]:
+def _quote_chooser(picked: Sequence[cand.Sentence], query: str) -> Callable[[Source, str], str]:
     """quote_for for check_citations: each paper's picked sentences, verbatim. Adjacent picks
     are quoted as one span; otherwise the pick sharing the most words with the question
     (the earliest on a tie: the same picks always give the same quote, whatever else was
     retrieved with them)."""
     wanted = terms(query)
-    by_paper: dict[str, list[_Sentence]] = {}
+    by_paper: dict[str, list[cand.Sentence]] = {}
     for c in picked:
         by_paper.setdefault(c.source.paper_id, []).append(c)
 
     def quote_for(source: Source, _claims: str) -> str:
-        mine = sorted(by_paper.get(source.paper_id, []), key=lambda c: c.position)
+        mine = sorted(by_paper.get(source.paper_id, []), key=lambda c: (c.passage, c.position))
         if not mine:
             return ""
         positions = [c.position for c in mine]
-        if positions == list(range(positions[0], positions[0] + len(positions))):
-            start = source.abstract.find(mine[0].text)
-            end = source.abstract.find(mine[-1].text, max(start, 0))
+        one_text = len({c.passage for c in mine}) == 1
+        if one_text and positions == list(range(positions[0], positions[0] + len(positions))):
+            k = mine[0].passage
+            text = source.abstract if k < 0 else source.passages[k].text
+            start = text.find(mine[0].text)
+            end = text.find(mine[-1].text, max(start, 0))
             if 0 <= start <= end:
-                return source.abstract[start : end + len(mine[-1].text)]
-        return max(mine, key=lambda c: (len(wanted & terms(c.text)), -c.position)).text
+                return text[start : end + len(mine[-1].text)]
+        # The abstract's on a tie: it is what the paper says of itself.
+        return max(mine, key=lambda c: (len(wanted & terms(c.text)), -c.passage, -c.position)).text
 
     return quote_for
+
+
+def _with_body_quotes(
+    citations: Sequence[Citation], picked: Sequence[cand.Sentence]
+) -> tuple[Citation, ...]:
+    """Each citation with the body sentences the answer quotes from its paper (those its
+    main quote does not already hold), each with the passage it is printed in."""
+    out = []
+    for c in citations:
+        body = tuple(
+            (s.text, s.source.passages[s.passage])
+            for s in picked
+            if s.source.paper_id == c.source.paper_id and s.passage >= 0 and s.text not in c.quote
+        )
+        out.append(replace(c, body_quotes=body) if body else c)
+    return tuple(out)
 
 
 def _pieces(text: str, head: int) -> list[str]:
@@ -345,6 +326,7 @@ def extractive_answer(
     checked = check_citations(
         f"{EXTRACTIVE_NOTE}\n\n{body}", sources, quote_for=_quote_chooser(picked, query)
     )
+    checked = replace(checked, citations=_with_body_quotes(checked.citations, picked))
     yield SourcesEvent(sources=tuple(sources))
     for piece in _pieces(checked.text, len(EXTRACTIVE_NOTE) + 2):
         yield DeltaEvent(text=piece)
@@ -359,10 +341,10 @@ def extractive_answer(
     )
 
 
-def _authorship(source: Source) -> tuple[str, list[_Sentence]]:
+def _authorship(source: Source) -> tuple[str, list[cand.Sentence]]:
     """Who wrote the paper, when its metadata says; nothing (a refusal) when it does not."""
     if not source.authors:
         return "", []
     sentences = split_sentences(source.abstract)
-    first = _Sentence(source, 0, len(sentences), sentences[0] if sentences else "")
+    first = cand.Sentence(source, 0, len(sentences), sentences[0] if sentences else "")
     return shapes.authorship(source), [first]

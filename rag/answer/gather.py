@@ -31,6 +31,7 @@ from rag.answer import params
 from rag.answer.cite import Source
 from rag.answer.question import Names, Question
 from rag.index.layout import sentence_vectors
+from rag.passages import body_passages
 from rag.sentences import split_sentences
 from rag.terms import share
 
@@ -87,16 +88,22 @@ class Gathered:
     evidence: Evidence | None = None  # what decided it, when the evidence did
 
 
-def _numbered(rows: Sequence[PaperRow], retriever: Retriever) -> tuple[Source, ...]:
-    """Rows as sources 1..n, each with its whole stored abstract. A reference stored without
-    an abstract has nothing to quote: search lists it, answers draw only on the others."""
+def _numbered(
+    rows: Sequence[PaperRow], retriever: Retriever, query: str = ""
+) -> tuple[Source, ...]:
+    """Rows as sources 1..n, each with its whole stored abstract, and (given the ``query``)
+    the body passages of those whose full text is stored. A reference stored without an
+    abstract has nothing to quote: search lists it, answers draw only on the others."""
     rows = [r for r in rows if r.has_abstract]
     firsts = retriever.store.first_chunks([r.id for r in rows])
+    full = [r for r in rows if r.n_chunks > 1 and firsts.get(r.id, {}).get("body")]
+    passages = body_passages(retriever.store, retriever.embedder, query, full) if query else {}
     return tuple(
         Source(
             n,
             replace(r, abstract=str(firsts.get(r.id, {}).get("abstract", r.abstract))),
             sentence_vectors(firsts.get(r.id, {})),
+            passages.get(r.id, ()),
         )
         for n, r in enumerate(rows, 1)
     )
@@ -139,7 +146,8 @@ def gather(
         ids = [pid for a in question.authors for pid in names.papers_by(a)]
         rows = _rows(ids, retriever, filters)
         if rows:
-            return Gathered(sources=_numbered(rows, retriever), answerable=True, reason="author")
+            sources = _numbered(rows, retriever, query)
+            return Gathered(sources=sources, answerable=True, reason="author")
     wide = max(k, LIST_K) if question.kind == "list" else k
     # Answers quote the whole abstracts read below, never the chunk passages: none read.
     hits = retriever.search(query, k=wide, filters=filters, passages=0)
@@ -155,7 +163,7 @@ def gather(
     defining = question.defined if question.kind == "definition" else ()
     found = {r.id for r in rows}
     rows += _rows([p for p in defining if p not in found], retriever, filters)[:2]
-    sources = _numbered(rows, retriever)
+    sources = _numbered(rows, retriever, query)
     if named and trust_names:
         return Gathered(sources=sources, answerable=True, reason="named")
     if defining and sources:

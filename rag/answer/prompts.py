@@ -29,7 +29,7 @@ NO_ANSWER = "The retrieved papers do not answer this question."
 
 # The offline default: no language model, only the abstracts' own sentences.
 EXTRACTIVE_MODE = "extractive"
-EXTRACTIVE_NOTE = "Quoted from the abstracts (extractive, no language model):"
+EXTRACTIVE_NOTE = "Quoted from the papers (extractive, no language model):"
 
 # An OpenAI-compatible language model writes the answer from numbered sources.
 LLM_MODE = "llm"

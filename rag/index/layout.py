@@ -67,12 +67,15 @@ def chunk_metadata(
         "extra": json.dumps(paper.extra, ensure_ascii=False, sort_keys=True, default=str)
         if paper.extra
         else None,
+        "section": chunk.section or None,
+        "page": chunk.page,
     }
     if chunk.index == 0:
         # The whole abstract rides on the first chunk: the lexical index is rebuilt from it
         # and quotes are checked against it, without a second database. So do its
         # sentences' vectors (pooled at ingest): answers need not embed them again.
         meta["abstract"] = paper.abstract
+        meta["body"] = paper.body or None  # a PDF's full text: BM25 reads it from here
         meta["has_abstract"] = None if paper.has_abstract else False
         meta["keywords"] = keywords or None
         meta["sentence_vectors"] = None if sentence_vectors is None else pack_rows(sentence_vectors)

@@ -1,4 +1,5 @@
-"""The lexical side of retrieval: BM25 over each paper's title and abstract.
+"""The lexical side of retrieval: BM25 over each paper's title and abstract, and (down-
+weighted, :data:`FULL_TEXT_WEIGHT`) over its full text when a PDF gave one.
 
 Chroma has no local BM25 ranking, so this index lives beside it in the data directory: the
 postings in tantivy (:mod:`rag.index.postings`), the papers' metadata in the catalogue
@@ -40,9 +41,9 @@ if TYPE_CHECKING:
 
 __all__ = ["Bm25Params", "LexicalIndex"]
 
-_FORMAT = 7  # 3: the catalogue by column; 4: has_abstract, entry_type, cite_key;
+_FORMAT = 8  # 3: the catalogue by column; 4: has_abstract, entry_type, cite_key;
 # 5: collections; 6: tantivy postings, catalogue snapshot + journal, changed in place;
-# 7: the names abstracts give their papers (coined, acronyms)
+# 7: the names abstracts give their papers (coined, acronyms); 8: full text, its own field
 CATALOGUE = journal.SNAPSHOT
 POSTINGS = "postings"
 # bm25s's default token pattern, r"(?u)\b\w\w+\b", without the \b: the same words
@@ -120,6 +121,12 @@ class _Terms(dict[str, str]):
         return term
 
 
+# BM25 over a paper's full text counts this much of the title-and-abstract field's: enough
+# for a question only the body answers to find its paper, too little for a long body to
+# outrank the paper whose abstract is about the question.
+FULL_TEXT_WEIGHT = 0.3
+
+
 def paper_text(row: PaperRow) -> str:
     """What BM25 sees of a paper: its title (or label), its abstract and its keywords."""
     keywords = "; ".join(row.keywords)
@@ -176,11 +183,11 @@ class LexicalIndex:
         analyze = Analyzer(params)
         columns = empty_columns()  # the catalogue's, filled as rows pass (no abstracts kept)
 
-        def docs() -> Iterator[tuple[str, list[str]]]:
+        def docs() -> Iterator[tuple[str, list[str], list[str]]]:
             for stored in rows:  # one pass: ``rows`` may be a stream too big to hold
                 row = with_names(stored)
                 add_row(columns, row)
-                yield row.id, analyze(paper_text(row))
+                yield row.id, analyze(paper_text(row)), analyze(row.body)
 
         directory.parent.mkdir(parents=True, exist_ok=True)
         with _locked(directory):
@@ -266,7 +273,7 @@ class LexicalIndex:
             return []
         limit = k
         while True:
-            hits = self._postings.search(self._searcher, terms, limit)
+            hits = self._postings.search(self._searcher, terms, limit, full_weight=FULL_TEXT_WEIGHT)
             out = []
             for pid, score in hits:
                 i = self.catalogue.position(pid)  # None: a paper the catalogue does not hold
@@ -325,8 +332,10 @@ class LexicalIndex:
         return cls(postings, catalogue, params=params, generation=generation, stamp=stamp)
 
 
-def _docs(rows: Iterable[PaperRow], analyze: Analyzer) -> Iterator[tuple[str, list[str]]]:
-    return ((r.id, analyze(paper_text(r))) for r in rows)
+def _docs(
+    rows: Iterable[PaperRow], analyze: Analyzer
+) -> Iterator[tuple[str, list[str], list[str]]]:
+    return ((r.id, analyze(paper_text(r)), analyze(r.body)) for r in rows)
 
 
 @contextmanager

@@ -37,6 +37,7 @@ def _schema() -> Any:
     sb = tantivy.SchemaBuilder()
     sb.add_text_field("pid", stored=True, tokenizer_name="raw")
     sb.add_text_field("body", tokenizer_name="whitespace", index_option="freq")
+    sb.add_text_field("full", tokenizer_name="whitespace", index_option="freq")
     return sb.build()
 
 
@@ -59,16 +60,19 @@ class Postings:
         self._index.reload()
         return self._index.searcher()
 
-    def write(self, docs: Iterator[tuple[str, list[str]]], delete: Sequence[str]) -> None:
-        """Delete the papers ``delete``, add ``docs`` (paper id, terms), commit; all or none.
-        The caller holds the directory's lock (tantivy's own lock refuses a second writer)."""
+    def write(
+        self, docs: Iterator[tuple[str, list[str], list[str]]], delete: Sequence[str]
+    ) -> None:
+        """Delete the papers ``delete``, add ``docs`` (paper id, the terms of its title and
+        abstract, those of its full text), commit; all or none. The caller holds the
+        directory's lock (tantivy's own lock refuses a second writer)."""
         tantivy = _tantivy()
         writer = self._index.writer(heap_size=WRITER_HEAP, num_threads=1)
         try:
             for pid in delete:
                 writer.delete_documents_by_term("pid", pid)
-            for pid, terms in docs:
-                writer.add_document(tantivy.Document(pid=pid, body=body(terms)))
+            for pid, terms, full in docs:
+                writer.add_document(tantivy.Document(pid=pid, body=body(terms), full=body(full)))
             writer.commit()
         except BaseException:
             writer.rollback()
@@ -77,15 +81,28 @@ class Postings:
             writer.wait_merging_threads()  # merges of small segments finish; the lock is freed
         self.searcher = self.reloaded()
 
-    def search(self, searcher: Any, terms: Sequence[str], limit: int) -> list[tuple[str, float]]:
+    def search(
+        self, searcher: Any, terms: Sequence[str], limit: int, *, full_weight: float = 0.0
+    ) -> list[tuple[str, float]]:
         """(paper id, BM25 score) of the ``limit`` best papers holding any of ``terms``, in
-        ``searcher``'s snapshot."""
+        ``searcher``'s snapshot: the title-and-abstract field's score plus ``full_weight``
+        times the full text's (each field has its own length norm, so a long body does not
+        dilute an abstract's words)."""
         tantivy = _tantivy()
+        kept = [t for t in terms if len(t) <= MAX_TERM]
         queries = [
-            (tantivy.Occur.Should, tantivy.Query.term_query(self._schema, "body", t))
-            for t in terms
-            if len(t) <= MAX_TERM
+            (tantivy.Occur.Should, tantivy.Query.term_query(self._schema, "body", t)) for t in kept
         ]
+        if full_weight > 0:
+            queries += [
+                (
+                    tantivy.Occur.Should,
+                    tantivy.Query.boost_query(
+                        tantivy.Query.term_query(self._schema, "full", t), full_weight
+                    ),
+                )
+                for t in kept
+            ]
         if not queries:
             return []
         hits = searcher.search(tantivy.Query.boolean_query(queries), limit, count=False).hits
@@ -100,8 +117,15 @@ class Postings:
         return int(searcher.search(query, 1, count=True).count)
 
     def document_frequency(self, searcher: Any, term: str) -> int:
-        """Live papers holding ``term`` in ``searcher``'s snapshot."""
+        """Live papers holding ``term`` (in their title, abstract or full text) in
+        ``searcher``'s snapshot."""
         if len(term) > MAX_TERM:
             return 0
-        query = _tantivy().Query.term_query(self._schema, "body", term)
+        tantivy = _tantivy()
+        query = tantivy.Query.boolean_query(
+            [
+                (tantivy.Occur.Should, tantivy.Query.term_query(self._schema, field, term))
+                for field in ("body", "full")
+            ]
+        )
         return int(searcher.search(query, 1, count=True).count)

@@ -155,6 +155,32 @@ class Store:
         )
         return dict(zip(result["ids"], result["documents"], strict=True))
 
+    def body_chunks(
+        self, chunk_ids: Sequence[str]
+    ) -> list[tuple[str, str, dict[str, Any], np.ndarray]]:
+        """(id, text, metadata, vector) of those of these chunks that hold a paper's full
+        text (they carry a page), in the order asked."""
+        if not chunk_ids:
+            return []
+        result = self._call(
+            "read",
+            self._collection.get,
+            ids=list(chunk_ids),
+            include=["documents", "metadatas", "embeddings"],
+        )
+        vectors = result["embeddings"] if result["embeddings"] is not None else []
+        found = {
+            cid: (text, dict(meta or {}), np.asarray(vector, dtype=np.float32))
+            for cid, text, meta, vector in zip(
+                result["ids"], result["documents"], result["metadatas"], vectors, strict=True
+            )
+        }
+        return [
+            (cid, *found[cid])
+            for cid in chunk_ids
+            if cid in found and found[cid][1].get("page") is not None
+        ]
+
     def paper_vectors(self, paper_ids: Sequence[str]) -> dict[str, np.ndarray]:
         """{paper_id: the stored vector of its first chunk} (absent ids are left out)."""
         if not paper_ids:

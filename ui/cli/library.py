@@ -37,10 +37,10 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     )
     p.add_argument("--collection", metavar="NAME", help="also put the papers in collection NAME")
     p.add_argument(
-        "--full-text",
+        "--abstract-only",
         action="store_true",
-        help="PDFs: also index the body as further chunks of the paper (answers still quote "
-        "the abstract)",
+        help="PDFs: read the first pages only (title, authors, abstract), not the body; "
+        "by default the full text up to the references is indexed and quoted",
     )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(run=ingest, creates_index=True)
@@ -77,7 +77,7 @@ def ingest(args: argparse.Namespace, settings: Settings) -> int:
             args.paths,
             format=args.format,
             collection=args.collection or "",
-            full_text=args.full_text,
+            abstract_only=args.abstract_only,
             on_progress=on_progress,
         )
     finally:

@@ -76,20 +76,23 @@ def api_router(app: App) -> APIRouter:
     def ingest(
         files: list[UploadFile] = File(...),  # noqa: B008
         collection: str = Form(""),
-        full_text: bool = Form(False),
+        abstract_only: bool = Form(False),
     ) -> dict[str, Any]:
         """Upload files (.txt, .jsonl, .json, .csv, .tsv, .bib, .ris, .pdf): parsed, chunked and
         stored as by `paperchat ingest`; bad records are listed, good ones stored. A copy
         of each file is kept under the data directory's uploads/, one folder per content
         hash, so the same file uploaded again changes nothing. A ``collection`` form field
-        puts the papers in that collection; ``full_text=true`` indexes PDFs' bodies too."""
+        puts the papers in that collection; PDFs' full text is indexed unless
+        ``abstract_only=true``."""
         folder = settings.data_dir / "uploads"
         names: dict[str, str] = {}
         for i, upload in enumerate(files):
             path = save_upload(upload, folder, i)
             names[str(path)] = upload.filename or path.name
         paths = [Path(p) for p in names]
-        report = ingester.ingest(paths, collection=collection, full_text=full_text).to_json()
+        report = ingester.ingest(
+            paths, collection=collection, abstract_only=abstract_only
+        ).to_json()
         discard_failed(report, names)  # nothing of them was stored: no copy kept
         return public_report(report, names, folder)
 

@@ -1,0 +1,154 @@
+"""A PDF paper's body: the text after its abstract up to the references, as sections split at
+their headings and at page breaks, each with the page it is printed on. Running heads are
+gone already; captions, text set smaller than the body (figures, tables, footnotes) and
+keywords lines are left out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from rag.records import Section
+
+from .pdflayout import Line
+from .typeset import join_lines
+
+__all__ = ["FRONT_MATTER", "Captions", "body_sections", "cap_sections", "is_heading"]
+
+_NAMED_HEADING = re.compile(
+    r"^\s*(?:(?:\d{1,2}|[IVX]{1,5})\.?\s*)?(?:introduction|background|related work|references"
+    r"|acknowledge?ments?|motivation|overview|preliminaries|conclusions?|discussion|results"
+    r"|methods|materials and methods|experiments?|evaluation|bibliography)\s*$",
+    re.I,
+)
+# What follows an abstract on a title page, whatever its length.
+
+
+# What follows an abstract on a title page, whatever its length.
+FRONT_MATTER = re.compile(
+    r"^\s*(?:keywords?|key\s?words|index terms|ccs concepts|acm reference format|general terms"
+    r"|categories and subject descriptors|pacs\b|jel\b|mathematics subject classification"
+    r"|subject areas?|arxiv e-?print)",
+    re.I,
+)
+
+
+_NUMBERED_HEADING = re.compile(
+    r"^\s*(?:\d{1,2}(?:\.\d{1,2})*\.?|[IVX]{1,5}\.|[A-H]\.)\s+[A-Z][\w ,:&/()'’-]{1,70}$"
+)
+
+
+_REFERENCES = re.compile(
+    r"^\s*(?:\d{1,2}\.?|[IVX]{1,5}\.)?\s*(?:references|bibliography|literature cited"
+    r"|references and notes)\s*$",
+    re.I,
+)
+
+
+_CAPTION = re.compile(
+    r"^\s*(?:fig(?:ure)?|table|tab|scheme|chart)\.?\s*[\dIVX]+[a-z]?\s*[.:—–-]", re.I
+)
+
+
+class Captions:
+    """Tells a figure's or table's caption from running text, line by line: from a line
+    opening "Figure 1:", "Fig. 2." or "Table 3" to the line that ends its sentence."""
+
+    def __init__(self) -> None:
+        self._open = False
+
+    def is_caption(self, line: Line) -> bool:
+        if not self._open and not _CAPTION.match(line.text):
+            return False
+        self._open = not line.text.rstrip().endswith(".")
+        return True
+
+
+def is_heading(line: Line, previous: Line | None, body: float) -> bool:
+    """A section heading: a known name ("Introduction", "Keywords:"), or a short numbered
+    line ("2.1 Method") set larger or bolder than the body or after a finished sentence (so
+    a wrapped line starting "3.0 Titan ..." in an abstract is not one)."""
+    text = line.text
+    if FRONT_MATTER.match(text):
+        return True
+    if len(text) > 80:
+        return False
+    if _NAMED_HEADING.match(text):
+        return True
+    if not _NUMBERED_HEADING.match(text) or text.rstrip().endswith((",", ";")):
+        return False
+    ended = previous is None or previous.text.rstrip().endswith((".", ":", "?", "!"))
+    return line.size >= body * 1.05 or line.bold or ended
+
+
+def body_sections(lines: Sequence[Line], body: float, words: frozenset[str]) -> tuple[Section, ...]:
+    """The body up to the (last) "References" heading, as sections split at headings (and
+    at the first sentence begun on each new page, so every part is on one page)."""
+    end = len(lines)
+    for i, line in enumerate(lines):
+        if _REFERENCES.match(line.text):
+            end = i
+    captions = Captions()
+    kept = [
+        line
+        for line in lines[:end]
+        if not line.margin
+        and body * 0.88 <= line.size <= body * 2.5
+        and not captions.is_caption(line)
+        and not FRONT_MATTER.match(line.text)  # keywords, CCS concepts: not the body
+    ]
+    widths = sorted(line.x1 - line.x0 for line in kept)
+    column = widths[len(widths) * 3 // 4] if widths else 0.0  # a full line's width
+    sections: list[Section] = []
+    texts: list[str] = []
+    title, page = "", kept[0].page + 1 if kept else 1
+    for i, line in enumerate(kept):
+        previous = kept[i - 1] if i else None
+        if is_heading(line, previous, body) or _bold_heading(line, body, column):
+            if texts:
+                sections.append(Section(title, page, join_lines(texts, words)))
+            title, page, texts = join_lines([line.text], words), line.page + 1, []
+            continue
+        if texts and line.page + 1 != page and texts[-1].rstrip().endswith((".", "?", "!")):
+            # A section running onto the next page goes on as a part of its own from the
+            # first sentence begun there: a passage names the page it is printed on.
+            sections.append(Section(title, page, join_lines(texts, words)))
+            texts = []
+        if not texts:
+            page = line.page + 1
+        texts.append(line.text)
+    if texts:
+        sections.append(Section(title, page, join_lines(texts, words)))
+    return tuple(s for s in sections if len(s.text.split()) >= 8)
+
+
+def _bold_heading(line: Line, body: float, column: float) -> bool:
+    """An unnumbered heading: a short bold line at the body's size or larger, no sentence
+    (not a paragraph's run-in bold opening, which fills the line)."""
+    letters = sum(c.isalpha() for c in line.text)
+    return (
+        line.bold
+        and letters >= 0.7 * len(line.text.replace(" ", ""))
+        and not line.text.rstrip().endswith(":")
+        and line.x1 - line.x0 < column * 0.7
+        and line.size >= body * 0.98
+        and 1 <= line.words <= 8
+        and line.text[:1].isupper()
+        and not line.text.rstrip().endswith((".", ",", ";"))
+    )
+
+
+def cap_sections(sections: tuple[Section, ...], limit: int) -> tuple[Section, ...]:
+    out, used = [], 0
+    for section in sections:
+        if used + len(section.text) > limit:
+            room = limit - used
+            if room > 0:
+                out.append(
+                    Section(section.title, section.page, section.text[:room].rsplit(" ", 1)[0])
+                )
+            break
+        out.append(section)
+        used += len(section.text)
+    return tuple(out)

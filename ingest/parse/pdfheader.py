@@ -1,0 +1,223 @@
+"""What a PDF paper's first page says about it: its title, where its abstract ends (or, with
+no "Abstract" heading, its first paragraph of prose) and its year.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from rag.records import normalise_text
+
+from .pdfbody import Captions, is_heading
+from .pdflayout import Line
+from .pdfnames import AFFILIATION, VENUE, full_name, line_names
+from .typeset import fix_characters, join_lines
+
+__all__ = ["ABSTRACT", "abstract_end", "cut_words", "find_title", "find_year", "first_prose"]
+
+ABSTRACT = re.compile(
+    r"^\s*(?:a\s?b\s?s\s?t\s?r\s?a\s?c\s?t|summary|synopsis)\b\s*[-—–:.]?\s*", re.I
+)
+
+
+_STAMP_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
+
+
+_COPYRIGHT = re.compile(r"(?:©|\(c\)|copyright)\s*(?:\D{0,30})?((?:19|20)\d{2})", re.I)
+
+
+_VENUE_YEAR = re.compile(
+    r"(?:conference|proceedings|workshop|symposium|journal|transactions|vol\.|volume)"
+    r"[^\n]{0,160}?\b((?:19|20)\d{2})\b",
+    re.I,
+)
+
+
+_CITATION_YEAR = re.compile(
+    r"\(((?:19|20)\d{2})\)\s*[,;:]?\s*\d{1,4}\s*[:(,]"
+    r"|\b\d{1,4}\s*[a-zA-Z]?\s*[,:]\s*\d{1,5}\s*[-–]\s*\d{1,5}\s*\(((?:19|20)\d{2})\)"
+)
+
+
+_MANUSCRIPT = re.compile(r"received|submitted|revised|accepted|requested", re.I)
+
+
+_MONTH_YEAR = re.compile(
+    r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+"
+    r"(?:\d{1,2}(?:\s*[-–]\s*\d{1,2})?,?\s+)?"
+    r"((?:19|20)\d{2})\b",
+    re.I,
+)
+
+
+def find_title(
+    page: list[Line], body: float, metadata: dict[str, str], words: frozenset[str]
+) -> tuple[str, int]:
+    """(title, index of the first line after it; 0 when none was found)."""
+    top = page[:40]
+    height = max((line.y1 for line in page), default=0.0)
+    lowest = min((line.y0 for line in page), default=0.0)
+    half = lowest + (height - lowest) * 0.45
+    candidates = [
+        i
+        for i, line in enumerate(top)
+        if not line.margin
+        and line.y0 >= half
+        and sum(c.isalpha() for c in line.text) >= 3
+        and not VENUE.search(line.text)
+        and not ABSTRACT.match(line.text)
+    ]
+    found, after = "", 0
+    for size in sorted({top[i].size for i in candidates}, reverse=True):
+        if size < body * 1.15:
+            break
+        group = [i for i in candidates if top[i].size == size]
+        first = group[0]
+        end = first
+        while end < len(top) and abs(top[end].size - size) < 0.3 and end - first < 4:
+            end += 1
+        text = join_lines([line.text for line in top[first:end]], words).strip(" *∗†‡")
+        if len(text.split()) >= 2 or len(text) >= 12:
+            found, after = text, end
+            break
+    if not found and candidates:
+        found, after = _title_above_names(top, candidates[0], words)
+    meta = normalise_text(fix_characters(metadata.get("Title", "")))
+    junk = len(meta.split()) < 2 or _junk_title(meta)
+    printed = _squash(meta) in _squash(" ".join(line.text for line in top)) if meta else False
+    if meta and not junk and (printed or not found):
+        if not found:
+            for i, line in enumerate(top):  # skip the title lines the metadata repeats
+                if _squash(line.text) and _squash(line.text) in _squash(meta):
+                    after = i + 1
+        return meta, after
+    return found, after
+
+
+def _title_above_names(top: list[Line], first: int, words: frozenset[str]) -> tuple[str, int]:
+    """A title set in the body's size: the lines at the top, in one type, right above a
+    line of authors' names; ("", 0) when no names follow."""
+    end = first
+    while end < len(top) and end - first < 4:
+        line = top[end]
+        names = line_names(line.text)
+        if end > first and names and any(full_name(n) for n in names):
+            return join_lines([x.text for x in top[first:end]], words), end
+        if line.size != top[first].size or line.bold != top[first].bold:
+            break
+        end += 1
+    return "", 0
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"\W+", "", text).casefold()
+
+
+def _junk_title(text: str) -> bool:
+    return bool(
+        re.search(
+            r"^(?:untitled|microsoft word|title|document\d*|slide \d)\b"
+            r"|\.(?:docx?|pdf|tex|dvi|ps|rtf|indd)\b|^[\w-]+$",
+            text,
+            re.I,
+        )
+    )
+
+
+def abstract_end(
+    lines: Sequence[Line], body: float, *, heading: bool = True
+) -> tuple[list[Line], int]:
+    """The lines of the abstract that starts at ``lines[0]``, and where it ends: at a
+    heading, keywords or CCS concepts, a margin, a footnote (smaller type), another page,
+    or (found without a heading) a paragraph break. A figure's labels inside it (a few
+    words in small type) are passed over."""
+    if not lines:
+        return [], 0
+    sizes = sorted(line.size for line in lines[:3])
+    size = sizes[len(sizes) // 2]
+    kept = [lines[0]]
+    caption = Captions()
+    for i, line in enumerate(lines[1:], 1):
+        previous = kept[-1]
+        ended = previous.text.rstrip().endswith((".", "?", "!", ":"))
+        if is_heading(line, previous, body) or line.margin:
+            return kept, i
+        if (line.size < size - 0.6 and line.words <= 6) or caption.is_caption(line):
+            continue  # a figure's label or caption
+        if abs(line.size - size) > 0.6 and (ended or line.size < size):
+            return kept, i  # a footnote, a caption, the body set in another size
+        if line.page != lines[0].page and ended:
+            return kept, i
+        if not heading and ended and _paragraph_break(previous, line):
+            return kept, i
+        kept.append(line)
+    return kept, len(lines)
+
+
+def _paragraph_break(previous: Line, line: Line) -> bool:
+    """An indented first line, or a gap wider than the lines' own spacing."""
+    gap = previous.y0 - line.y1
+    return line.x0 - previous.x0 > line.size * 0.8 or gap > line.size * 0.9
+
+
+def first_prose(lines: Sequence[Line], after: int) -> int:
+    """The first line after the title block that reads as prose: mostly lowercase words,
+    not an affiliation or a list of names."""
+    for i in range(after, min(len(lines), after + 60)):
+        text = lines[i].text
+        words = text.split()
+        if len(words) < 5 or (AFFILIATION.search(text) and len(words) < 15):
+            continue
+        lower = sum(1 for w in words if w[:1].islower())
+        if lower / len(words) >= 0.4:
+            j = i
+            while j > after and _continues(lines[j - 1], lines[j]):
+                j -= 1  # the paragraph's first line may hold more capitals
+            return j
+    return after
+
+
+def _continues(previous: Line, line: Line) -> bool:
+    return (
+        abs(previous.size - line.size) < 0.3
+        and not previous.text.rstrip().endswith((".", "!", "?"))
+        and previous.words >= 6
+        and not AFFILIATION.search(previous.text)
+        and previous.y0 - line.y1 < line.size * 0.9
+    )
+
+
+def cut_words(text: str, limit: int) -> str:
+    words = text.split()
+    if len(words) <= limit:
+        return text
+    cut = " ".join(words[:limit])
+    end = cut.rfind(". ")
+    return cut[: end + 1] if end > len(cut) // 2 else cut
+
+
+def find_year(text: str, arxiv: re.Match[str] | None) -> int | None:
+    """The year the paper says it was published: the arXiv stamp, a citation line
+    ("Journal (2014), 26:1" or "54 a, 272-273 (1999)"), a copyright, a venue line, a date;
+    the date a manuscript was received or accepted last."""
+    if arxiv:
+        stamp = _STAMP_YEAR.findall(text[arxiv.end() : arxiv.end() + 40])
+        if stamp:
+            return int(stamp[0])
+        new = re.match(r"(\d{2})\d{2}\.", arxiv.group(1))
+        if new:
+            return 2000 + int(new.group(1))
+    for pattern in (_CITATION_YEAR, _COPYRIGHT, _VENUE_YEAR):
+        found = pattern.search(text)
+        if found:
+            return int(next(g for g in found.groups() if g))
+    dated = [
+        (bool(_MANUSCRIPT.search(text[max(0, m.start() - 40) : m.start()])), int(m.group(1)))
+        for m in _MONTH_YEAR.finditer(text)
+    ]
+    published = [year for manuscript, year in dated if not manuscript]
+    if published:
+        return published[0]
+    return max((year for _, year in dated), default=None)

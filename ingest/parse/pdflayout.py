@@ -1,0 +1,228 @@
+"""A PDF page's text as lines in reading order, from PDFium's characters and their boxes.
+
+PDFium gives characters in the order the page draws them, with a box and a font size each.
+Runs are cut where PDFium ends a line and where a gap wider than a column gutter opens
+(two columns drawn line by line); runs on one visual line are put together left to right
+(a line drawn in pieces, its superscripts). Rotated text (a margin stamp, an axis label) is
+left out. A page whose lines sit left and right of its middle is
+read as two columns: lines that cross the middle (a title, an abstract set across the
+page, a wide figure) cut the page into bands; in each band the left column is read before the
+right. Margins are marked, so running heads, footers and line numbers can be left out.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from .typeset import HYPHEN_MARK, fix_characters
+
+__all__ = ["Line", "page_lines"]
+
+_MARGIN = 0.065  # the top and bottom share of a page where running heads and footers sit
+_GUTTER = 1.2  # a gap wider than this many font sizes inside a line: another column
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One line of text: its box (PDF points, origin bottom left), median font size, whether
+    it is mostly bold, and whether it sits in the page's top or bottom margin."""
+
+    text: str
+    size: float
+    page: int
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    bold: bool = False
+    margin: bool = False
+
+    @property
+    def words(self) -> int:
+        return len(self.text.split())
+
+
+@dataclass(slots=True)
+class _Run:
+    chars: list[str]
+    sizes: list[float]
+    bold: int
+    x0: float = float("inf")
+    y0: float = float("inf")
+    x1: float = float("-inf")
+    y1: float = float("-inf")
+
+    def add(
+        self, char: str, box: tuple[float, float, float, float] | None, size: float, bold: bool
+    ) -> None:
+        self.chars.append(char)
+        if box is not None and char.strip():
+            left, bottom, right, top = box
+            self.x0, self.y0 = min(self.x0, left), min(self.y0, bottom)
+            self.x1, self.y1 = max(self.x1, right), max(self.y1, top)
+            self.sizes.append(size)
+            self.bold += bold
+
+
+def page_lines(pdf: Any, index: int) -> list[Line]:
+    """Page ``index``'s lines in reading order (see the module doc)."""
+    import pypdfium2.raw as raw
+
+    page = pdf[index]
+    textpage = page.get_textpage()
+    try:
+        width, height = page.get_size()
+        handle = textpage.raw
+        left, right, bottom, top = (ctypes.c_double() for _ in range(4))
+        matrix = raw.FS_MATRIX()
+        runs: list[_Run] = []
+        run = _Run([], [], 0)
+        last_right: float | None = None
+        last_bottom = 0.0
+        for i in range(textpage.count_chars()):
+            code = raw.FPDFText_GetUnicode(handle, i)
+            char = chr(code) if code else ""
+            if char in ("\n", "\r"):
+                runs.append(run)
+                run, last_right = _Run([], [], 0), None
+                continue
+            if raw.FPDFText_IsHyphen(handle, i) or char in ("\x02", "\ufffe"):
+                char = HYPHEN_MARK
+            box = None
+            size = 0.0
+            if not raw.FPDFText_IsGenerated(handle, i) and char.strip():
+                raw.FPDFText_GetMatrix(handle, i, matrix)
+                if matrix.a <= 0 or abs(matrix.b) > abs(matrix.a) * 0.1:
+                    continue  # rotated or mirrored: a margin stamp, a figure's axis label
+                raw.FPDFText_GetCharBox(handle, i, left, right, bottom, top)
+                box = (left.value, bottom.value, right.value, top.value)
+                # The font's size times the text matrix's vertical scale: what is seen.
+                size = float(raw.FPDFText_GetFontSize(handle, i)) * math.hypot(matrix.c, matrix.d)
+                # Across a gutter, back to the left, or down a line: another run.
+                if (
+                    last_right is not None
+                    and run.sizes
+                    and (
+                        box[0] - last_right > _GUTTER * max(size, 1.0)
+                        or box[2] < run.x0 - 1.0
+                        or (
+                            abs(box[1] - last_bottom) > 0.7 * max(size, 1.0)
+                            and (box[0] < last_right - size or box[3] < last_bottom)
+                        )
+                    )
+                ):
+                    runs.append(run)
+                    run = _Run([], [], 0)
+                last_right, last_bottom = box[2], box[1]
+            weight = raw.FPDFText_GetFontWeight(handle, i) if box else 0
+            run.add(char, box, size, weight >= 600)
+        runs.append(run)
+    finally:
+        textpage.close()
+        page.close()
+    lines = [_line(group, index, height) for group in _assemble([r for r in runs if r.sizes])]
+    lines = [line for line in lines if line.text]
+    return _reading_order(lines, width)
+
+
+def _assemble(runs: list[_Run]) -> list[list[_Run]]:
+    """Runs on one visual line, left to right, top line first: PDFium may draw a line in
+    pieces, out of order, with its superscripts apart. Two runs are on one line when they
+    overlap by half the smaller one's height and no gutter lies between them."""
+    runs = sorted(runs, key=lambda r: r.y0)
+    parent = list(range(len(runs)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, a in enumerate(runs):
+        for j in range(i + 1, len(runs)):
+            b = runs[j]
+            if b.y0 >= a.y1:
+                break  # sorted by bottom: no later run reaches down to a
+            overlap = min(a.y1, b.y1) - max(a.y0, b.y0)
+            if overlap < 0.5 * min(a.y1 - a.y0, b.y1 - b.y0):
+                continue
+            gap = max(b.x0 - a.x1, a.x0 - b.x1)
+            if gap <= _GUTTER * max(max(a.sizes), max(b.sizes)):
+                parent[root(j)] = root(i)
+    groups: dict[int, list[_Run]] = {}
+    for i, run in enumerate(runs):
+        groups.setdefault(root(i), []).append(run)
+    lines = sorted(
+        (sorted(group, key=lambda r: r.x0) for group in groups.values()),
+        key=lambda g: -max(r.y1 for r in g),
+    )
+    # Lines side by side (two authors' blocks, two columns) left to right: a row is the
+    # lines overlapping the first one's height by half.
+    ordered: list[list[_Run]] = []
+    i = 0
+    while i < len(lines):
+        top, bottom = _span(lines[i])
+        j = i + 1
+        while j < len(lines):
+            b_top, b_bottom = _span(lines[j])
+            if min(top, b_top) - max(bottom, b_bottom) < 0.5 * min(top - bottom, b_top - b_bottom):
+                break
+            j += 1
+        ordered += sorted(lines[i:j], key=lambda g: g[0].x0)
+        i = j
+    return ordered
+
+
+def _span(line: list[_Run]) -> tuple[float, float]:
+    return max(r.y1 for r in line), min(r.y0 for r in line)
+
+
+def _line(runs: list[_Run], page: int, height: float) -> Line:
+    text = " ".join(fix_characters(" ".join("".join(r.chars) for r in runs)).split())
+    sizes = sorted(size for r in runs for size in r.sizes)
+    x0, x1 = min(r.x0 for r in runs), max(r.x1 for r in runs)
+    y0, y1 = min(r.y0 for r in runs), max(r.y1 for r in runs)
+    margin = y0 > height * (1 - _MARGIN) or y1 < height * _MARGIN
+    bold = sum(r.bold for r in runs) * 2 > len(sizes)
+    return Line(text, round(sizes[len(sizes) // 2], 1), page, x0, y0, x1, y1, bold, margin)
+
+
+def _reading_order(lines: list[Line], width: float) -> list[Line]:
+    """Two columns read left then right within bands cut by lines crossing the middle; a
+    page of one column top to bottom."""
+    middle = width / 2
+    slack = width * 0.02
+
+    def side(line: Line) -> int:
+        if line.x1 <= middle + slack:
+            return 0
+        if line.x0 >= middle - slack:
+            return 1
+        return 2
+
+    sides = [side(line) for line in lines]
+    full = [line for line, s in zip(lines, sides, strict=True) if s < 2 and line.words >= 4]
+    left = sum(1 for line in full if side(line) == 0)
+    right = len(full) - left
+    if left < 5 or right < 5:
+        return lines  # already top to bottom
+    ordered: list[Line] = []
+    band: list[tuple[int, Line]] = []
+    by_height = sorted(zip(sides, lines, strict=True), key=lambda sl: -sl[1].y1)
+
+    def flush() -> None:
+        ordered.extend(line for s, line in band if s == 0)
+        ordered.extend(line for s, line in band if s == 1)
+        band.clear()
+
+    for s, line in by_height:
+        if s == 2 and not line.margin:
+            flush()
+            ordered.append(line)
+        else:
+            band.append((s, line))
+    flush()
+    return ordered

@@ -1,0 +1,139 @@
+"""Authors' names from the lines under a PDF paper's title: affiliations, addresses, e-mails
+and footnote marks left out, names broken across lines joined, Vancouver-style names
+("Alhadainy HA") turned round, names printed in capitals written as people write them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from rag.words import common_words
+
+from .pdflayout import Line
+from .typeset import HYPHEN_MARK
+
+__all__ = ["AFFILIATION", "VENUE", "authors", "full_name", "line_names"]
+
+AFFILIATION = re.compile(
+    r"@|universit|institut|department|dept\.|laborator|school|college|academy|\binc\b|"
+    r"corporation|research|centre|center|hospital|faculty|\bgmbh\b|\bltd\b|\bllc\b|"
+    r"\bemail\b|e-mail|https?://|www\.|\d{4,}|\bstreet\b|\bavenue\b|\broad\b|\bcedex\b|"
+    r"\bUSA\b|\bU\.S\.A\b|\bUK\b|\bchina\b|\bjapan\b|\bgermany\b|\bfrance\b|\bitaly\b|"
+    r"\bspain\b|\bcanada\b|\bmexico\b|\bbrazil\b|\brussia\b|\bindia\b|\bpakistan\b|\bkorea\b|"
+    r"\bnetherlands\b|\bdenmark\b|\bsweden\b|\bswitzerland\b|\baustralia\b|\bcampus\b",
+    re.I,
+)
+
+
+VENUE = re.compile(
+    r"proceedings|conference|journal|transactions|workshop|symposium|vol\.|volume|issn|"
+    r"arxiv|preprint|©|copyright|\bdoi\b|https?://|www\.|submitted|accepted|received|"
+    r"published|manuscript|pages?\s+\d|pp\.|\d+\s*[-–]\s*\d+\s*$",
+    re.I,
+)
+
+
+_PARTICLES = frozenset("van von der den de del della di da dos das du le la y bin al el".split())  # noqa: SIM905
+
+
+_HONORIFICS = frozenset("dr prof professor mr mrs ms sir".split())  # noqa: SIM905
+# A name's word: capitalised, each hyphenated part too ("Lars-Göran", not "Fifth-order").
+
+
+# A name's word: capitalised, each hyphenated part too ("Lars-Göran", not "Fifth-order").
+_NAME_WORD = re.compile(r"^(?:[A-Z][\w'’.]*(?:-[A-Z][\w'’.]*)*|[A-Z]\.(?:-?[A-Z]\.)*)$")
+
+
+_MARK_CHARS = "*†‡§¶∗⋆♯#$+&∥‖♭♮⊥✝✉•·0123456789,;:()[]{}'\"″′‘’“”"
+
+
+def authors(lines: Sequence[Line], words: frozenset[str]) -> tuple[str, ...]:
+    """Names from the lines under the title: affiliations, addresses and marks left out, a
+    name broken across lines ("Edward Van" / "Keuren") joined."""
+    texts: list[str] = []
+    for line in lines:  # a name hyphenated across lines ("Paulo Ro-" / "cha") joined
+        if texts and texts[-1].endswith((HYPHEN_MARK, "-")):
+            texts[-1] = texts[-1][:-1] + line.text
+        else:
+            texts.append(line.text)
+    names: list[str] = []
+    carry = ""  # a name the line ended before finishing
+    for text in texts:
+        found = line_names(text)
+        if found is None:
+            continue
+        if carry:
+            if found:
+                found[0] = f"{carry} {found[0]}"
+            elif len(carry.split()) >= 2:
+                found = [carry]
+            carry = ""
+        if found and _unfinished(found[-1]):
+            carry = found.pop()
+        names.extend(found)
+    if carry:
+        names.append(carry)
+    return tuple(dict.fromkeys(_case(n) for n in names if full_name(n)))
+
+
+def line_names(text: str) -> list[str] | None:
+    """The names on an author line, None for a line that is not one (an affiliation, an
+    address, prose)."""
+    if AFFILIATION.search(text) or len(text) > 250 or VENUE.search(text):
+        return None
+    if sum(1 for w in text.split() if w[:1].islower() and w not in _PARTICLES) > 1:
+        return None
+    parts = re.split(r",|\band\b|;|&|·|\s{3,}|\|", text, flags=re.I)
+    return [name for name in map(_name, parts) if name]
+
+
+def _unfinished(name: str) -> bool:
+    """A first name alone, or a name ending in a particle ("Edward Van"): its line broke
+    inside it."""
+    tokens = name.split()
+    first_name = re.fullmatch(r"[A-Z][a-zà-ÿ]+(?:-[A-Z][a-zà-ÿ]+)?", tokens[0])
+    return (len(tokens) == 1 and bool(first_name)) or (tokens[-1].casefold() in _PARTICLES)
+
+
+def _fused_initials(token: str) -> bool:
+    return bool(re.fullmatch(r"(?:[A-Z][a-z]?\.)+-?[A-Z][\w'’-]+", token))  # "Yu.A.Pusep"
+
+
+def full_name(name: str) -> bool:
+    tokens = name.split()
+    return len(tokens) >= 2 or (len(tokens) == 1 and _fused_initials(tokens[0]))
+
+
+def _case(name: str) -> str:
+    """A name printed in capitals, as people write it ("MOHAMMAD A. NEMATBAKHSH" ->
+    "Mohammad A. Nematbakhsh")."""
+    if not any(c.islower() for c in name):
+        return " ".join(t if len(t) <= 2 else t.capitalize() for t in name.split())
+    return name
+
+
+def _name(part: str) -> str:
+    """A person's name from a piece of an author line, its marks stripped; "" if it is
+    not one."""
+    tokens = []
+    for raw in part.split():
+        token = raw.strip(_MARK_CHARS)
+        token = re.sub(r"(?<=[^\W\d_])\d+[a-z]?$|[*∗†‡§¶⋆]+", "", token)
+        if token:
+            tokens.append(token)
+    while tokens and tokens[0].casefold().rstrip(".") in _HONORIFICS:
+        tokens.pop(0)
+    if not tokens or len(tokens) > 5:
+        return ""
+    if not all(_NAME_WORD.match(t) or t.casefold() in _PARTICLES for t in tokens):
+        return ""
+    if tokens[0].casefold() in _PARTICLES and len(tokens) == 1:
+        return ""
+    if not any(c.islower() for c in "".join(tokens)) and all(
+        t.casefold() in common_words() for t in tokens if len(t) > 2
+    ):
+        return ""  # "OVERVIEW OF THE": a heading in capitals, not a name
+    if len(tokens) >= 2 and re.fullmatch(r"[A-Z]{1,3}", tokens[-1]) and tokens[0][1:].islower():
+        tokens = [tokens[-1], *tokens[:-1]]  # "Alhadainy HA" (Vancouver style): "HA Alhadainy"
+    return " ".join(tokens)

@@ -1,0 +1,105 @@
+"""Undo typesetting in text read from PDFs: words broken at line ends, ligatures, accents set
+as separate characters.
+
+- **Line-end hyphens.** PDFium marks a hyphen that ends a line (U+FFFE or U+0002, or a plain
+  "-"). The two halves are joined when the joined word is a word: it occurs elsewhere in the
+  paper, or is an ordinary English word (:func:`rag.words.common_words`); otherwise the
+  hyphen stays ("blood-brain", "state-of-the-art"). A soft hyphen (U+00AD) is never printed
+  text and always goes.
+- **Ligatures and presentation forms** (ﬁ ﬂ ﬀ ﬃ ﬄ ﬅ ﬆ, full-width letters) become their
+  letters (NFKC for those characters only: "²", "µ" and "½" keep their meaning).
+- **Symbol-font characters** left in the private use area by some producers (U+F06E for
+  a nu) become the Greek letters and signs they show.
+- **Spacing accents** that TeX fonts set beside the letter ("Gr´egory", "Franc¸ois") are
+  put on it ("Grégory", "François").
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+
+from rag.records import normalise_text
+from rag.words import common_words
+
+__all__ = ["HYPHEN_MARK", "fix_characters", "join_lines", "vocabulary"]
+
+HYPHEN_MARK = "\x02"  # what a line-end hyphen is read as, until lines are joined
+
+# Accents above the letter come before it in TeX's output; a cedilla or ogonek after it.
+# Only the spacing forms: "^", "~" and "`" are ordinary characters of code and prose.
+_ACCENT_BEFORE = {
+    "\u00b4": "\u0301",  # ´ acute
+    "\u02c6": "\u0302",  # ˆ circumflex
+    "\u00a8": "\u0308",  # ¨ diaeresis
+    "\u02dc": "\u0303",  # ˜ tilde
+    "\u02c7": "\u030c",  # ˇ caron
+    "\u02d8": "\u0306",  # ˘ breve
+    "\u02da": "\u030a",  # ˚ ring
+    "\u02dd": "\u030b",  # ˝ double acute
+    "\u00af": "\u0304",  # ¯ macron
+}
+_ACCENT_AFTER = {"\u00b8": "\u0327", "\u02db": "\u0328"}  # ¸ cedilla, ˛ ogonek
+_BEFORE = re.compile("([" + re.escape("".join(_ACCENT_BEFORE)) + r"])\s?([A-Za-zıȷ])")
+_AFTER = re.compile(r"([A-Za-z])\s?([" + re.escape("".join(_ACCENT_AFTER)) + "])")
+_SPACING = re.compile("[" + re.escape("".join(_ACCENT_BEFORE) + "".join(_ACCENT_AFTER)) + "]")
+# The Symbol font's characters in the private use area, as Word's PDFs leave them
+# (U+F06E is Symbol's "n", a nu): its Greek letters and common signs.
+_GREEK = "αβχδεφγηιϕκλμνοπθρστυϖωξψζ"
+_SYMBOL = (
+    {0xF000 + c: chr(c) for c in range(0x20, 0x7F)}
+    | {0xF061 + i: g for i, g in enumerate(_GREEK)}
+    | {0xF041 + i: g for i, g in enumerate("ΑΒΧΔΕΦΓΗΙϑΚΛΜΝΟΠΘΡΣΤΥςΩΞΨΖ")}
+    | dict(zip(range(0xF0A3, 0xF0BC), "≤⁄∞ƒ♣♦♥♠↔←↑→↓°±″≥×∝∂•÷≠≡≈", strict=False))
+)
+_COMPAT = re.compile("[\ufb00-\ufb06\ufb13-\ufb17\uff01-\uff5e]")
+_DROP = str.maketrans({"\u00ad": None, "\ufffe": HYPHEN_MARK, "\ufeff": None, "\u200b": None})
+_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+_TAIL = re.compile(r"([^\W\d_]+)[-\x02]$")
+_HEAD = re.compile(r"^([^\W\d_]+)")
+
+
+def fix_characters(text: str) -> str:
+    """Ligatures and presentation forms as letters, spacing accents on their letters, soft
+    hyphens and zero-width characters gone; a PDFium line-end hyphen becomes
+    :data:`HYPHEN_MARK` for :func:`join_lines` to decide."""
+    text = text.translate(_DROP).translate(_SYMBOL)
+    text = _COMPAT.sub(lambda m: unicodedata.normalize("NFKC", m.group()), text)
+    if _SPACING.search(text):
+        text = _BEFORE.sub(lambda m: _on_letter(m.group(2), _ACCENT_BEFORE[m.group(1)]), text)
+        text = _AFTER.sub(lambda m: _on_letter(m.group(1), _ACCENT_AFTER[m.group(2)]), text)
+    return text
+
+
+def _on_letter(letter: str, mark: str) -> str:
+    letter = {"ı": "i", "ȷ": "j"}.get(letter, letter)  # a dotless i carries TeX's accents
+    return unicodedata.normalize("NFC", letter + mark)
+
+
+def vocabulary(texts: Iterable[str]) -> frozenset[str]:
+    """The lowercase words of a paper's text, to tell a word broken at a line end ("predic-
+    tions") from a compound ("blood-brain")."""
+    return frozenset(w.casefold() for text in texts for w in _WORD.findall(text))
+
+
+def join_lines(lines: Sequence[str], words: frozenset[str] = frozenset()) -> str:
+    """Lines into running text. A word broken by a hyphen at a line end is joined when the
+    joined word is known (``words``: the paper's own, else ordinary English); a hyphen the
+    joined word does not explain stays. The result is whitespace-normalised."""
+    out = ""
+    for line in lines:
+        line = line.strip()
+        if not line:
+            continue
+        tail = _TAIL.search(out)
+        head = _HEAD.match(line)
+        if tail and head:
+            joined = (tail.group(1) + head.group(1)).casefold()
+            if head.group(1)[:1].islower() and (joined in words or joined in common_words()):
+                out = out[:-1] + line
+                continue
+            out = out[:-1] + "-" + line
+            continue
+        out = f"{out} {line}" if out else line
+    return normalise_text(out.replace(HYPHEN_MARK, "-"))

@@ -1,0 +1,133 @@
+"""The sentences an extractive answer may quote: each abstract's (and, for a paper whose full
+text is stored, its body passages'), with their vectors (stored at ingest where there are,
+else embedded now) and their rank scores (:mod:`rag.answer.rank`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from rag.answer import rank
+from rag.answer.cite import Source
+from rag.answer.question import Question
+from rag.answer.roles import roles
+from rag.sentences import split_sentences
+
+if TYPE_CHECKING:
+    from rag.index.embed import Embedder
+
+__all__ = [
+    "MIN_SENTENCE_WORDS",
+    "NEAR_DUPLICATE",
+    "Sentence",
+    "best",
+    "features_of",
+    "is_new",
+    "scored",
+    "sentence_vectors_for",
+    "sentences",
+    "stored_rows",
+    "with_vectors_of",
+]
+
+NEAR_DUPLICATE = 0.9  # a sentence this close (cosine) to a picked one is never picked
+MIN_SENTENCE_WORDS = 4  # shorter "sentences" are headings or split artefacts
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    source: Source
+    position: int  # index of the sentence in its abstract (or in its body passage)
+    of: int
+    text: str
+    score: float = 0.0
+    vector: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
+    role: str = "background"  # rag.answer.roles
+    passage: int = -1  # which of the source's body passages it is from; -1: the abstract
+
+
+def sentences(sources: Sequence[Source], *, body: bool = False) -> list[Sentence]:
+    """The quotable sentences of the sources' abstracts, and with ``body`` those of their
+    body passages after them."""
+    out = []
+    for src in sources:
+        texts = [src.abstract, *(p.text for p in src.passages)] if body else [src.abstract]
+        for k, text in enumerate(texts):
+            sentences = split_sentences(text)
+            parts = roles(sentences)
+            out += [
+                Sentence(src, i, len(sentences), s, role=parts[i], passage=k - 1)
+                for i, s in enumerate(sentences)
+                if len(s.split()) >= MIN_SENTENCE_WORDS
+            ]
+    return out
+
+
+def stored_rows(rows: np.ndarray | None, count: int) -> list[np.ndarray | None]:
+    """A paper's stored sentence vectors, one per sentence of its abstract (``count``): None
+    where there is none (stored without them, rows that do not match the abstract, a NaN
+    row for a sentence no chunk held whole)."""
+    if rows is None or len(rows) != count:
+        return [None] * count
+    return [None if np.isnan(row[0]) else row for row in rows]
+
+
+def sentence_vectors_for(
+    texts: Sequence[str], stored: Sequence[np.ndarray | None], embedder: Embedder
+) -> np.ndarray:
+    """Each sentence's vector: the one stored at ingest (pooled in the context of its
+    abstract) where there is one, else embedded now, all the missing ones in one call."""
+    out = np.zeros((len(texts), embedder.dim), dtype=np.float32)
+    todo = [i for i, row in enumerate(stored) if row is None]
+    for i, row in enumerate(stored):
+        if row is not None:
+            out[i] = row
+    if todo:
+        out[todo] = embedder.embed_documents([texts[i] for i in todo])
+    return out
+
+
+def with_vectors_of(sentences: Sequence[Sentence], embedder: Embedder) -> np.ndarray:
+    """The answer's sentence vectors (:func:`sentence_vectors_for` over its sources)."""
+    rows = {
+        s.source.paper_id: stored_rows(s.source.sentence_vectors, s.of)
+        for s in sentences
+        if s.passage < 0
+    }
+    stored = [rows[s.source.paper_id][s.position] if s.passage < 0 else None for s in sentences]
+    return sentence_vectors_for([s.text for s in sentences], stored, embedder)
+
+
+def features_of(question: Question, sentences: Sequence[Sentence], qvec: np.ndarray) -> np.ndarray:
+    """The ranker's features of the sentences (vectors already attached)."""
+    vectors = np.stack([s.vector for s in sentences])
+    candidates = [
+        rank.Candidate(
+            s.text, s.source.paper_id, s.source.label, s.position, s.of, s.source.n, s.role
+        )
+        for s in sentences
+    ]
+    return rank.features(question, candidates, vectors @ qvec)
+
+
+def scored(question: Question, sentences: Sequence[Sentence], qvec: np.ndarray) -> list[Sentence]:
+    """The sentences with rank scores for ``question`` (vectors already attached)."""
+    if not sentences:
+        return []
+    scores = rank.score(features_of(question, sentences, qvec))
+    return [replace(s, score=float(v)) for s, v in zip(sentences, scores, strict=True)]
+
+
+def best(pool: Sequence[Sentence], picked: Sequence[Sentence]) -> Sentence | None:
+    fresh = [s for s in pool if is_new(s, picked)]
+    return max(fresh, key=lambda s: (s.score, -s.source.n, -s.position), default=None)
+
+
+def is_new(s: Sentence, picked: Sequence[Sentence]) -> bool:
+    return all(
+        s.text != p.text and float(np.dot(s.vector, p.vector)) < NEAR_DUPLICATE for p in picked
+    )
