@@ -7,27 +7,32 @@ typesetting is undone (:mod:`ingest.parse.typeset`: line-end hyphens, ligatures,
   venue line or a figure's label; the PDF's metadata title instead when it is printed on
   page 1 (else only when nothing was found and it is not junk such as "Microsoft Word -
   draft.docx");
-- **authors**: the lines between the title and the abstract, without affiliations,
-  addresses, e-mails and footnote marks, a name broken across lines joined;
+- **authors**: the lines set between the title and the abstract on the page, without
+  affiliations, addresses, e-mails and footnote marks, a name broken across lines joined
+  (:mod:`ingest.parse.pdfnames`);
 - **abstract**: from an "Abstract" heading (a line of its own, or "Abstract—", "Abstract:"
   in front of the text) up to the first heading, "Keywords", "CCS Concepts", a footnote or
   a change of type; without one, the first paragraph of prose after the authors, with a
   notice saying so;
 - **DOI** and **arXiv id** when printed on the first pages; **year** from the arXiv stamp,
-  a copyright line, a venue line or a dated line ("June 2009"); none when nothing is
-  printed (a file's creation date is not the paper's year);
-- **body** (unless ``abstract_only``): the text after the abstract up to the references,
-  as sections split at their headings, each with the page it starts on; running heads,
-  footers, page and line numbers, and text set smaller than the body (figures, tables,
-  footnotes) are left out.
+  a citation line ("Journal (2014), 26:1"), a copyright, a venue line or a dated line
+  ("June 2009"); none when nothing is printed (a file's creation date is not the
+  paper's year);
+- **body** (``full_text``, the default): the text after the abstract up to the references,
+  as sections split at their headings and page breaks, each with its page
+  (:mod:`ingest.parse.pdfbody`); running heads, footers, page and line numbers, captions
+  and text set smaller than the body (figures, tables, footnotes) are left out.
 
 A PDF that is encrypted, corrupt, cut short past repair, over :data:`MAX_PDF_BYTES` or
-:data:`MAX_PDF_PAGES`, or without a text layer (a scan) is one Skipped naming the fix.
+:data:`MAX_PDF_PAGES`, or without a text layer (a scan) is one Skipped naming the fix; one
+that takes over :data:`MAX_PDF_SECONDS` to read is kept as far as it was read, with a
+notice.
 """
 
 from __future__ import annotations
 
 import re
+import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -49,12 +54,14 @@ __all__ = [
     "MAX_BODY_CHARS",
     "MAX_PDF_BYTES",
     "MAX_PDF_PAGES",
+    "MAX_PDF_SECONDS",
     "parse_pdf",
 ]
 
 HEAD_PAGES = 2
 MAX_PDF_BYTES = 100 << 20
 MAX_PDF_PAGES = 2000
+MAX_PDF_SECONDS = 120.0  # reading stops past this (first pages aside): one file, not the run
 MAX_BODY_CHARS = 1_000_000  # about 250k tokens: a long thesis; beyond it the body is cut
 _MIN_TEXT_CHARS = 40
 _MAX_OPENING_WORDS = 300  # an abstract found without a heading: at most its first paragraph
@@ -89,8 +96,22 @@ def parse_pdf(path: Path, *, full_text: bool = True) -> Iterator[Draft | Skipped
             return
         metadata = pdf.get_metadata_dict(skip_empty=True)
         read = pages if full_text else min(pages, HEAD_PAGES)
-        lines = [line for i in range(read) for line in page_lines(pdf, i)]
         stamp = " ".join(_page_text(pdf, i) for i in range(min(pages, HEAD_PAGES)))
+        lines: list[Line] = []
+        start = time.perf_counter()
+        for i in range(read):
+            if i >= HEAD_PAGES and time.perf_counter() - start > MAX_PDF_SECONDS:
+                # A content-stream bomb, or a book: what was read is kept.
+                stopped = Notice(
+                    source,
+                    1,
+                    f"stopped reading at page {i + 1} of {pages}: the PDF took over "
+                    f"{MAX_PDF_SECONDS:g} s to read (a huge or hostile file); split it",
+                )
+                break
+            lines += page_lines(pdf, i)
+        else:
+            stopped = None
     except pdfium.PdfiumError as exc:
         yield Skipped(source, None, f"PDF could not be read ({exc}): it may be corrupt")
         return
@@ -104,6 +125,8 @@ def parse_pdf(path: Path, *, full_text: bool = True) -> Iterator[Draft | Skipped
             "(e.g. `ocrmypdf in.pdf out.pdf`) and ingest the result",
         )
         return
+    if stopped is not None:
+        yield stopped
     yield from _paper(_without_running_heads(lines), stamp, metadata, source, full_text)
 
 

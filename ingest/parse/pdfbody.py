@@ -16,6 +16,8 @@ from .typeset import join_lines
 
 __all__ = ["FRONT_MATTER", "Captions", "body_sections", "cap_sections", "is_heading"]
 
+_FRONT_MATTER_LINES = 16  # keywords and CCS concepts take a few lines, never a page
+
 _NAMED_HEADING = re.compile(
     r"^\s*(?:(?:\d{1,2}|[IVX]{1,5})\.?\s*)?(?:introduction|background|related work|references"
     r"|acknowledge?ments?|motivation|overview|preliminaries|conclusions?|discussion|results"
@@ -23,29 +25,20 @@ _NAMED_HEADING = re.compile(
     re.I,
 )
 # What follows an abstract on a title page, whatever its length.
-
-
-# What follows an abstract on a title page, whatever its length.
 FRONT_MATTER = re.compile(
     r"^\s*(?:keywords?|key\s?words|index terms|ccs concepts|acm reference format|general terms"
     r"|categories and subject descriptors|pacs\b|jel\b|mathematics subject classification"
     r"|subject areas?|arxiv e-?print)",
     re.I,
 )
-
-
 _NUMBERED_HEADING = re.compile(
     r"^\s*(?:\d{1,2}(?:\.\d{1,2})*\.?|[IVX]{1,5}\.|[A-H]\.)\s+[A-Z][\w ,:&/()'’-]{1,70}$"
 )
-
-
 _REFERENCES = re.compile(
     r"^\s*(?:\d{1,2}\.?|[IVX]{1,5}\.)?\s*(?:references|bibliography|literature cited"
     r"|references and notes)\s*$",
     re.I,
 )
-
-
 _CAPTION = re.compile(
     r"^\s*(?:fig(?:ure)?|table|tab|scheme|chart)\.?\s*[\dIVX]+[a-z]?\s*[.:—–-]", re.I
 )
@@ -89,10 +82,11 @@ def body_sections(lines: Sequence[Line], body: float, words: frozenset[str]) -> 
     for i, line in enumerate(lines):
         if _REFERENCES.match(line.text):
             end = i
+    start = _after_front_matter(lines, body)
     captions = Captions()
     kept = [
         line
-        for line in lines[:end]
+        for line in lines[start:end]
         if not line.margin
         and body * 0.88 <= line.size <= body * 2.5
         and not captions.is_caption(line)
@@ -121,6 +115,18 @@ def body_sections(lines: Sequence[Line], body: float, words: frozenset[str]) -> 
     if texts:
         sections.append(Section(title, page, join_lines(texts, words)))
     return tuple(s for s in sections if len(s.text.split()) >= 8)
+
+
+def _after_front_matter(lines: Sequence[Line], body: float) -> int:
+    """Where the body starts when keywords, CCS concepts or general terms follow the
+    abstract: at the first heading after them (a few lines on), not inside them."""
+    if not lines or not FRONT_MATTER.match(lines[0].text):
+        return 0
+    for i in range(1, min(len(lines), _FRONT_MATTER_LINES)):
+        line = lines[i]
+        if not FRONT_MATTER.match(line.text) and is_heading(line, lines[i - 1], body):
+            return i
+    return 1
 
 
 def _bold_heading(line: Line, body: float, column: float) -> bool:

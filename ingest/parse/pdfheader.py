@@ -19,30 +19,18 @@ __all__ = ["ABSTRACT", "abstract_end", "cut_words", "find_title", "find_year", "
 ABSTRACT = re.compile(
     r"^\s*(?:a\s?b\s?s\s?t\s?r\s?a\s?c\s?t|summary|synopsis)\b\s*[-—–:.]?\s*", re.I
 )
-
-
 _STAMP_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
-
-
 _COPYRIGHT = re.compile(r"(?:©|\(c\)|copyright)\s*(?:\D{0,30})?((?:19|20)\d{2})", re.I)
-
-
 _VENUE_YEAR = re.compile(
     r"(?:conference|proceedings|workshop|symposium|journal|transactions|vol\.|volume)"
     r"[^\n]{0,160}?\b((?:19|20)\d{2})\b",
     re.I,
 )
-
-
 _CITATION_YEAR = re.compile(
     r"\(((?:19|20)\d{2})\)\s*[,;:]?\s*\d{1,4}\s*[:(,]"
     r"|\b\d{1,4}\s*[a-zA-Z]?\s*[,:]\s*\d{1,5}\s*[-–]\s*\d{1,5}\s*\(((?:19|20)\d{2})\)"
 )
-
-
 _MANUSCRIPT = re.compile(r"received|submitted|revised|accepted|requested", re.I)
-
-
 _MONTH_YEAR = re.compile(
     r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
     r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+"

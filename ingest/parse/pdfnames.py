@@ -24,27 +24,16 @@ AFFILIATION = re.compile(
     r"\bnetherlands\b|\bdenmark\b|\bsweden\b|\bswitzerland\b|\baustralia\b|\bcampus\b",
     re.I,
 )
-
-
 VENUE = re.compile(
     r"proceedings|conference|journal|transactions|workshop|symposium|vol\.|volume|issn|"
     r"arxiv|preprint|©|copyright|\bdoi\b|https?://|www\.|submitted|accepted|received|"
     r"published|manuscript|pages?\s+\d|pp\.|\d+\s*[-–]\s*\d+\s*$",
     re.I,
 )
-
-
 _PARTICLES = frozenset("van von der den de del della di da dos das du le la y bin al el".split())  # noqa: SIM905
-
-
 _HONORIFICS = frozenset("dr prof professor mr mrs ms sir".split())  # noqa: SIM905
 # A name's word: capitalised, each hyphenated part too ("Lars-Göran", not "Fifth-order").
-
-
-# A name's word: capitalised, each hyphenated part too ("Lars-Göran", not "Fifth-order").
 _NAME_WORD = re.compile(r"^(?:[A-Z][\w'’.]*(?:-[A-Z][\w'’.]*)*|[A-Z]\.(?:-?[A-Z]\.)*)$")
-
-
 _MARK_CHARS = "*†‡§¶∗⋆♯#$+&∥‖♭♮⊥✝✉•·0123456789,;:()[]{}'\"″′‘’“”"
 
 
