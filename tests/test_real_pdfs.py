@@ -132,8 +132,7 @@ def _page_objects(
 
 
 TEXT = (
-    b"BT /F1 12 Tf 72 700 Td "
-    b"(Serving models is costly because every request keeps a cache.) Tj ET"
+    b"BT /F1 12 Tf 72 700 Td (Serving models is costly because every request keeps a cache.) Tj ET"
 )
 
 
