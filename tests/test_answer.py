@@ -228,3 +228,21 @@ def test_cli_chat_keeps_the_conversation(
     assert all("[1]" in a and "References" in a for a in answers)
     # The follow-up is searched with the topic carried over: KCache is its first source.
     assert answers[1].split("References")[1].lstrip().startswith("[1] KCache")
+
+
+def test_exports_name_the_page_and_section_of_body_quotes() -> None:
+    from rag.answer.cite import Citation
+    from rag.retrieve import Passage
+
+    src = make_source(1, "p1", "KCache", "KCache", ("Ann Lee",), 2024, "k.pdf", "An abstract.")
+    passage = Passage("p1#5", 5, "We train for 3 epochs on 8 GPUs.", 0.3, "4.2 Training", 7)
+    cite = Citation(
+        1, src, "An abstract.", body_quotes=(("We train for 3 epochs on 8 GPUs.", passage),)
+    )
+    markdown = format_references([cite], "markdown")
+    assert "> An abstract." in markdown
+    assert "> We train for 3 epochs on 8 GPUs. (p. 7, 4.2 Training)" in markdown
+    assert "quoted from p. 7, 4.2 Training" in format_references([cite], "bibtex")
+    assert cite.to_json()["body_quotes"] == [
+        {"quote": "We train for 3 epochs on 8 GPUs.", "page": 7, "section": "4.2 Training"}
+    ]

@@ -83,7 +83,7 @@ def test_prompt_has_the_rules_the_sources_as_data_and_clean_history() -> None:
         {"role": "assistant", "content": "It offloads ."},  # old markers mean nothing here
     ]
     user = messages[-1]["content"]
-    assert user.startswith("Abstracts:\n\n[1] P1") and "Question: and how fast is it?" in user
+    assert user.startswith("Papers:\n\n[1] P1") and "Question: and how fast is it?" in user
     assert "(9)" in user and "[9]" not in user and "[2]" not in user  # no marker from data
     # History beyond its budget is left out, oldest first; it always opens with a question.
     long = [("user", "word " * 400), ("assistant", "short answer"), ("user", "q2")]
@@ -253,3 +253,14 @@ def test_a_marker_on_the_wrong_paper_is_dropped() -> None:
     assert checked.dropped == ("[2]", "[1]") and checked.text.endswith("devices [1].")
     assert checked.citations[0].source is mnn
     assert len(check_citations(swapped, [kcache, mnn]).citations) == 2  # only when asked
+
+
+def test_a_full_text_paper_brings_its_passages_into_the_prompt() -> None:
+    from dataclasses import replace
+
+    from rag.retrieve import Passage
+
+    passage = Passage("p1#3", 3, "We train for [3] epochs.", 0.4, "4.2 Training", 7)
+    source = replace(_src(1, "An abstract about training."), passages=(passage,))
+    _, [block] = fit_sources([source], budget=1000)
+    assert "From the full text (p. 7, 4.2 Training): We train for (3) epochs." in block

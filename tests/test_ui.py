@@ -270,3 +270,15 @@ def test_phone_width_puts_the_sources_below_the_chat(page) -> None:  # type: ign
         page.screenshot(path=str(ARTIFACTS / "ui-phone.png"), full_page=True)
     finally:
         page.set_viewport_size({"width": 1280, "height": 900})
+
+
+def test_a_body_quote_card_says_where_it_is_printed() -> None:
+    from rag.answer.cite import Citation
+    from rag.retrieve import Passage
+
+    src = make_source(1, "p1", "KCache", "KCache", ("Ann Lee",), 2024, "k.pdf", "An abstract.")
+    passage = Passage("p1#5", 5, "Setup first. We train for 3 epochs.", 0.3, "4.2 Training", 7)
+    html = sources_html([("q", [Citation(1, src, "We train for 3 epochs.", passage)])])
+    assert '<div class="pc-where">p. 7, 4.2 Training</div>' in html
+    assert "<summary>Passage, p. 7, 4.2 Training</summary>" in html
+    assert "<mark>We train for 3 epochs.</mark>" in html

@@ -121,6 +121,11 @@ class Citation:
         from the abstract."""
         return self.passage.where if self.passage is not None else ""
 
+    def quotes(self) -> list[tuple[str, Passage | None]]:
+        """Every quote of this citation with its body passage (None: the abstract), the
+        main quote first."""
+        return [(self.quote, self.passage), *self.body_quotes]
+
     def to_json(self) -> dict[str, Any]:
         where = (
             {"page": self.passage.page, "section": self.passage.section}

@@ -23,6 +23,8 @@ from rag.answer.followup import HistoryItem, turns
 from rag.answer.prompts import (
     LLM_MODE,
     NO_ANSWER,
+    PASSAGE_TEMPLATE,
+    PROMPT_PASSAGES,
     SHAPES,
     SOURCE_TEMPLATE,
     SYSTEM_PROMPT,
@@ -63,11 +65,18 @@ class LLMOptions:
 
 def _format_source(src: Source, abstract: str) -> str:
     meta = ", ".join(x for x in (format_authors(src.authors), str(src.year or "")) if x)
-    return SOURCE_TEMPLATE.format(
-        n=src.n,
-        name=" ".join(src.name.split()),
-        meta=f" ({meta})" if meta else "",
-        abstract=defuse(" ".join(abstract.split())),
+    passages = "".join(
+        PASSAGE_TEMPLATE.format(where=p.where, text=defuse(" ".join(p.text.split())))
+        for p in src.passages[:PROMPT_PASSAGES]
+    )
+    return (
+        SOURCE_TEMPLATE.format(
+            n=src.n,
+            name=" ".join(src.name.split()),
+            meta=f" ({meta})" if meta else "",
+            abstract=defuse(" ".join(abstract.split())),
+        )
+        + passages
     )
 
 

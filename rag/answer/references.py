@@ -39,8 +39,9 @@ def _bib_key(source: Source, taken: set[str]) -> str:
 
 
 def format_references(citations: Sequence[Citation], style: Literal["markdown", "bibtex"]) -> str:
-    """The cited papers as a numbered Markdown list (with quotes, and the DOI or URL link
-    when known) or BibTeX entries: the
+    """The cited papers as a numbered Markdown list (with quotes, a quote from the full text
+    followed by its page and section, and the DOI or URL link when known) or BibTeX entries
+    (the pages quoted in the note): the
     entry type the paper came as (``@inproceedings`` stays so; ``@misc`` when unknown) and its
     own BibTeX key, else one from first author's surname, year and label (``he2024kcache``)."""
     if style == "markdown":
@@ -51,9 +52,11 @@ def format_references(citations: Sequence[Citation], style: Literal["markdown", 
             year = f" ({s.year})" if s.year else ""
             link = f"https://doi.org/{s.paper.doi}" if s.paper.doi else s.paper.url
             where = f"<{link}>" if link else f"`{s.source}`"
-            lines.append(
-                f"{c.n}. **{s.name}**. {authors}{year}. {where}.\n   > {' '.join(c.quote.split())}"
+            quoted = "\n".join(
+                f"   > {' '.join(quote.split())}" + (f" ({passage.where})" if passage else "")
+                for quote, passage in c.quotes()
             )
+            lines.append(f"{c.n}. **{s.name}**. {authors}{year}. {where}.\n{quoted}")
         return "\n".join(lines)
     if style != "bibtex":
         raise QueryError(f"unknown reference style {style!r}: choose markdown or bibtex")
@@ -70,7 +73,9 @@ def format_references(citations: Sequence[Citation], style: Literal["markdown", 
             fields.append(("doi", s.paper.doi))
         if s.paper.url:
             fields.append(("url", s.paper.url))
-        fields.append(("note", f"paperchat {s.paper_id}; source {s.source}"))
+        pages = ", ".join(p.where for _, p in c.quotes() if p is not None)
+        quoted = f"; quoted from {pages}" if pages else ""
+        fields.append(("note", f"paperchat {s.paper_id}; source {s.source}{quoted}"))
         body = ",\n".join(f"  {name} = {{{_bib_escape(value)}}}" for name, value in fields)
         kind = re.sub(r"[^a-z]+", "", s.paper.entry_type.casefold()) or "misc"
         entries.append(f"@{kind}{{{_bib_key(s, taken)},\n{body}\n}}")

@@ -51,4 +51,7 @@ def print_answer(answer: Answer, question: str = "") -> None:
     for c in final.citations:
         s = c.source
         meta = meta_line(s.authors, s.year, s.source)
-        print(f'[{c.n}] {s.name}\n    {meta}\n    "{shorten(c.quote, 300)}"')
+        print(f"[{c.n}] {s.name}\n    {meta}")
+        for quote, passage in c.quotes():
+            where = f" ({passage.where})" if passage is not None else ""
+            print(f'    "{shorten(quote, 300)}"{where}')

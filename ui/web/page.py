@@ -32,6 +32,7 @@ CSS = """
 .pc-source { margin: 0 0 0.9em 0; padding: 0.4em 0.6em; border-radius: 6px; }
 .pc-source.pc-flash { outline: 2px solid var(--color-accent); }
 .pc-meta { opacity: 0.75; font-size: 0.9em; }
+.pc-where { opacity: 0.75; font-size: 0.85em; margin-top: 0.3em; }
 .pc-links a { margin-right: 0.6em; font-size: 0.9em; }
 .pc-source blockquote { margin: 0.3em 0; font-style: italic; }
 .pc-source mark { padding: 0 0.1em; }

@@ -13,10 +13,14 @@ import html
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from rag.answer.cite import Citation
 from rag.records import PaperRow, format_authors
+
+if TYPE_CHECKING:
+    from rag.retrieve import Passage
 
 __all__ = [
     "answer_markdown",
@@ -117,9 +121,22 @@ def _card(c: Citation, answer: int) -> str:
         f"<b>[{c.n}] {html.escape(s.name)}</b>"
         f'<div class="pc-meta">{html.escape(meta)}</div>'
         + (f'<div class="pc-links">{links}</div>' if links else "")
-        + f"<blockquote>{html.escape(c.quote)}</blockquote>"
-        f"<details><summary>Abstract</summary><p>{_highlighted(s.abstract, c.quote)}</p>"
+        + "".join(_quoted(quote, passage) for quote, passage in c.quotes())
+        + f"<details><summary>Abstract</summary><p>{_highlighted(s.abstract, c.quote)}</p>"
         "</details></div>"
+    )
+
+
+def _quoted(quote: str, passage: Passage | None) -> str:
+    """A quote; one from the full text says where it is printed, and opens on its passage
+    with the quote marked."""
+    if passage is None:
+        return f"<blockquote>{html.escape(quote)}</blockquote>"
+    where = html.escape(passage.where)
+    return (
+        f'<div class="pc-where">{where}</div><blockquote>{html.escape(quote)}</blockquote>'
+        f"<details><summary>Passage, {where}</summary>"
+        f"<p>{_highlighted(passage.text, quote)}</p></details>"
     )
 
 
