@@ -11,8 +11,8 @@ cited, the gold paper cited with a body passage, that passage on the question's 
 "the right passage": the answer quotes a body passage of the gold paper whose quote or
 text holds a key fact. ``--half`` keeps the questions of half the PDFs (by name: a = the
 first half in sorted order), so a weight can be fitted on one half and reported on the
-other;
-``--passage-words`` sets :data:`rag.passages.PASSAGE_WORDS` for the run. Saves JSON
+other; ``--passage-words`` sets :data:`rag.passages.PASSAGE_WORDS` for the run;
+``--abstract-only`` ingests the PDFs without their body (the baseline). Saves JSON
 (``--out``) and prints a table.
 """
 
@@ -49,6 +49,9 @@ def main() -> None:
     parser.add_argument("--half", choices=["a", "b"], help="only the questions of half the PDFs")
     parser.add_argument("--passage-words", type=float, help="override rag.passages.PASSAGE_WORDS")
     parser.add_argument("--data-dir", type=Path, help="ingest here (default: a temporary one)")
+    parser.add_argument(
+        "--abstract-only", action="store_true", help="the baseline: PDFs without their body"
+    )
     parser.add_argument("--show", action="store_true", help="print each answer")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "pdf_answers.json")
     args = parser.parse_args()
@@ -64,7 +67,7 @@ def main() -> None:
         settings = load_settings(data_dir=args.data_dir or Path(tmp))
         app = App.from_settings(settings)
         start = time.perf_counter()
-        report = app.ingester.ingest(pdfs)
+        report = app.ingester.ingest(pdfs, abstract_only=args.abstract_only)
         ingest_s = time.perf_counter() - start
         by_file = {Path(r.source).name: r.id for r in app.engine.papers()[1]}
         rows = []
@@ -120,6 +123,7 @@ def main() -> None:
         "ingest_s": round(ingest_s, 2),
         "passage_words": rag.passages.PASSAGE_WORDS,
         "half": args.half or "all",
+        "abstract_only": args.abstract_only,
     }
     for key, value in summary.items():
         print(f"{key:15} {value}")

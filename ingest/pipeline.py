@@ -141,6 +141,7 @@ def ingest_paths(
             if on_progress is not None:
                 on_progress(Progress(report.papers, report.chunks_written, current))
 
+    full_text = False  # the batch holds a paper's full text
     for path in files:
         current = str(path)
         t0 = time.perf_counter()
@@ -160,11 +161,15 @@ def ingest_paths(
             else:
                 first_seen[item.id] = f"{item.source}:{item.position}"
                 batch.append(item)
+                full_text = full_text or bool(item.sections)
                 if len(batch) >= batch_papers:
                     report.seconds["parse"] += time.perf_counter() - t0
                     flush()
                     t0 = time.perf_counter()
         report.seconds["parse"] += time.perf_counter() - t0
+        if full_text:  # a PDF's full text: stored file by file (progress, flat memory)
+            flush()
+            full_text = False
     flush()
     report.paper_ids = list(first_seen)
     return report

@@ -23,6 +23,7 @@ __all__ = ["Line", "page_lines"]
 
 _MARGIN = 0.065  # the top and bottom share of a page where running heads and footers sit
 _GUTTER = 1.2  # a gap wider than this many font sizes inside a line: another column
+_WORD_GAP = 3.0  # unless it is at most this wide and not across the page's middle (justified)
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,15 +124,18 @@ def page_lines(pdf: Any, index: int) -> list[Line]:
     finally:
         textpage.close()
         page.close()
-    lines = [_line(group, index, height) for group in _assemble([r for r in runs if r.sizes])]
+    groups = _assemble([r for r in runs if r.sizes], width / 2)
+    lines = [_line(group, index, height) for group in groups]
     lines = [line for line in lines if line.text]
     return _reading_order(lines, width)
 
 
-def _assemble(runs: list[_Run]) -> list[list[_Run]]:
+def _assemble(runs: list[_Run], middle: float) -> list[list[_Run]]:
     """Runs on one visual line, left to right, top line first: PDFium may draw a line in
-    pieces, out of order, with its superscripts apart. Two runs are on one line when they
-    overlap by half the smaller one's height and no gutter lies between them."""
+    pieces, out of order, with its superscripts apart, a justified line's wide spaces
+    splitting it. Two runs are on one line when they overlap by half the smaller one's
+    height and the gap between them is narrow, or wider (up to _WORD_GAP font sizes) but
+    not across the page's middle, where two columns' gutter is."""
     runs = sorted(runs, key=lambda r: r.y0)
     parent = list(range(len(runs)))
 
@@ -150,7 +154,10 @@ def _assemble(runs: list[_Run]) -> list[list[_Run]]:
             if overlap < 0.5 * min(a.y1 - a.y0, b.y1 - b.y0):
                 continue
             gap = max(b.x0 - a.x1, a.x0 - b.x1)
-            if gap <= _GUTTER * max(max(a.sizes), max(b.sizes)):
+            size = max(max(a.sizes), max(b.sizes))
+            left, right = (a, b) if a.x0 <= b.x0 else (b, a)
+            across = left.x1 < middle < right.x0  # the gap holds the gutter of two columns
+            if gap <= _GUTTER * size or (gap <= _WORD_GAP * size and not across):
                 parent[root(j)] = root(i)
     groups: dict[int, list[_Run]] = {}
     for i, run in enumerate(runs):

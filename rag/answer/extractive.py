@@ -7,7 +7,10 @@ question (:mod:`rag.answer.question`): prose from the best sentences, one per pa
 two-part question, for most questions; one line per paper for a list, a comparison or an
 author's papers (:mod:`rag.answer.shapes`); who wrote a paper from its metadata; the
 library's themes for an overview. Sentences are copied verbatim, each followed by its
-paper's marker, under a short note that says the answer is extractive.
+paper's marker, under a short note that says the answer is extractive. When the paper
+retrieval ranked first has its full text stored, a prose answer adds the best sentences of
+its body passages after the abstract's, each prefixed with the page and section it is
+printed on (the citation lists them as body quotes).
 """
 
 from __future__ import annotations
