@@ -93,10 +93,13 @@ def test_abstract_only_reads_no_body() -> None:
         (["a zebroid-", "allocator is"], "a zebroid-allocator is"),  # unknown: kept
         (["the zebroid allo\x02", "cator packs"], "the zebroid allocator packs"),
         (["Cap-", "Ital after a hyphen"], "Cap-Ital after a hyphen"),  # no lowercase: kept
+        (["use of biochem-", "ical agents"], "use of biochemical agents"),  # "ical": no word
+        (["a well-", "known result"], "a well-known result"),
+        (["a rare frob-", "nicated well-", "known"], "a rare frobnicated well-known"),
     ],
 )
 def test_line_end_hyphens(lines: list[str], joined: str) -> None:
-    words = vocabulary(["the allocator packs"])
+    words = vocabulary(["the allocator packs", "a frob-", "nicated thing"])
     assert join_lines(lines, words) == joined
 
 

@@ -2,10 +2,10 @@
 as separate characters.
 
 - **Line-end hyphens.** PDFium marks a hyphen that ends a line (U+FFFE or U+0002, or a plain
-  "-"). The two halves are joined when the joined word is a word: it occurs elsewhere in the
-  paper, or is an ordinary English word (:func:`rag.words.common_words`); otherwise the
-  hyphen stays ("blood-brain", "state-of-the-art"). A soft hyphen (U+00AD) is never printed
-  text and always goes.
+  "-"). The two halves are joined when the joined word is a word (it occurs elsewhere in the
+  paper, or is an ordinary English word: :func:`rag.words.common_words`) or the second half
+  is none ("biochem-ical"); a hyphen between two words stays ("blood-brain",
+  "state-of-the-art"). A soft hyphen (U+00AD) is never printed text and always goes.
 - **Ligatures and presentation forms** (ﬁ ﬂ ﬀ ﬃ ﬄ ﬅ ﬆ, full-width letters) become their
   letters (NFKC for those characters only: "²", "µ" and "½" keep their meaning).
 - **Symbol-font characters** left in the private use area by some producers (U+F06E for
@@ -77,16 +77,27 @@ def _on_letter(letter: str, mark: str) -> str:
     return unicodedata.normalize("NFC", letter + mark)
 
 
-def vocabulary(texts: Iterable[str]) -> frozenset[str]:
-    """The lowercase words of a paper's text, to tell a word broken at a line end ("predic-
-    tions") from a compound ("blood-brain")."""
-    return frozenset(w.casefold() for text in texts for w in _WORD.findall(text))
+def vocabulary(lines: Iterable[str]) -> frozenset[str]:
+    """The lowercase words of a paper's lines, to tell a word broken at a line end ("predic-
+    tions") from a compound ("blood-brain"); the piece a line starts with after a broken
+    word ("tions") is no word of the paper."""
+    out: set[str] = set()
+    broken = False
+    for line in lines:
+        found = _WORD.findall(line)
+        if broken and found:
+            found = found[1:]
+        out.update(w.casefold() for w in found)
+        broken = line.rstrip().endswith(("-", HYPHEN_MARK))
+    return frozenset(out)
 
 
 def join_lines(lines: Sequence[str], words: frozenset[str] = frozenset()) -> str:
     """Lines into running text. A word broken by a hyphen at a line end is joined when the
-    joined word is known (``words``: the paper's own, else ordinary English); a hyphen the
-    joined word does not explain stays. The result is whitespace-normalised."""
+    joined word is known (``words``: the paper's own, else ordinary English) or what
+    follows the hyphen is no word of its own ("biochem-" "ical"); a hyphen between two
+    words stays ("blood-" "brain", "zebroid-" "allocator"). The result is
+    whitespace-normalised."""
     out = ""
     for line in lines:
         line = line.strip()
@@ -96,7 +107,14 @@ def join_lines(lines: Sequence[str], words: frozenset[str] = frozenset()) -> str
         head = _HEAD.match(line)
         if tail and head:
             joined = (tail.group(1) + head.group(1)).casefold()
-            if head.group(1)[:1].islower() and (joined in words or joined in common_words()):
+            common = common_words()
+            second = head.group(1).casefold()
+            broken = (
+                joined in words
+                or joined in common
+                or (second not in common and second not in words)
+            )
+            if head.group(1)[:1].islower() and broken:
                 out = out[:-1] + line
                 continue
             out = out[:-1] + "-" + line
