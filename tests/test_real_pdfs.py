@@ -182,3 +182,15 @@ def test_reading_stops_at_the_time_budget_and_keeps_what_was_read(
     [paper] = [i for i in items if isinstance(i, Paper)]
     assert paper.title.startswith("Trace-based") and paper.abstract
     assert max(s.page for s in paper.sections) <= 2
+
+
+def test_a_pdf_without_doi_or_arxiv_id_is_known_by_its_bytes() -> None:
+    """So a later reader that extracts its abstract differently updates the same paper
+    instead of storing it twice."""
+    import hashlib
+
+    path = REAL_PDFS / "gadr.pdf"
+    paper = next(i for i in parse_file(path) if isinstance(i, Paper))
+    assert paper.id == "pdf:" + hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    with_doi = next(i for i in parse_file(REAL_PDFS / "0807.3577.pdf") if isinstance(i, Paper))
+    assert with_doi.id == "doi:10.1088/1475-7516/2008/10/003"

@@ -31,6 +31,7 @@ notice.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import time
 from collections import Counter
@@ -230,7 +231,18 @@ def _paper(
         arxiv_id=arxiv,
         extra=extra,
         sections=sections,
+        fallback_id=f"pdf:{_file_hash(Path(source))}",
     )
+
+
+def _file_hash(path: Path) -> str:
+    """The file's own id when it prints no DOI or arXiv id: its bytes', so the same PDF keeps
+    its id when a later reader extracts its abstract differently."""
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()[:16]
 
 
 def _between(lines: list[Line], after: int, start: int) -> list[Line]:

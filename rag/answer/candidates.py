@@ -128,6 +128,9 @@ def best(pool: Sequence[Sentence], picked: Sequence[Sentence]) -> Sentence | Non
 
 
 def is_new(s: Sentence, picked: Sequence[Sentence]) -> bool:
+    """Not a picked sentence again, nor one this close to it (where both have vectors)."""
     return all(
-        s.text != p.text and float(np.dot(s.vector, p.vector)) < NEAR_DUPLICATE for p in picked
+        s.text != p.text
+        and (s.vector.shape != p.vector.shape or float(np.dot(s.vector, p.vector)) < NEAR_DUPLICATE)
+        for p in picked
     )

@@ -16,8 +16,10 @@ printed on (the citation lists them as body quotes).
 from __future__ import annotations
 
 import itertools
+import math
 import re
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -48,11 +50,12 @@ MAX_SENTENCES = 4
 MIN_WORDS = 40  # a shorter answer takes its next best sentence, however it scores
 MAX_LINES = 8  # papers in a list, comparison or author answer
 # A prose answer about a paper whose full text is stored adds this many sentences of its body
-# passages, after the abstract's (bench/pdf_answers.py): each sentence ranked by the ranker
-# plus PASSAGE_WEIGHT times its passage's rank (rag.passages.body_passages), a weight fitted
-# on the questions of half the real PDFs and reported on the other half.
+# passages, after the abstract's (bench/pdf_answers.py): each sentence ranked by PASSAGE_WEIGHT
+# times its passage's rank (rag.passages.body_passages) plus the share of the question's rare
+# words it holds, a weight fitted on the questions of half the real PDFs and reported on the
+# other half.
 BODY_SENTENCES = 2
-PASSAGE_WEIGHT = 8.0
+PASSAGE_WEIGHT = 2.0
 MAX_BODY_SENTENCE_WORDS = 60  # longer "sentences" of a PDF are tables or lists run together
 
 PaperVectors = Callable[[Sequence[str]], dict[str, np.ndarray]]
@@ -178,7 +181,7 @@ def _compose(
             picks += more
         heading = "" if question.kind != "author" else "Papers in the library by this author:"
         return shapes.paper_lines(lines, heading), picks
-    body = _from_body(question, sources, embedder, qvec)
+    body = _from_body(question, sources)
     picks = _prose(question, cand.scored(question, sentences, qvec), embedder.embed_query,
                    room=MAX_SENTENCES - len(body))  # fmt: skip
     # After the abstracts': what they do not say.
@@ -193,12 +196,12 @@ def _cited(s: cand.Sentence) -> str:
     return f"({s.source.passages[s.passage].where}) {shapes.cited(s.text, s.source.n)}"
 
 
-def _from_body(
-    question: Question, sources: Sequence[Source], embedder: Embedder, qvec: np.ndarray
-) -> list[cand.Sentence]:
+def _from_body(question: Question, sources: Sequence[Source]) -> list[cand.Sentence]:
     """The best BODY_SENTENCES sentences of the body passages of the paper retrieval ranked
-    first (and of the papers the question names), scored by the ranker plus PASSAGE_WEIGHT
-    times their passage's rank: a detail of one paper is asked of that paper."""
+    first (and of the papers the question names): a detail of one paper is asked of that
+    paper. A sentence scores PASSAGE_WEIGHT times its passage's rank, plus the share of the
+    question's words it holds, each weighted by its rarity among these sentences (the
+    sentence ranker, fitted on abstracts, adds nothing here: bench/pdf_answers.py)."""
     lead = min((s.n for s in sources), default=0)
     readers = [s for s in sources if s.passages and (s.n == lead or s.paper_id in question.named)]
     body = [
@@ -208,11 +211,19 @@ def _from_body(
     ]
     if not body:
         return []
-    vectors = cand.with_vectors_of(body, embedder)
-    body = cand.scored(question, [replace(s, vector=v) for s, v in zip(body, vectors, strict=True)],
-                   qvec)  # fmt: skip
-    body = [replace(s, score=s.score + PASSAGE_WEIGHT * s.source.passages[s.passage].score)
-            for s in body]  # fmt: skip
+    wanted = terms(question.text)
+    held = [wanted & terms(s.text) for s in body]
+    df = Counter(t for words in held for t in words)
+    idf = {t: math.log(1 + len(body) / c) for t, c in df.items()}
+    total = sum(idf.values()) or 1.0
+    body = [
+        replace(
+            s,
+            score=PASSAGE_WEIGHT * s.source.passages[s.passage].score
+            + sum(idf[t] for t in words) / total,
+        )
+        for s, words in zip(body, held, strict=True)
+    ]
     picked: list[cand.Sentence] = []
     while len(picked) < BODY_SENTENCES and (best := cand.best(body, picked)) is not None:
         picked.append(best)
