@@ -67,7 +67,24 @@ class Ingester:
             if collection:
                 add_to_collection(self.engine.store, report.paper_ids, collection)
             self.engine.refresh()
+            report.replaced = self._superseded(report.paper_ids)
         return report
+
+    def _superseded(self, paper_ids: Sequence[str]) -> list[str]:
+        """Remove what a PDF read again under another id stored before (its abstract, and so
+        its id, changed with the reader; or it now shows a DOI): one file, one paper. Only
+        PDFs: a .bib's papers share their file. The removed ids, sorted."""
+        catalogue = self.engine.retriever.index.catalogue
+        run = set(paper_ids)
+        files = {
+            catalogue[pid].source
+            for pid in run
+            if pid in catalogue and catalogue[pid].source.lower().endswith(".pdf")
+        }
+        if not files:
+            return []
+        stale = catalogue.select(lambda _y, _a, source, _c, pid: source in files and pid not in run)
+        return self.engine.remove(sorted(stale)) if stale else []
 
     def add(
         self,

@@ -54,6 +54,7 @@ class IngestReport:
     added: int = 0
     updated: int = 0
     unchanged: int = 0
+    replaced: list[str] = field(default_factory=list)  # papers a PDF read again superseded
     chunks_written: int = 0
     skipped: list[Skipped] = field(default_factory=list)
     notices: list[Notice] = field(default_factory=list)
@@ -90,6 +91,7 @@ class IngestReport:
             "added": self.added,
             "updated": self.updated,
             "unchanged": self.unchanged,
+            "replaced": list(self.replaced),
             "chunks_written": self.chunks_written,
             "skipped": [
                 {"source": s.source, "position": s.position, "reason": s.reason}

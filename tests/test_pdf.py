@@ -270,3 +270,24 @@ def test_the_body_is_indexed_and_quoted_unless_abstract_only(tmp_path: Path) -> 
     assert answer.answer.index("zebra") > answer.answer.index("[1]")  # the abstract first
     again = app.ingester.ingest([path], abstract_only=True)  # back to the abstract only
     assert again.updated == 1 and app.engine.stats()["chunks"] == 1
+
+
+def test_a_pdf_read_again_under_another_id_replaces_its_paper(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A later reader (or an upgrade) gives the same file another id: the paper stored
+    before from that file is replaced, never kept twice; a .bib's papers are left be."""
+    path = tmp_path / "paper.pdf"
+    make_paper(path, layout="one-column", title=TITLE, authors=AUTHORS, abstract=ABSTRACT,
+               body=BODY, year=2023)  # fmt: skip
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@article{a1, title={One}, abstract={An abstract about caches and memory.}}\n")
+    settings = load_settings(min_relevance=0.0)
+    app = App.around(Engine(settings, store=open_store(settings), embedder=HashEmbedder()))
+    first = app.ingester.ingest([path, bib])
+    [old] = [pid for pid in first.paper_ids if pid.startswith("pdf:")]
+    monkeypatch.setattr(pdf_module, "_file_hash", lambda _path: "0123456789abcdef")
+    again = app.ingester.ingest([path])
+    assert again.added == 1 and again.replaced == [old]
+    ids = {row.id for row in app.engine.papers()[1]}
+    assert ids == {"pdf:0123456789abcdef", "bib:a1"}

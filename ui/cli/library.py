@@ -101,6 +101,12 @@ def print_report(report: IngestReport, where: str) -> None:
         f"({report.added} added, {report.updated} updated, {report.unchanged} unchanged), "
         f"{report.chunks_written} chunks written in {total:.1f}s -> {where}"
     )
+    if report.replaced:
+        print(
+            f"replaced: {len(report.replaced)} paper(s) stored before from the same PDF "
+            f"under another id ({', '.join(report.replaced[:3])})",
+            file=sys.stderr,
+        )
     for notice in report.notices:
         print(f"note: {notice}", file=sys.stderr)
     for skipped in report.skipped:
