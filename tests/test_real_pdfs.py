@@ -194,3 +194,29 @@ def test_a_pdf_without_doi_or_arxiv_id_is_known_by_its_bytes() -> None:
     assert paper.id == "pdf:" + hashlib.sha256(path.read_bytes()).hexdigest()[:16]
     with_doi = next(i for i in parse_file(REAL_PDFS / "0807.3577.pdf") if isinstance(i, Paper))
     assert with_doi.id == "doi:10.1088/1475-7516/2008/10/003"
+
+
+def test_line_numbers_in_the_margin_are_left_out(tmp_path: Path) -> None:
+    """A review copy numbers its lines in the margin: they are not part of the text."""
+    text = (
+        "Large models are served to many users at once. Their caches grow with every request "
+        "and fill the memory of the accelerators quickly. We propose a pager for these caches "
+        "that moves cold blocks to host memory and brings them back when they are needed."
+    ).split()
+    lines, row = [], []
+    for word in text:
+        row.append(word)
+        if len(" ".join(row)) > 60:
+            lines.append(" ".join(row))
+            row = []
+    lines.append(" ".join(row))
+    ops = [b"BT /F1 16 Tf 72 720 Td (A Pager for Caches of Served Models) Tj ET",
+           b"BT /F1 11 Tf 72 690 Td (Abstract) Tj ET"]  # fmt: skip
+    for i, line in enumerate(lines):
+        y = 670 - 14 * i
+        ops.append(b"BT /F1 10 Tf 44 %d Td (%d) Tj ET" % (y, i + 1))  # the line number
+        ops.append(b"BT /F1 10 Tf 72 %d Td (%s) Tj ET" % (y, line.encode()))
+    ops.append(b"BT /F1 11 Tf 72 %d Td (1 Introduction) Tj ET" % (650 - 14 * len(lines)))
+    (tmp_path / "numbered.pdf").write_bytes(_raw_pdf(_page_objects(b"\n".join(ops))))
+    [paper] = [i for i in _items(tmp_path / "numbered.pdf") if isinstance(i, Paper)]
+    assert paper.abstract == " ".join(text)

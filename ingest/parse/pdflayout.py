@@ -157,7 +157,9 @@ def _assemble(runs: list[_Run], middle: float) -> list[list[_Run]]:
             size = max(max(a.sizes), max(b.sizes))
             left, right = (a, b) if a.x0 <= b.x0 else (b, a)
             across = left.x1 < middle < right.x0  # the gap holds the gutter of two columns
-            if gap <= _GUTTER * size or (gap <= _WORD_GAP * size and not across):
+            # A line number in the margin stays apart, to be dropped with the page numbers.
+            numbered = _is_number(a) or _is_number(b)
+            if gap <= _GUTTER * size or (gap <= _WORD_GAP * size and not across and not numbered):
                 parent[root(j)] = root(i)
     groups: dict[int, list[_Run]] = {}
     for i, run in enumerate(runs):
@@ -181,6 +183,10 @@ def _assemble(runs: list[_Run], middle: float) -> list[list[_Run]]:
         ordered += sorted(lines[i:j], key=lambda g: g[0].x0)
         i = j
     return ordered
+
+
+def _is_number(run: _Run) -> bool:
+    return "".join(run.chars).strip().isdigit()
 
 
 def _span(line: list[_Run]) -> tuple[float, float]:
