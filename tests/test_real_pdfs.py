@@ -198,11 +198,12 @@ def test_a_pdf_without_doi_or_arxiv_id_is_known_by_its_bytes() -> None:
 
 def test_line_numbers_in_the_margin_are_left_out(tmp_path: Path) -> None:
     """A review copy numbers its lines in the margin: they are not part of the text."""
-    text = (
+    prose = (
         "Large models are served to many users at once. Their caches grow with every request "
         "and fill the memory of the accelerators quickly. We propose a pager for these caches "
         "that moves cold blocks to host memory and brings them back when they are needed."
-    ).split()
+    )
+    text = prose.split()
     lines, row = [], []
     for word in text:
         row.append(word)
