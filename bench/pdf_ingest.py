@@ -1,12 +1,13 @@
 """PDF extraction accuracy, speed and memory: real PDFs and generated ones, each on its own.
 
-    python bench/pdf_ingest.py [--real tests/data/real_pdfs] [--n 32] [--body-pages 7] \
-        [--folder 100]
+    python bench/pdf_ingest.py [--real tests/data/real_pdfs] \
+        [--second tests/data/real_pdfs_heldout] [--n 32] [--body-pages 7] [--folder 100]
 
 * **real**: the public PDFs of tests/data/real_pdfs against their hand-written truth
   (bench/pdf_truth.py: title, first author, all authors, year, DOI, arXiv id, the
   abstract's first and last 8 words, no soft hyphen or ligature left), beside the figures
-  of the reader before issue #24 (bench/results/pdf_real_before.json);
+  of the reader before issue #24 (bench/results/pdf_real_before.json); and the same for a
+  second real set, found after the reader was written (``--second``);
 * **generated**: ``n`` PDFs in four layouts made from the sample abstracts
   (tests/pdfgen.py): how many titles, abstracts, author lists, years, DOIs and arXiv ids
   come out exactly as printed (the no-heading layout counts as right when the first
@@ -173,6 +174,12 @@ def _plot(samples: list[tuple[int, float]]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--real", type=Path, default=REAL_PDFS, help="folder with truth.jsonl")
+    parser.add_argument(
+        "--second",
+        type=Path,
+        default=REAL_PDFS.parent / "real_pdfs_heldout",
+        help="a second real set with its truth.jsonl",
+    )
     parser.add_argument("--n", type=int, default=32, help="generated PDFs (default 32)")
     parser.add_argument("--body-pages", type=int, default=7, help="pages after page 1")
     parser.add_argument("--folder", type=int, default=100, help="PDFs for the memory run")
@@ -180,19 +187,22 @@ def main() -> None:
     args = parser.parse_args()
     real = sorted(args.real.glob("*.pdf"))
     real_pages = _pages(real)
-    before = json.loads((RESULTS / "pdf_real_before.json").read_text())["summary"]
-    results = run(args.real)
-    result: dict[str, Any] = {
-        "real": {
-            "pdfs": len(real),
-            "pages": real_pages,
+    before = json.loads((RESULTS / "pdf_real_before.json").read_text())
+    result: dict[str, Any] = {}
+    for key, folder, then in (
+        ("real", args.real, before["summary"]),
+        ("second", args.second, before.get("heldout")),
+    ):
+        results = run(folder)
+        result[key] = {
+            "pdfs": len(results),
+            "pages": _pages(sorted(folder.glob("*.pdf"))),
             "fields": summary(results),
-            "before": before,
+            "before": then,
             "misses": [
                 {"file": r.file, "field": f} for r in results for f, ok in r.right.items() if not ok
             ],
         }
-    }
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         generated = generated_accuracy(root / "generated", args.n, args.body_pages)

@@ -6,7 +6,7 @@ hand from the printed pages (tests/data/real_pdfs/truth.jsonl).
 Per field, the share of papers right: title (case and spacing aside), first author, all
 authors (the same names, in any order; case, dots and spacing aside), year, DOI, arXiv id,
 the abstract's first and last 8 words (a structured abstract's leading "Background:" label
-aside); and whether any stored text keeps a soft hyphen,
+or "Purpose –" aside); and whether any stored text keeps a soft hyphen,
 a PDFium hyphen mark or a ligature. Used by bench/pdf_ingest.py and tests/test_real_pdfs.py.
 """
 
@@ -35,7 +35,7 @@ FIELDS = (
 # A structured abstract's first label is kept in the stored text (the answer stage reads
 # it); the truth gives the words after it.
 _STRUCTURED = re.compile(
-    r"^(?:background|objectives?|purpose|aims?|context|introduction)\s*:\s*", re.I
+    r"^(?:background|objectives?|purpose|aims?|context|introduction)\s*[:–—-]\s*", re.I
 )
 _ARTEFACT = re.compile("[\u00ad\ufffe\x02\ufb00-\ufb06]")
 

@@ -27,17 +27,23 @@ TARGETS = {
 }
 
 
+# The second set was found after the reader was written and first scored as it stood
+# (docs/benchmarks.md gives those figures); both are held to the targets now.
+SECOND = REAL_PDFS.parent / "real_pdfs_heldout"
+
+
 @pytest.fixture(scope="module")
 def results() -> list:  # type: ignore[type-arg]
-    return run(REAL_PDFS)
+    return run(REAL_PDFS) + run(SECOND)
 
 
-def test_the_real_set_is_public_small_and_varied() -> None:
-    pdfs = sorted(REAL_PDFS.glob("*.pdf"))
+def test_the_real_sets_are_public_small_and_varied() -> None:
+    pdfs = sorted([*REAL_PDFS.glob("*.pdf"), *SECOND.glob("*.pdf")])
     assert len(pdfs) >= 15
-    assert sum(p.stat().st_size for p in pdfs) < 10 << 20
-    sources = (REAL_PDFS / "SOURCES.md").read_text(encoding="utf-8")
-    assert all(p.name in sources for p in pdfs)  # where each came from, and its licence
+    assert sum(p.stat().st_size for p in pdfs) < 10_000_000  # every PDF in the repo
+    for folder in (REAL_PDFS, SECOND):
+        sources = (folder / "SOURCES.md").read_text(encoding="utf-8")
+        assert all(p.name in sources for p in folder.glob("*.pdf"))  # origin and licence
 
 
 def test_headers_of_real_pdfs_meet_the_targets(results: list) -> None:  # type: ignore[type-arg]
@@ -51,7 +57,7 @@ def test_headers_of_real_pdfs_meet_the_targets(results: list) -> None:  # type: 
 
 
 def test_no_soft_hyphen_ligature_or_hyphen_mark_is_stored() -> None:
-    for path in sorted(REAL_PDFS.glob("*.pdf")):
+    for path in sorted([*REAL_PDFS.glob("*.pdf"), *SECOND.glob("*.pdf")]):
         paper = next(i for i in parse_file(path) if isinstance(i, Paper))
         texts = [paper.title, paper.abstract, *paper.authors]
         texts += [t for s in paper.sections for t in (s.title, s.text)]
@@ -221,3 +227,17 @@ def test_line_numbers_in_the_margin_are_left_out(tmp_path: Path) -> None:
     (tmp_path / "numbered.pdf").write_bytes(_raw_pdf(_page_objects(b"\n".join(ops))))
     [paper] = [i for i in _items(tmp_path / "numbered.pdf") if isinstance(i, Paper)]
     assert paper.abstract == " ".join(text)
+
+
+def test_a_number_set_apart_inside_a_justified_line_is_text(tmp_path: Path) -> None:
+    ops = [
+        b"BT /F1 16 Tf 72 720 Td (Scaling Models of Many Parameters) Tj ET",
+        b"BT /F1 11 Tf 72 690 Td (Abstract) Tj ET",
+        b"BT /F1 10 Tf 72 670 Td (We trained a model with) Tj ET",
+        b"BT /F1 10 Tf 215 670 Td (10) Tj ET",  # wide justified spaces either side
+        b"BT /F1 10 Tf 250 670 Td (billion parameters on a cluster of many machines.) Tj ET",
+        b"BT /F1 11 Tf 72 640 Td (1 Introduction) Tj ET",
+    ]
+    (tmp_path / "spaced.pdf").write_bytes(_raw_pdf(_page_objects(b"\n".join(ops))))
+    [paper] = [i for i in _items(tmp_path / "spaced.pdf") if isinstance(i, Paper)]
+    assert "a model with 10 billion parameters" in paper.abstract

@@ -155,14 +155,37 @@ def _open_error(message: str) -> str:
 
 def _without_running_heads(lines: list[Line]) -> list[Line]:
     """Lines less page numbers, line numbers and running heads or footers (a margin line
-    printed on two pages or more, its numbers aside)."""
+    printed on two pages or more, its numbers aside). A number alone is a page or line
+    number in a margin or beside the text block; inside it ("3.0" of a justified line set
+    apart) it is text."""
     seen = Counter(re.sub(r"\d+", "#", line.text) for line in lines if line.margin)
+    edges: dict[int, tuple[list[float], list[float]]] = {}
+    for line in lines:
+        if line.words >= 4 and not line.margin:
+            lefts, rights = edges.setdefault(line.page, ([], []))
+            lefts.append(line.x0)
+            rights.append(line.x1)
+    block = {  # where the text's columns start and end, margin notes aside
+        page: (min(_common(lefts)), max(_common(rights))) for page, (lefts, rights) in edges.items()
+    }
+
+    def number(line: Line) -> bool:
+        if not re.fullmatch(r"[\d\s.,:;–-]*|[ivxlc]{1,6}", line.text, re.I):
+            return False
+        x0, x1 = block.get(line.page, (line.x1, line.x0))
+        return line.margin or line.x1 <= x0 + 1 or line.x0 >= x1 - 1
+
     return [
         line
         for line in lines
-        if not re.fullmatch(r"[\d\s.,:;–-]*|[ivxlc]{1,6}", line.text, re.I)
-        and not (line.margin and seen[re.sub(r"\d+", "#", line.text)] > 1)
+        if not number(line) and not (line.margin and seen[re.sub(r"\d+", "#", line.text)] > 1)
     ]
+
+
+def _common(xs: list[float]) -> list[float]:
+    """The edges (to 5 points) at least a fifth of the lines share: a column's margin."""
+    counts = Counter(round(x / 5) for x in xs)
+    return [k * 5.0 for k, n in counts.items() if n * 5 >= len(xs)] or [sorted(xs)[len(xs) // 2]]
 
 
 def _paper(

@@ -30,6 +30,13 @@ _CITATION_YEAR = re.compile(
     r"\(((?:19|20)\d{2})\)\s*[,;:]?\s*\d{1,4}\s*[:(,]"
     r"|\b\d{1,4}\s*[a-zA-Z]?\s*[,:]\s*\d{1,5}\s*[-–]\s*\d{1,5}\s*\(((?:19|20)\d{2})\)"
 )
+# A publisher's rights line after the abstract ("© 2005 Elsevier B.V. All rights reserved.";
+# some fonts give "©" as "q").
+_RIGHTS = re.compile(
+    r"^\s*(?:©|\(c\)|copyright\b|q(?=\s*(?:19|20)\d{2}\b))|all rights reserved", re.I
+)
+# A venue's short name with a two-digit year, printed in a footer ("IJCAI-07", "ACL'18").
+_VENUE_SHORT = re.compile(r"\b[A-Z]{3,}(?:-[A-Z]{2,})?[-'’](\d{2})\b")
 _MANUSCRIPT = re.compile(r"received|submitted|revised|accepted|requested", re.I)
 _MONTH_YEAR = re.compile(
     r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
@@ -130,7 +137,7 @@ def abstract_end(
     for i, line in enumerate(lines[1:], 1):
         previous = kept[-1]
         ended = previous.text.rstrip().endswith((".", "?", "!", ":"))
-        if is_heading(line, previous, body) or line.margin:
+        if is_heading(line, previous, body) or line.margin or _RIGHTS.search(line.text):
             return kept, i
         if (line.size < size - 0.6 and line.words <= 6) or caption.is_caption(line):
             continue  # a figure's label or caption
@@ -208,4 +215,10 @@ def find_year(text: str, arxiv: re.Match[str] | None) -> int | None:
     published = [year for manuscript, year in dated if not manuscript]
     if published:
         return published[0]
-    return max((year for _, year in dated), default=None)
+    if dated:
+        return max(year for _, year in dated)
+    short = _VENUE_SHORT.search(text)
+    if short:  # the last resort: "IJCAI-07"
+        two = int(short.group(1))
+        return (1900 if two > 50 else 2000) + two
+    return None

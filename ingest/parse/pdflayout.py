@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .typeset import HYPHEN_MARK, fix_characters
@@ -55,6 +55,8 @@ class _Run:
     y0: float = float("inf")
     x1: float = float("-inf")
     y1: float = float("-inf")
+    # Per character: its size and bottom, None for a space or a generated character.
+    glyphs: list[tuple[float, float] | None] = field(default_factory=list)
 
     def add(
         self, char: str, box: tuple[float, float, float, float] | None, size: float, bold: bool
@@ -66,6 +68,9 @@ class _Run:
             self.x1, self.y1 = max(self.x1, right), max(self.y1, top)
             self.sizes.append(size)
             self.bold += bold
+            self.glyphs.append((size, bottom))
+        else:
+            self.glyphs.append(None)
 
 
 def page_lines(pdf: Any, index: int) -> list[Line]:
@@ -158,7 +163,7 @@ def _assemble(runs: list[_Run], middle: float) -> list[list[_Run]]:
             left, right = (a, b) if a.x0 <= b.x0 else (b, a)
             across = left.x1 < middle < right.x0  # the gap holds the gutter of two columns
             # A line number in the margin stays apart, to be dropped with the page numbers.
-            numbered = _is_number(a) or _is_number(b)
+            numbered = any(_is_number(r) and _in_margin(r, middle) for r in (a, b))
             if gap <= _GUTTER * size or (gap <= _WORD_GAP * size and not across and not numbered):
                 parent[root(j)] = root(i)
     groups: dict[int, list[_Run]] = {}
@@ -189,18 +194,41 @@ def _is_number(run: _Run) -> bool:
     return "".join(run.chars).strip().isdigit()
 
 
+def _in_margin(run: _Run, middle: float) -> bool:
+    """In the outer eighth of the page, where line numbers are printed."""
+    return run.x1 < middle * 0.25 or run.x0 > middle * 1.75
+
+
 def _span(line: list[_Run]) -> tuple[float, float]:
     return max(r.y1 for r in line), min(r.y0 for r in line)
 
 
 def _line(runs: list[_Run], page: int, height: float) -> Line:
-    text = " ".join(fix_characters(" ".join("".join(r.chars) for r in runs)).split())
     sizes = sorted(size for r in runs for size in r.sizes)
+    text = " ".join(fix_characters(_apart(runs, sizes[len(sizes) // 2])).split())
     x0, x1 = min(r.x0 for r in runs), max(r.x1 for r in runs)
     y0, y1 = min(r.y0 for r in runs), max(r.y1 for r in runs)
     margin = y0 > height * (1 - _MARGIN) or y1 < height * _MARGIN
     bold = sum(r.bold for r in runs) * 2 > len(sizes)
     return Line(text, round(sizes[len(sizes) // 2], 1), page, x0, y0, x1, y1, bold, margin)
+
+
+def _apart(runs: list[_Run], size: float) -> str:
+    """The runs' text, a superscript set apart by spaces ("Lane a,c" for "Lane" with the
+    marks "a,c" raised after it): a mark is no part of the word it follows."""
+    normal = sorted(b for r in runs for g in r.glyphs if g and g[0] >= 0.9 * size for b in g[1:])
+    base = normal[len(normal) // 2] if normal else 0.0
+    out: list[str] = []
+    for run in runs:
+        raised = False
+        for char, glyph in zip(run.chars, run.glyphs, strict=True):
+            now = glyph is not None and glyph[0] < 0.8 * size and glyph[1] > base + 0.25 * size
+            if glyph is not None and now != raised:
+                out.append(" ")
+                raised = now
+            out.append(char)
+        out.append(" ")
+    return "".join(out)
 
 
 def _reading_order(lines: list[Line], width: float) -> list[Line]:
@@ -224,7 +252,7 @@ def _reading_order(lines: list[Line], width: float) -> list[Line]:
         return lines  # already top to bottom
     ordered: list[Line] = []
     band: list[tuple[int, Line]] = []
-    by_height = sorted(zip(sides, lines, strict=True), key=lambda sl: -sl[1].y1)
+    by_height = list(zip(sides, lines, strict=True))  # top to bottom, rows left to right
 
     def flush() -> None:
         ordered.extend(line for s, line in band if s == 0)

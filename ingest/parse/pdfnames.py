@@ -21,7 +21,13 @@ AFFILIATION = re.compile(
     r"\bemail\b|e-mail|https?://|www\.|\d{4,}|\bstreet\b|\bavenue\b|\broad\b|\bcedex\b|"
     r"\bUSA\b|\bU\.S\.A\b|\bUK\b|\bchina\b|\bjapan\b|\bgermany\b|\bfrance\b|\bitaly\b|"
     r"\bspain\b|\bcanada\b|\bmexico\b|\bbrazil\b|\brussia\b|\bindia\b|\bpakistan\b|\bkorea\b|"
-    r"\bnetherlands\b|\bdenmark\b|\bsweden\b|\bswitzerland\b|\baustralia\b|\bcampus\b",
+    r"\bnetherlands\b|\bdenmark\b|\bsweden\b|\bswitzerland\b|\baustralia\b|\bcampus\b|"
+    r"\bnew zealand\b|\bireland\b|\bscotland\b|\bengland\b|\bbelgium\b|\baustria\b|"
+    r"\bnorway\b|\bfinland\b|\bpoland\b|\bportugal\b|\bgreece\b|\bisrael\b|\bturkey\b|"
+    r"\biran\b|\begypt\b|\bsingapore\b|\btaiwan\b|\bhong kong\b|\bchile\b|"
+    r"\bargentina\b|\bcolombia\b|\bsouth africa\b|\bnigeria\b|\bkenya\b|"
+    r"\bsaudi arabia\b|\bmalaysia\b|\bthailand\b|\bvietnam\b|\bindonesia\b|"
+    r"\bczech republic\b|\bhungary\b|\bromania\b|\bukraine\b",
     re.I,
 )
 VENUE = re.compile(
@@ -71,8 +77,9 @@ def line_names(text: str) -> list[str] | None:
     address, prose)."""
     if AFFILIATION.search(text) or len(text) > 250 or VENUE.search(text):
         return None
-    if sum(1 for w in text.split() if w[:1].islower() and w not in _PARTICLES) > 1:
-        return None
+    lower = [w for w in text.split() if w[:1].islower() and w not in _PARTICLES]
+    if sum(1 for w in lower if not re.fullmatch(r"[a-z](?:[,;][a-z])*[,;*]*", w)) > 1:
+        return None  # prose or an address, not names (raised marks like "b,c" aside)
     parts = re.split(r",|\band\b|;|&|·|\s{3,}|\|", text, flags=re.I)
     return [name for name in map(_name, parts) if name]
 
@@ -113,6 +120,8 @@ def _name(part: str) -> str:
             tokens.append(token)
     while tokens and tokens[0].casefold().rstrip(".") in _HONORIFICS:
         tokens.pop(0)
+    while tokens and re.fullmatch(r"[a-z]", tokens[-1]):
+        tokens.pop()  # an affiliation mark set apart ("Lane a"): the layout raised it
     if not tokens or len(tokens) > 5:
         return ""
     if not all(_NAME_WORD.match(t) or t.casefold() in _PARTICLES for t in tokens):

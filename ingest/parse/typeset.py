@@ -6,6 +6,7 @@ as separate characters.
   paper, or is an ordinary English word: :func:`rag.words.common_words`) or the second half
   is none ("biochem-ical"); a hyphen between two words stays ("blood-brain",
   "state-of-the-art"). A soft hyphen (U+00AD) is never printed text and always goes.
+- **Control characters** a font maps its marks to (U+008E) become spaces.
 - **Ligatures and presentation forms** (ﬁ ﬂ ﬀ ﬃ ﬄ ﬅ ﬆ, full-width letters) become their
   letters (NFKC for those characters only: "²", "µ" and "½" keep their meaning).
 - **Symbol-font characters** left in the private use area by some producers (U+F06E for
@@ -54,7 +55,11 @@ _SYMBOL = (
     | dict(zip(range(0xF0A3, 0xF0BC), "≤⁄∞ƒ♣♦♥♠↔←↑→↓°±″≥×∝∂•÷≠≡≈", strict=False))
 )
 _COMPAT = re.compile("[\ufb00-\ufb06\ufb13-\ufb17\uff01-\uff5e]")
-_DROP = str.maketrans({"\u00ad": None, "\ufffe": HYPHEN_MARK, "\ufeff": None, "\u200b": None})
+_DROP = str.maketrans(
+    {"\u00ad": None, "\ufffe": HYPHEN_MARK, "\ufeff": None, "\u200b": None}
+    # Control characters a font maps its marks to (U+008E for a dagger): a space.
+    | {c: " " for c in [*range(0x00, 0x20), *range(0x7F, 0xA0)] if chr(c) not in "\t\n\r\x02"}
+)
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 _TAIL = re.compile(r"([^\W\d_]+)[-\x02]$")
 _HEAD = re.compile(r"^([^\W\d_]+)")
