@@ -103,12 +103,12 @@ def join_lines(lines: Sequence[str], words: frozenset[str] = frozenset()) -> str
     follows the hyphen is no word of its own ("biochem-" "ical"); a hyphen between two
     words stays ("blood-" "brain", "zebroid-" "allocator"). The result is
     whitespace-normalised."""
-    out = ""
+    pieces: list[str] = []  # the text so far, its last piece ending the last line
     for line in lines:
         line = line.strip()
         if not line:
             continue
-        tail = _TAIL.search(out)
+        tail = _TAIL.search(pieces[-1][-64:]) if pieces else None
         head = _HEAD.match(line)
         if tail and head:
             joined = (tail.group(1) + head.group(1)).casefold()
@@ -120,9 +120,9 @@ def join_lines(lines: Sequence[str], words: frozenset[str] = frozenset()) -> str
                 or (second not in common and second not in words)
             )
             if head.group(1)[:1].islower() and broken:
-                out = out[:-1] + line
+                pieces[-1] = pieces[-1][:-1] + line
                 continue
-            out = out[:-1] + "-" + line
+            pieces[-1] = pieces[-1][:-1] + "-" + line
             continue
-        out = f"{out} {line}" if out else line
-    return normalise_text(out.replace(HYPHEN_MARK, "-"))
+        pieces.append(line)
+    return normalise_text(" ".join(pieces).replace(HYPHEN_MARK, "-"))
