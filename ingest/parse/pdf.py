@@ -214,12 +214,9 @@ def _paper(
         opening = first_prose(lines, after)
         kept, end = abstract_end(lines[opening:], body_size, heading=False)
         end += opening
-        abstract = join_lines([line.text for line in kept], words)
-        cut = cut_words(abstract, _MAX_OPENING_WORDS)
+        abstract = cut_words(join_lines([line.text for line in kept], words), _MAX_OPENING_WORDS)
         author_lines = lines[after:opening]
         body_lines = lines[end:]
-        if cut != abstract:
-            abstract = cut
         notices.append(
             Notice(
                 source,
