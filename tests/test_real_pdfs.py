@@ -241,3 +241,13 @@ def test_a_number_set_apart_inside_a_justified_line_is_text(tmp_path: Path) -> N
     (tmp_path / "spaced.pdf").write_bytes(_raw_pdf(_page_objects(b"\n".join(ops))))
     [paper] = [i for i in _items(tmp_path / "spaced.pdf") if isinstance(i, Paper)]
     assert "a model with 10 billion parameters" in paper.abstract
+
+
+def test_the_body_questions_stay_honest() -> None:
+    """bench/data/pdf_questions.jsonl: every fact on its page and not in the abstract, no
+    run of five words copied from the paper (bench/check_pdf_questions.py)."""
+    from bench.check_pdf_questions import main as check_questions
+
+    questions = REAL_PDFS.parents[2] / "bench" / "data" / "pdf_questions.jsonl"
+    args = ["--questions", str(questions), "--pdfs", str(REAL_PDFS)]
+    assert check_questions([*args, "--truth", str(REAL_PDFS / "truth.jsonl")]) == 0
