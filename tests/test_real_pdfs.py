@@ -251,3 +251,26 @@ def test_the_body_questions_stay_honest() -> None:
     questions = REAL_PDFS.parents[2] / "bench" / "data" / "pdf_questions.jsonl"
     args = ["--questions", str(questions), "--pdfs", str(REAL_PDFS)]
     assert check_questions([*args, "--truth", str(REAL_PDFS / "truth.jsonl")]) == 0
+
+
+def test_an_article_info_column_beside_the_abstract_is_not_read_into_it(tmp_path: Path) -> None:
+    """Elsevier's layout: "article info" (history, keywords) in a narrow column beside the
+    abstract, their lines level with the abstract's."""
+    prose = [
+        "The species of cichlid fishes in the great lakes are the most diverse radiations.",
+        "Here we present a new phylogeny based on the largest set of nuclear markers yet.",
+        "We find strong support for the position of four tribes outside of one clade.",
+    ]
+    side = ["Article history:", "Received 25 November 2013", "Accepted 8 October 2014"]
+    ops = [
+        b"BT /F1 14 Tf 33 720 Td (A tribal phylogeny of cichlid fishes) Tj ET",
+        b"BT /F1 9 Tf 33 690 Td (article info) Tj ET",
+        b"BT /F1 9 Tf 197 690 Td (abstract) Tj ET",
+    ]
+    for i, (left, right) in enumerate(zip(side, prose, strict=True)):
+        ops.append(b"BT /F1 6 Tf 33 %d Td (%s) Tj ET" % (671 - 10 * i, left.encode()))
+        ops.append(b"BT /F1 7 Tf 197 %d Td (%s) Tj ET" % (670 - 10 * i, right.encode()))
+    ops.append(b"BT /F1 10 Tf 33 600 Td (1. Introduction) Tj ET")
+    (tmp_path / "sidebar.pdf").write_bytes(_raw_pdf(_page_objects(b"\n".join(ops))))
+    [paper] = [i for i in _items(tmp_path / "sidebar.pdf") if isinstance(i, Paper)]
+    assert paper.abstract == " ".join(prose)

@@ -206,7 +206,7 @@ def _paper(
         first = ABSTRACT.sub("", lines[start].text, count=1)
         head = [_with_text(lines[start], first)] if first else []
         rest = head + lines[start + 1 :]
-        kept, end = abstract_end(rest, body_size)
+        kept, end = abstract_end(rest, body_size, anchor=lines[start])
         abstract = join_lines([line.text for line in kept], words)
         author_lines = _between(lines, after, start)
         body_lines = rest[end:]

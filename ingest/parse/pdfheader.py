@@ -27,7 +27,8 @@ _VENUE_YEAR = re.compile(
     re.I,
 )
 _CITATION_YEAR = re.compile(
-    r"\(((?:19|20)\d{2})\)\s*[,;:]?\s*\d{1,4}\s*[:(,]"
+    r"\b\d{1,4}\s*\(((?:19|20)\d{2})\)\s*\d+\s*[-–]\s*\d+"  # "Journal 83 (2015) 56–71"
+    r"|\(((?:19|20)\d{2})\)\s*[,;:]?\s*\d{1,4}\s*[:(,]"
     r"|\b\d{1,4}\s*[a-zA-Z]?\s*[,:]\s*\d{1,5}\s*[-–]\s*\d{1,5}\s*\(((?:19|20)\d{2})\)"
 )
 # A publisher's rights line after the abstract ("© 2005 Elsevier B.V. All rights reserved.";
@@ -122,20 +123,33 @@ def _junk_title(text: str) -> bool:
 
 
 def abstract_end(
-    lines: Sequence[Line], body: float, *, heading: bool = True
+    lines: Sequence[Line], body: float, *, heading: bool = True, anchor: Line | None = None
 ) -> tuple[list[Line], int]:
     """The lines of the abstract that starts at ``lines[0]``, and where it ends: at a
     heading, keywords or CCS concepts, a margin, a footnote (smaller type), another page,
     or (found without a heading) a paragraph break. A figure's labels inside it (a few
-    words in small type) are passed over."""
+    words in small type) are passed over, and so is what stands beside its heading
+    (``anchor``) rather than under it: an "article info" column next to the abstract."""
+
+    def beside(line: Line) -> bool:
+        return anchor is not None and not _under(anchor, line)
+
+    lines = [line for line in lines[:1] if not beside(line)] + list(lines[1:])
     if not lines:
         return [], 0
-    sizes = sorted(line.size for line in lines[:3])
-    size = sizes[len(sizes) // 2]
+    text_lines = [x for x in lines[:8] if not beside(x) and not is_heading(x, None, body)]
+    sizes = sorted(line.size for line in text_lines[:3]) or [lines[0].size]
+    size = sizes[len(sizes) // 2]  # the abstract's type
     kept = [lines[0]]
     caption = Captions()
     for i, line in enumerate(lines[1:], 1):
         previous = kept[-1]
+        # Far beside the abstract's width (a justified line's piece is near it).
+        reach = 5 * line.size
+        block = min(k.x0 for k in kept) - reach, max(k.x1 for k in kept) + reach
+        apart = line.x1 < block[0] or line.x0 > block[1]
+        if apart and beside(line) and _alongside(line, previous, anchor):
+            continue
         ended = previous.text.rstrip().endswith((".", "?", "!", ":"))
         if is_heading(line, previous, body) or line.margin or _RIGHTS.search(line.text):
             return kept, i
@@ -149,6 +163,18 @@ def abstract_end(
             return kept, i
         kept.append(line)
     return kept, len(lines)
+
+
+def _alongside(line: Line, last: Line, anchor: Line | None) -> bool:
+    """Whether ``line`` stands level with the abstract read so far, on its page: below its
+    heading and not below its last line (a column beside it, not the page's next one)."""
+    top = anchor.y1 if anchor is not None else last.y1
+    return line.page == last.page and last.y0 - 2 * last.size <= line.y1 <= top + 1
+
+
+def _under(anchor: Line, line: Line) -> bool:
+    """Whether ``line`` shares any of the width of ``anchor`` (a heading above it)."""
+    return line.x1 >= anchor.x0 - 2 and line.x0 <= anchor.x1 + 2
 
 
 def _paragraph_break(previous: Line, line: Line) -> bool:

@@ -37,6 +37,14 @@ VENUE = re.compile(
     re.I,
 )
 _PARTICLES = frozenset("van von der den de del della di da dos das du le la y bin al el".split())  # noqa: SIM905
+# A labelled line of the title page's margin or footer, not a list of authors.
+_LABEL = re.compile(
+    r"^\s*(?:citation|academic editor|editors?|handling editor|received|accepted|published|"
+    r"copyright|correspondence|corresponding|funding|competing|data availability|open access|"
+    r"keywords?|abstract|how to cite)\b",
+    re.I,
+)
+_NOT_NAMES = frozenset(["abstract", "citation", "editor", "keywords", "introduction", "authors"])
 _HONORIFICS = frozenset("dr prof professor mr mrs ms sir".split())  # noqa: SIM905
 # A name's word: capitalised, each hyphenated part too ("Lars-Göran", not "Fifth-order").
 _NAME_WORD = re.compile(r"^(?:[A-Z][\w'’.]*(?:-[A-Z][\w'’.]*)*|[A-Z]\.(?:-?[A-Z]\.)*)$")
@@ -75,12 +83,14 @@ def authors(lines: Sequence[Line], words: frozenset[str]) -> tuple[str, ...]:
 def line_names(text: str) -> list[str] | None:
     """The names on an author line, None for a line that is not one (an affiliation, an
     address, prose)."""
-    if AFFILIATION.search(text) or len(text) > 250 or VENUE.search(text):
+    if AFFILIATION.search(text) or len(text) > 250 or VENUE.search(text) or _LABEL.match(text):
         return None
+    text = re.sub(r"^\s*authors?\b\s*:?", "", text, flags=re.I)  # "Authors: A. Smith, ..."
     lower = [w for w in text.split() if w[:1].islower() and w not in _PARTICLES]
     if sum(1 for w in lower if not re.fullmatch(r"[a-z](?:[,;][a-z])*[,;*]*", w)) > 1:
         return None  # prose or an address, not names (raised marks like "b,c" aside)
-    parts = re.split(r",|\band\b|;|&|·|\s{3,}|\|", text, flags=re.I)
+    # Names are parted by commas, "and", or the marks after each ("Cohan† ∗ Feldman†").
+    parts = re.split(r",|\band\b|;|&|·|\s{3,}|\||[*†‡§¶∗⋆♯✉]+", text, flags=re.I)
     return [name for name in map(_name, parts) if name]
 
 
@@ -122,7 +132,7 @@ def _name(part: str) -> str:
         tokens.pop(0)
     while tokens and re.fullmatch(r"[a-z]", tokens[-1]):
         tokens.pop()  # an affiliation mark set apart ("Lane a"): the layout raised it
-    if not tokens or len(tokens) > 5:
+    if not tokens or len(tokens) > 5 or any(t.casefold() in _NOT_NAMES for t in tokens):
         return ""
     if not all(_NAME_WORD.match(t) or t.casefold() in _PARTICLES for t in tokens):
         return ""
