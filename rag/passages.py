@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 __all__ = ["PASSAGE_WORDS", "body_passages"]
 
 # A body passage's rank: its cosine to the question plus this times the share of the
-# question's words it holds.
+# question's words it holds (chosen on the body questions of half the real PDFs and
+# reported on the other half: bench/pdf_answers.py, docs/benchmarks.md).
 PASSAGE_WORDS = 1.0
 
 
@@ -42,12 +43,13 @@ def body_passages(
     wanted = terms(query)
     held = [wanted & terms(f"{meta.get('section') or ''} {text}") for _, text, meta, _ in chunks]
     weight = _within_paper_idf(chunks, held)
+    totals = {pid: sum(w.values()) for pid, w in weight.items()}
     by_paper: dict[str, list[Passage]] = {}
     for (cid, text, meta, chunk_vector), words in zip(chunks, held, strict=True):
         pid, _, number = cid.rpartition("#")
         # Similar in meaning, and holding the question's words that are rare in the paper:
         # a number asked about sits in a passage that names what it measures.
-        total = sum(weight[pid].values())
+        total = totals[pid]
         share = sum(weight[pid][t] for t in words) / total if total else 0.0
         score = float(chunk_vector @ vector) + PASSAGE_WORDS * share
         passage = Passage(cid, int(number), text, score,
