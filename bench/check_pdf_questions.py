@@ -12,7 +12,8 @@ abstract, which is located on the first pages from the hand-checked ``abstract_f
     python bench/check_pdf_questions.py --questions bench/data/pdf_questions.jsonl \\
         --pdfs tests/data/real_pdfs --truth tests/data/real_pdfs/truth.jsonl
 
-Standalone: needs only pypdfium2. Prints every problem and exits 1 when there is one.
+Needs pypdfium2 and bench/check_questions.py (the same five-words-copied test as the
+abstract sets). Prints every problem and exits 1 when there is one.
 """
 
 from __future__ import annotations
@@ -24,8 +25,12 @@ import sys
 import unicodedata
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.check_questions import copied_run  # noqa: E402
+
 _ID = re.compile(r"^pdfq-\d{2,}$")
-_WORD = re.compile(r"\w+")
 _TOKEN = re.compile(r"[^\W_]+")  # letters/digits; '_' and punctuation separate tokens
 _LINE_END_HYPHEN = re.compile(r"(\w)-[ \t]*\n[ \t]*(\w)")
 _ABSTRACT_PAGES = 3  # the abstract is looked for on this many first pages
@@ -80,17 +85,6 @@ def abstract_tokens(first_pages: str, record: dict) -> list[str] | None:
     if end < 0:
         return None
     return hay[begin : end + len(tail)]
-
-
-def copied_run(question: str, paper: str, size: int) -> str:
-    """The first run of ``size`` words the question shares with the paper ("" if none)."""
-    words = _WORD.findall(question.casefold())
-    hay = f" {' '.join(_WORD.findall(paper.casefold()))} "
-    for i in range(len(words) - size + 1):
-        run = " ".join(words[i : i + size])
-        if f" {run} " in hay:
-            return run
-    return ""
 
 
 class Pdfs:
