@@ -51,16 +51,16 @@ class Sentence:
 
 
 def sentences(sources: Sequence[Source], *, body: bool = False) -> list[Sentence]:
-    """The quotable sentences of the sources' abstracts, and with ``body`` those of their
-    body passages after them."""
+    """The quotable sentences of the sources' abstracts, or with ``body`` of their body
+    passages."""
     out = []
     for src in sources:
-        texts = [src.abstract, *(p.text for p in src.passages)] if body else [src.abstract]
+        texts = [p.text for p in src.passages] if body else [src.abstract]
         for k, text in enumerate(texts):
             sentences = split_sentences(text)
             parts = roles(sentences)
             out += [
-                Sentence(src, i, len(sentences), s, role=parts[i], passage=k - 1)
+                Sentence(src, i, len(sentences), s, role=parts[i], passage=k if body else -1)
                 for i, s in enumerate(sentences)
                 if len(s.split()) >= MIN_SENTENCE_WORDS
             ]

@@ -207,7 +207,7 @@ def _from_body(question: Question, sources: Sequence[Source]) -> list[cand.Sente
     body = [
         s
         for s in cand.sentences(readers, body=True)
-        if s.passage >= 0 and len(s.text.split()) <= MAX_BODY_SENTENCE_WORDS
+        if len(s.text.split()) <= MAX_BODY_SENTENCE_WORDS
     ]
     if not body:
         return []
