@@ -8,15 +8,15 @@ metadata), and removing it takes them with it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from rag.errors import IngestError
 
 if TYPE_CHECKING:
     from rag.index.store import Store
 
-__all__ = ["MAX_NAME", "add_to_collection", "check_name"]
+__all__ = ["MAX_NAME", "add_to_collection", "check_name", "set_collections"]
 
 MAX_NAME = 100
 
@@ -40,5 +40,18 @@ def add_to_collection(store: Store, paper_ids: Sequence[str], name: str) -> int:
         for pid, meta in firsts.items()
         if name not in (meta.get("collections") or [])
     }
+    store.update_papers(fields)
+    return len(fields)
+
+
+def set_collections(store: Store, memberships: Mapping[str, Sequence[str]]) -> int:
+    """Make each stored paper's collections exactly these (``{paper_id: names}``; an empty
+    list takes it out of all); how many papers changed. Changes no vectors."""
+    firsts = store.first_chunks(list(memberships))
+    fields: dict[str, dict[str, Any]] = {}
+    for pid, names in memberships.items():
+        wanted = list(dict.fromkeys(check_name(n) for n in names))
+        if pid in firsts and list(firsts[pid].get("collections") or []) != wanted:
+            fields[pid] = {"collections": wanted or None}  # None drops the key: Chroma has no []
     store.update_papers(fields)
     return len(fields)

@@ -21,6 +21,8 @@ from ingest.pipeline import IngestReport, Progress, ingest_paths
 from ingest.sources.enrich import identifier_of, lacking, merge, paper_from_metadata
 from ingest.sources.http import Fetcher
 from ingest.sources.resolve import Resolved, resolve, search_arxiv
+from ingest.zotero.local import ZoteroReadError, read_local
+from ingest.zotero.sync import SyncProgress, SyncReport, sync_library
 from rag.errors import IngestError
 from rag.records import Paper, Skipped
 
@@ -155,6 +157,50 @@ class Ingester:
         )
         report.unchanged += sum(1 for s, m in pairs if m == s)
         return report
+
+    def sync_zotero(
+        self,
+        path: Path | None = None,
+        *,
+        web_library: str = "",
+        collection: str = "",
+        abstract_only: bool = False,
+        on_progress: Callable[[SyncProgress], None] | None = None,
+    ) -> SyncReport:
+        """Bring the index in step with a Zotero library (:mod:`ingest.zotero.sync`): the
+        local one in the data directory ``path`` (default: the ``zotero_dir`` setting), read
+        without writing to it, or ``web_library`` ("users/ID" or "groups/ID") through
+        Zotero's web API with the ``zotero_api_key`` setting. Only ``collection``'s subtree
+        when one is named. Raises :class:`ingest.zotero.local.ZoteroReadError` (nothing
+        changed) when the library cannot be read."""
+        settings = self.engine.settings
+        if web_library:
+            from ingest.zotero.web import read_web
+
+            key = settings.zotero_api_key.get_secret_value()
+            if not key:
+                raise ZoteroReadError(
+                    "Zotero's web API needs a key: create one at "
+                    "https://www.zotero.org/settings/keys and set ZOTERO_API_KEY"
+                )
+            cache = settings.data_dir / "zotero" / "web" / web_library.replace("/", "-")
+            library = read_web(
+                web_library,
+                api_key=key,
+                cache_dir=cache,
+                endpoint=settings.zotero_api_url,
+            )  # the whole library: the subtree is cut below, so items outside it stay
+        else:
+            library = read_local(path or settings.zotero_dir)
+        with self._lock:
+            return sync_library(
+                library,
+                self.engine,
+                self.chunker,
+                collection=collection,
+                full_text=not abstract_only,
+                on_progress=on_progress,
+            )
 
     def _write(
         self,

@@ -290,6 +290,18 @@ class Settings(BaseSettings):
     arxiv_delay_seconds: float = Field(
         default=3.0, ge=0, le=60, description="Pause between arXiv requests (arXiv asks for 3 s)."
     )
+    zotero_dir: Path = Field(
+        default_factory=lambda: Path.home() / "Zotero",
+        description="Zotero's data directory (zotero.sqlite and storage/) that "
+        "`paperchat zotero sync` reads, read-only.",
+    )
+    zotero_api_key: SecretStr = Field(
+        default=SecretStr(""),
+        validation_alias=AliasChoices("ZOTERO_API_KEY", "PAPERCHAT_ZOTERO_API_KEY"),
+        description="Key for Zotero's web API (ZOTERO_API_KEY), for `paperchat zotero sync "
+        "--user ID` / `--group ID` without a local Zotero.",
+    )
+    zotero_api_url: str = Field(default="https://api.zotero.org", description="Zotero's web API.")
     min_relevance: float = Field(
         default=0.0,
         ge=-1.0,
@@ -299,7 +311,7 @@ class Settings(BaseSettings):
         "similarity and word coverage together); 0 leaves the decision to that evidence.",
     )
 
-    @field_validator("data_dir", "cache_dir")
+    @field_validator("data_dir", "cache_dir", "zotero_dir")
     @classmethod
     def _expand(cls, value: Path) -> Path:
         return value.expanduser()

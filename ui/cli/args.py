@@ -19,7 +19,7 @@ def common_parser() -> argparse.ArgumentParser:
         type=Path,
         metavar="DIR",
         help="where the embedded index lives (default: $PAPERCHAT_DATA_DIR or ~/.paperchat); "
-        "it must hold one, except for ingest, serve and eval, which create it",
+        "it must hold one, except for ingest, zotero sync, serve and eval, which create it",
     )
     return common
 

@@ -36,6 +36,14 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
         action="store_true",
         help="serve only the APIs and /healthz (no gradio import: a faster start)",
     )
+    p.add_argument(
+        "--zotero-sync-every",
+        type=float,
+        default=0,
+        metavar="MINUTES",
+        help="sync the Zotero library ($PAPERCHAT_ZOTERO_DIR) at start and every MINUTES "
+        "while serving (as `paperchat zotero sync`; one worker only)",
+    )
     # Papers can come in while it runs (POST /api/ingest), so an empty data dir is fine.
     p.set_defaults(run=serve, creates_index=True)
 
@@ -47,5 +55,8 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
         raise PaperchatError("--workers must be at least 1")
     if args.no_ui:
         settings = settings.model_copy(update={"ui": False})
-    run_server(settings, host=args.host, port=args.port, workers=args.workers)
+    if args.zotero_sync_every < 0:
+        raise PaperchatError("--zotero-sync-every must be a positive number of minutes")
+    run_server(settings, host=args.host, port=args.port, workers=args.workers,
+               zotero_sync_every=args.zotero_sync_every)  # fmt: skip
     return 0

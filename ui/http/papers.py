@@ -1,14 +1,16 @@
-"""/api/papers: changing the library over one App: adding by identifier, removing."""
+"""/api/papers and /api/zotero: changing the library over one App: adding by identifier,
+syncing a Zotero library, removing."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter, Depends
 
 from ui.http.errors import ApiError
 from ui.http.limits import bearer_check
-from ui.http.schemas import AddRequest
+from ui.http.schemas import AddRequest, ZoteroSyncRequest
 
 if TYPE_CHECKING:
     from ui.app import App
@@ -38,6 +40,22 @@ def papers_router(app: App) -> APIRouter:
             arxiv_query=body.arxiv_query,
             max_results=body.max,
             collection=body.collection,
+        )
+        return report.to_json()
+
+    @router.post("/zotero/sync")
+    def zotero_sync(body: ZoteroSyncRequest) -> dict[str, Any]:
+        """Bring the library in step with a Zotero library, as `paperchat zotero sync` does:
+        the local one in ``zotero_dir`` on the server (read-only), or ``library`` through
+        Zotero's web API. The sync report; a library that cannot be read is a 400 and
+        nothing changes."""
+        if body.zotero_dir and body.library:
+            raise ApiError(422, "give zotero_dir or library, not both", "invalid_request")
+        report = ingester.sync_zotero(
+            Path(body.zotero_dir).expanduser() if body.zotero_dir else None,
+            web_library=body.library,
+            collection=body.collection,
+            abstract_only=body.abstract_only,
         )
         return report.to_json()
 

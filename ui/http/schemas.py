@@ -107,6 +107,23 @@ class AddRequest(_Strict):
         return value.strip()
 
 
+class ZoteroSyncRequest(_Strict):
+    """POST /api/zotero/sync: a Zotero library to bring the index in step with."""
+
+    zotero_dir: str = Field(
+        default="",
+        max_length=4096,
+        description="the server's Zotero data directory; empty = PAPERCHAT_ZOTERO_DIR",
+    )
+    library: str = Field(
+        default="",
+        pattern=r"^((users|groups)/\d{1,12})?$",
+        description="'users/ID' or 'groups/ID': through Zotero's web API (ZOTERO_API_KEY)",
+    )
+    collection: str = Field(default="", max_length=1000, description="only this subtree")
+    abstract_only: bool = False
+
+
 class ChatMessage(BaseModel):
     model_config = ConfigDict(extra="allow")
 

@@ -26,9 +26,11 @@ __all__ = ["app_factory", "check_bind", "create_app", "require_shared_store", "s
 log = logging.getLogger("paperchat.server")
 
 
-def create_app(settings: Settings) -> FastAPI:
+def create_app(settings: Settings, *, zotero_sync_every: float = 0) -> FastAPI:
     """The whole server for ``settings``: engine loaded and warm, API, UI at / (unless
-    ``settings.ui`` is off: gradio is then never imported, which saves most of start-up)."""
+    ``settings.ui`` is off: gradio is then never imported, which saves most of start-up);
+    with ``zotero_sync_every`` minutes, the Zotero library synced at start and that often
+    (``app.state.zotero``)."""
     from concurrent.futures import ThreadPoolExecutor
 
     from ui.app import App
@@ -52,6 +54,10 @@ def create_app(settings: Settings) -> FastAPI:
                 return {"paperchat": "API only (PAPERCHAT_UI=false)", "docs": "/docs"}
 
         warm.result()  # raises what warming up raised
+    if zotero_sync_every > 0:
+        from ui.http.zotero import PeriodicSync
+
+        app.state.zotero = PeriodicSync(parts.ingester, zotero_sync_every).start()
     return app
 
 
@@ -117,7 +123,9 @@ def require_shared_store(settings: Settings, workers: int) -> None:
         )
 
 
-def serve(settings: Settings, *, host: str, port: int, workers: int) -> None:
+def serve(
+    settings: Settings, *, host: str, port: int, workers: int, zotero_sync_every: float = 0
+) -> None:
     """Run the server until interrupted."""
     import os
 
@@ -125,6 +133,11 @@ def serve(settings: Settings, *, host: str, port: int, workers: int) -> None:
 
     check_bind(host, settings)
     require_shared_store(settings, workers)
+    if zotero_sync_every > 0 and workers > 1:
+        raise ConfigError(
+            "--zotero-sync-every syncs from one process: serve with --workers 1, or run "
+            "`paperchat zotero sync` on a schedule (cron) beside the workers"
+        )
     if workers > 1:
         # Each worker re-reads the settings from the environment: pass on what the CLI set.
         os.environ["PAPERCHAT_DATA_DIR"] = str(settings.data_dir)
@@ -133,4 +146,5 @@ def serve(settings: Settings, *, host: str, port: int, workers: int) -> None:
         uvicorn.run("ui.http.server:app_factory", factory=True, host=host, port=port,
                     workers=workers, log_level="info")  # fmt: skip
     else:
-        uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+        app = create_app(settings, zotero_sync_every=zotero_sync_every)
+        uvicorn.run(app, host=host, port=port, log_level="info")

@@ -107,6 +107,43 @@ class Library:
             return f"Error: {md_escape(str(exc))}", gr.update(), gr.update(), self.status()
         return self._reported(report, [], search)
 
+    def zotero_dir(self) -> str:
+        """The Zotero data directory the sync reads by default (PAPERCHAT_ZOTERO_DIR)."""
+        return str(self.app.engine.settings.zotero_dir)
+
+    def sync_zotero(
+        self, folder: str, search: str, progress: Any = None
+    ) -> tuple[str, Any, str, str]:
+        """Sync the Zotero library in ``folder`` (as `paperchat zotero sync` does), showing
+        progress item by item; what was added, updated, removed and not read is listed."""
+        from ingest.zotero.sync import SyncProgress
+
+        bar = progress if progress is not None else (lambda *a, **k: None)
+
+        def on_progress(p: SyncProgress) -> None:
+            bar((p.done, p.total), desc=f"Reading {p.item[:60]}", unit="items")
+
+        path = Path(folder.strip()).expanduser() if folder and folder.strip() else None
+        try:
+            report = self.app.ingester.sync_zotero(path, on_progress=on_progress)
+        except PaperchatError as exc:
+            return f"Error: {md_escape(str(exc))}", gr.update(), gr.update(), self.status()
+        data = report.to_json()
+        lines = [
+            f"Zotero: {report.items} items, {report.collections} collections. "
+            f"Added {data['added']}, updated {data['updated']}, unchanged {data['unchanged']}, "
+            f"removed {len(report.removed)}, moved between collections {report.moved} "
+            f"({report.seconds:.1f} s)."
+        ]
+        problems = [str(n) for n in report.ingest.notices] + [
+            f"skipped {s}" for s in report.ingest.skipped
+        ]
+        lines += [f"- {md_escape(p)}" for p in problems[:20]]
+        if len(problems) > 20:
+            lines.append(f"- … and {len(problems) - 20} more")
+        table, note = self.table(search)
+        return "\n".join(lines), table, note, self.status()
+
     def _reported(self, report: Any, paths: list[Path], search: str) -> tuple[str, Any, str, str]:
         lines = [
             f"Added {report.added}, updated {report.updated}, unchanged {report.unchanged} "

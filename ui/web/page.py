@@ -194,11 +194,16 @@ def _library_tab(library: Library) -> dict[str, Any]:
             ids = gr.Textbox(label="Or by arXiv id or DOI", elem_id="pc-ids",
                              placeholder="2406.03243 10.1145/3600006.3613145")  # fmt: skip
             add_ids = gr.Button("Fetch and add", size="sm", elem_id="pc-add-ids")
+            gr.Markdown("#### Zotero")
+            zotero_dir = gr.Textbox(label="Zotero data directory", value=library.zotero_dir(),
+                                    elem_id="pc-zotero-dir")  # fmt: skip
+            zotero = gr.Button("Sync Zotero", size="sm", elem_id="pc-zotero-sync")
             report = gr.Markdown("", elem_id="pc-lib-report")
     return {
         "search": search, "note": note, "table": table, "abstract": abstract, "picked": picked,
         "remove": remove, "files": files, "add": add, "report": report,
         "collection": collection, "ids": ids, "add_ids": add_ids,
+        "zotero_dir": zotero_dir, "zotero": zotero,
     }  # fmt: skip
 
 
@@ -217,4 +222,11 @@ def _wire_library(library: Library, lib: dict[str, Any], status: Any) -> None:
     lib["add_ids"].click(
         library.add_ids, [lib["ids"], lib["search"], lib["collection"]],
         [lib["report"], *listing, status],
+    )  # fmt: skip
+
+    def sync(folder: str, search: str, progress: Any = gr.Progress()) -> Any:  # noqa: B008
+        return library.sync_zotero(folder, search, progress)
+
+    lib["zotero"].click(
+        sync, [lib["zotero_dir"], lib["search"]], [lib["report"], *listing, status],
     )  # fmt: skip
