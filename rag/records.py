@@ -137,6 +137,7 @@ class PaperRow:
     entry_type: str = ""  # the BibTeX entry type it came as (or maps to), e.g. "inproceedings"
     cite_key: str = ""  # its BibTeX key, when it came from a .bib
     collections: tuple[str, ...] = ()  # named collections it was added to (--collection)
+    zotero_uri: str = ""  # zotero://select/... when it came from a Zotero library
     # Names its abstract gives it (rag.aliases, filled where the catalogue is made): the name
     # it introduces for its own work, and the acronyms it defines.
     coined: str = ""
@@ -178,6 +179,7 @@ class PaperRow:
             entry_type=str(data.get("entry_type") or extra.get("entry_type") or ""),
             cite_key=str(data.get("cite_key") or extra.get("bibtex_key") or ""),
             collections=tuple(data.get("collections") or ()),
+            zotero_uri=str(data.get("zotero_uri") or extra.get("zotero_uri") or ""),
             coined=str(data.get("coined") or ""),
             acronyms=tuple(data.get("acronyms") or ()),
             body=str(data.get("body") or ""),
@@ -198,6 +200,7 @@ class PaperRow:
             "doi": self.doi,
             "has_abstract": self.has_abstract,
             "collections": list(self.collections),
+            "zotero_uri": self.zotero_uri,
         }
 
 

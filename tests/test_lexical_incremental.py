@@ -392,7 +392,7 @@ def test_an_index_of_the_previous_format_is_rebuilt_once(
     (directory / "meta.json").write_text(json.dumps(meta))
     index = sync_lexical(store, directory, Bm25Params())
     assert len(index) == len(PAPERS) and _lexical(retriever, "federated") == ["fed"]
-    assert json.loads((directory / "meta.json").read_text())["format"] == 8
+    assert json.loads((directory / "meta.json").read_text())["format"] == 9
 
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("rebuilt twice")

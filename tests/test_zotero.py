@@ -18,6 +18,7 @@ from tests.pdfgen import make_encrypted, make_paper
 from tests.zotero_lib import ZoteroLib
 from ui.app import App
 from ui.cli.main import main
+from ui.web.render import paper_links
 
 REAL_PDF = ROOT / "tests/data/real_pdfs/submission_363.pdf"
 ABSTRACT = (
@@ -146,7 +147,8 @@ def test_first_sync_stores_items_with_pdfs_collections_and_links(tmp_path: Path)
     assert article.source == str((z.root / "zotero.sqlite").resolve())
     stored = app.engine.store.first_chunks([article.id])[article.id]
     extra = json.loads(stored["extra"])
-    assert extra["zotero_uri"] == f"zotero://select/library/items/{keys['article']}"
+    assert article.zotero_uri == f"zotero://select/library/items/{keys['article']}"
+    assert ("Zotero", article.zotero_uri) in paper_links(article)  # the sources panel's links
     assert extra["editors"] == ["Grace Hopper"] and extra["keywords"] == ["sensors", "soil"]
     assert article.n_chunks > 1  # the PDF's body is stored too
     book = rows[f"zotero:{keys['book']}"]  # no DOI: the item key names it
@@ -356,3 +358,27 @@ def test_web_library_syncs_incrementally_through_the_cli(
     monkeypatch.delenv("ZOTERO_API_KEY")
     assert main(["zotero", "sync", "--user", "7"]) == 1
     assert "ZOTERO_API_KEY" in capsys.readouterr().err
+
+
+def test_local_group_libraries_are_synced_as_collections_of_their_own(tmp_path: Path) -> None:
+    z, _ = _library(tmp_path / "Zotero")
+    lab = z.add_group_library("Soil Lab", group_id=4242)
+    methods = z.add_collection("Methods", library_id=lab)
+    shared = z.add_item(
+        "report",
+        fields={
+            "title": "Calibrating probes: the lab's protocol",
+            "abstractNote": "How the lab calibrates its soil probes each spring. " * 2,
+        },  # fmt: skip
+        collections=[methods],
+        library_id=lab,
+    )
+    lib = read_local(z.root)
+    item = next(i for i in lib.items if i.key == shared)
+    assert item.library == "groups/4242"
+    assert item.collections == ("Soil Lab", "Soil Lab/Methods")
+    app = _app()
+    assert app.ingester.sync_zotero(z.root).ingest.added == 4
+    row = _rows(app)[f"zotero:groups/4242/{shared}"]
+    assert row.zotero_uri == f"zotero://select/groups/4242/items/{shared}"
+    assert app.ingester.sync_zotero(z.root, collection="Soil Lab").unchanged == 1

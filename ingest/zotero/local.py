@@ -10,7 +10,8 @@ The tables read are Zotero's own (``resource/schema/userdata.sql`` of Zotero 5 t
 ``items`` with ``itemTypesCombined``, ``itemData``/``itemDataValues``/``fieldsCombined``,
 ``itemCreators``/``creators``/``creatorTypes``, ``itemTags``/``tags``, ``collections`` and
 ``collectionItems``, ``itemAttachments``, ``deletedItems`` (the trash) and, when present,
-``deletedCollections``. Only the user's own library ("My Library") is read.
+``deletedCollections``. The user's library and the group libraries it holds are read; a
+group's items are in a collection named after the group, its collections under that name.
 
 PDF attachments and Better BibTeX's citation keys are found by :mod:`ingest.zotero.storage`;
 a ``Citation Key:`` line in the item's Extra field counts too.
@@ -99,25 +100,28 @@ def read_local(path: Path) -> Library:
         user = db.execute("SELECT libraryID FROM libraries WHERE type = 'user'").fetchone()
         if user is None:
             raise ZoteroReadError(f"{database} has no user library: is it a Zotero database?")
-        lib_id = int(user[0])
-        library.version = _stamp(db, lib_id)
+        libraries = _libraries(db, int(user[0]))
+        library.version = _stamp(db)
         trashed = _trashed(db)
-        paths = _collection_paths(db, lib_id)
-        library.collections = sorted(paths.values())
+        paths: dict[int, str] = {}
+        for lib_id, (_, group) in libraries.items():
+            paths |= _collection_paths(db, lib_id, group)
+        library.collections = sorted({*paths.values(), *(g for _, g in libraries.values() if g)})
         rows = db.execute(
-            "SELECT i.itemID, i.key, i.version, i.dateModified, t.typeName"
+            "SELECT i.itemID, i.key, i.version, i.dateModified, t.typeName, i.libraryID"
             " FROM items i JOIN itemTypesCombined t ON t.itemTypeID = i.itemTypeID"
-            f" WHERE i.libraryID = ? AND t.typeName NOT IN {SKIPPED_TYPES!r}"
-            " ORDER BY i.itemID",
-            (lib_id,),
+            f" WHERE t.typeName NOT IN {SKIPPED_TYPES!r} ORDER BY i.itemID"
         ).fetchall()
         fields = _fields(db)
         creators = _creators(db)
         tags = _tags(db)
         member = _memberships(db, paths)
         files = attachments(db, root, trashed, fields)
-        keys = citation_keys(root, lib_id)
-        for item_id, key, version, modified, type_name in rows:
+        keys = citation_keys(root, int(user[0]))
+        for item_id, key, version, modified, type_name, lib_id in rows:
+            if lib_id not in libraries:
+                continue  # a feed's items
+            own, group = libraries[lib_id]
             if item_id in trashed:
                 library.trashed.add(str(key))
                 continue
@@ -134,11 +138,15 @@ def read_local(path: Path) -> Library:
                     fields=values,
                     creators=tuple(creators.get(item_id, ())),
                     tags=tuple(tags.get(item_id, ())),
-                    collections=tuple(sorted(member.get(item_id, ()))),
+                    # A group's items are all in the group's collection too.
+                    collections=tuple(
+                        sorted({*member.get(item_id, ()), *([group] if group else [])})
+                    ),
                     attachments=tuple(files.get(item_id, ())),
                     citation_key=keys.get(item_id)
                     or values.get("citationKey", "")
                     or (extra_key.group(1) if extra_key else ""),
+                    library=own,
                 )
             )
     return library
@@ -214,10 +222,23 @@ def _check_schema(db: sqlite3.Connection, database: Path, library: Library) -> N
         )
 
 
-def _stamp(db: sqlite3.Connection, lib_id: int) -> str:
-    row = db.execute(
-        "SELECT max(clientDateModified), count(*) FROM items WHERE libraryID = ?", (lib_id,)
-    ).fetchone()
+def _libraries(db: sqlite3.Connection, user: int) -> dict[int, tuple[str, str]]:
+    """{libraryID: (Zotero's name for it, the collection its items are in)} for the user's
+    library ("users/0", none) and each group library ("groups/ID", the group's name)."""
+    out = {user: ("users/0", "")}
+    rows = db.execute("SELECT libraryID, groupID, name FROM groups").fetchall()
+    for lib_id, group_id, name in rows:
+        out[int(lib_id)] = (f"groups/{group_id}", _part(str(name)) or f"Group {group_id}")
+    return out
+
+
+def _part(name: str) -> str:
+    """A collection's name as one part of a path: spaces collapsed, "/" made "∕"."""
+    return " ".join(name.split()).replace("/", "∕")
+
+
+def _stamp(db: sqlite3.Connection) -> str:
+    row = db.execute("SELECT max(clientDateModified), count(*) FROM items").fetchone()
     return f"{row[0]}:{row[1]}"
 
 
@@ -230,8 +251,9 @@ def _has_table(db: sqlite3.Connection, name: str) -> bool:
     return found is not None
 
 
-def _collection_paths(db: sqlite3.Connection, lib_id: int) -> dict[int, str]:
-    """{collectionID: "Parent/Child"} for the library's collections not in the trash."""
+def _collection_paths(db: sqlite3.Connection, lib_id: int, group: str) -> dict[int, str]:
+    """{collectionID: "Parent/Child"} for the library's collections not in the trash; a
+    group library's under the group's name ("Lab/Methods")."""
     rows = db.execute(
         "SELECT collectionID, collectionName, parentCollectionID FROM collections"
         " WHERE libraryID = ?",
@@ -240,8 +262,7 @@ def _collection_paths(db: sqlite3.Connection, lib_id: int) -> dict[int, str]:
     gone: set[int] = set()
     if _has_table(db, "deletedCollections"):
         gone = {int(r[0]) for r in db.execute("SELECT collectionID FROM deletedCollections")}
-    by_id = {int(cid): (" ".join(str(name).split()).replace("/", "∕"), parent)
-             for cid, name, parent in rows}  # fmt: skip
+    by_id = {int(cid): (_part(str(name)), parent) for cid, name, parent in rows}
     paths: dict[int, str] = {}
     for cid in by_id:
         parts: list[str] = []
@@ -255,7 +276,7 @@ def _collection_paths(db: sqlite3.Connection, lib_id: int) -> dict[int, str]:
             parts.append(name)
             at = int(parent) if parent is not None else None
         else:
-            paths[cid] = "/".join(reversed(parts))
+            paths[cid] = "/".join([group] * bool(group) + list(reversed(parts)))
     return paths
 
 

@@ -67,6 +67,7 @@ def draft_of(item: Item, library: Library, *, full_text: bool = True) -> Iterato
     """The item as a :class:`Draft` (with its PDF's body when ``full_text``), preceded by
     a notice for each attachment that could not be read."""
     values = item.fields
+    own = item.library or library.library
     title = values.get("title", "")
     where = f"Zotero item {item.key}" + (f" ({title[:60]!r})" if title else "")
     people = [c.full for c in item.creators if c.kind in _PRIMARY and c.full]
@@ -75,8 +76,8 @@ def draft_of(item: Item, library: Library, *, full_text: bool = True) -> Iterato
     editors = [c.full for c in item.creators if c.kind in _EDITORS and c.full]
     extra: dict[str, object] = {
         "zotero_key": item.key,
-        "zotero_library": library.library,
-        "zotero_uri": zotero_uri(library.library, item.key),
+        "zotero_library": own,
+        "zotero_uri": zotero_uri(own, item.key),
         "zotero_type": item.item_type,
         "entry_type": BIBTEX_TYPES.get(item.item_type, "misc"),
     }
@@ -89,11 +90,7 @@ def draft_of(item: Item, library: Library, *, full_text: bool = True) -> Iterato
     where_arxiv = ("archiveID", "url", "DOI", "extra", "number")
     words = " ".join(values.get(f, "") for f in where_arxiv).replace("arXiv:", " arXiv:").split()
     arxiv = next((found for word in words if (found := arxiv_id(word))), "")
-    fallback = (
-        f"zotero:{library.library}/{item.key}"
-        if library.library.startswith("groups/")
-        else f"zotero:{item.key}"
-    )
+    fallback = f"zotero:{own}/{item.key}" if own.startswith("groups/") else f"zotero:{item.key}"
     draft = Draft(
         library.source,
         0,

@@ -62,6 +62,7 @@ class Item:
     collections: tuple[str, ...] = ()  # their paths, "Parent/Child"
     attachments: tuple[Attachment, ...] = ()
     citation_key: str = ""  # Better BibTeX's, or a "Citation Key:" line in Extra
+    library: str = ""  # its library ("groups/ID") when not the one read (a local group's)
 
 
 @dataclass(slots=True)

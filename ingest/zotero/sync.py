@@ -116,14 +116,14 @@ def sync_library(
     report.collections = len(library.collections)
     state = _State.load(engine, library)
     catalogue = engine.retriever.index.catalogue
-    signatures = {item.key: _signature(item, full_text) for item in items}
+    signatures = {_id(item): _signature(item, full_text) for item in items}
     todo: list[Item] = []
     papers: dict[str, str] = {}  # item key -> paper id, for every item of this run
     for item in items:
-        before = state.items.get(item.key)
+        before = state.items.get(_id(item))
         pid = before.get("paper", "") if before else ""
-        if before and before.get("sig") == signatures[item.key] and _ours(catalogue, pid, library):
-            papers[item.key] = pid
+        if before and before.get("sig") == signatures[_id(item)] and _ours(catalogue, pid, library):
+            papers[_id(item)] = pid
             report.unchanged += 1
         else:
             todo.append(item)
@@ -139,7 +139,7 @@ def sync_library(
     catalogue = engine.retriever.index.catalogue
 
     # Items that left the library (deleted, or in the trash): their papers, if still ours.
-    present = {item.key for item in library.items}
+    present = {_id(item) for item in library.items}
     kept = {pid for key, pid in papers.items()} | {
         str(v.get("paper")) for k, v in state.items.items() if k in present
     }
@@ -154,22 +154,27 @@ def sync_library(
         catalogue = engine.retriever.index.catalogue
 
     report.moved = _move(engine, catalogue, items, papers, state)
-    if report.moved:
-        engine.refresh()
+    engine.refresh()  # new papers' collections too
 
     stored = {pid for pid in papers.values() if pid in catalogue}
     state.items = {k: v for k, v in state.items.items() if k in present and k not in papers}
     for item in items:
-        pid = papers.get(item.key, "")
+        pid = papers.get(_id(item), "")
         if pid in stored:
-            state.items[item.key] = {
+            state.items[_id(item)] = {
                 "paper": pid,
-                "sig": signatures[item.key],
+                "sig": signatures[_id(item)],
                 "collections": [_name(c) for c in item.collections],
             }
     state.save()
     report.seconds = time.perf_counter() - t0
     return report
+
+
+def _id(item: Item) -> str:
+    """The item's key, with its library when it is a group's read from the local database
+    (keys are unique within a library only)."""
+    return f"{item.library}/{item.key}" if item.library.startswith("groups/") else item.key
 
 
 def _subtree(library: Library, collection: str) -> list[Item]:
@@ -218,7 +223,7 @@ def _records(
             if isinstance(record, Draft):
                 built, notices = build_paper(record)
                 if isinstance(built, Paper):
-                    papers[item.key] = built.id
+                    papers[_id(item)] = built.id
                     yield from notices
                 yield built
             else:
@@ -243,15 +248,15 @@ def _move(
     state: _State,
 ) -> int:
     """Give each synced paper its items' current Zotero collections, keeping the ones the
-    user added in paperchat; how many papers changed."""
+    user added in paperchat; how many papers synced before moved."""
     zotero: dict[str, list[str]] = {}
     before: dict[str, set[str]] = {}
     for item in items:
-        pid = papers.get(item.key, "")
+        pid = papers.get(_id(item), "")
         if pid not in catalogue:
             continue
         zotero.setdefault(pid, []).extend(_name(c) for c in item.collections)
-        before.setdefault(pid, set()).update(state.items.get(item.key, {}).get("collections", []))
+        before.setdefault(pid, set()).update(state.items.get(_id(item), {}).get("collections", []))
     changes: dict[str, list[str]] = {}
     for pid, names in zotero.items():
         current = list(catalogue[pid].collections)
@@ -259,7 +264,10 @@ def _move(
         wanted += [n for n in dict.fromkeys(names) if n not in wanted]
         if wanted != current:
             changes[pid] = wanted
-    return set_collections(engine.store, changes) if changes else 0
+    if changes:
+        set_collections(engine.store, changes)
+    synced_before = {str(v.get("paper")) for v in state.items.values()}
+    return sum(1 for pid in changes if pid in synced_before)  # new papers did not move
 
 
 class _State:

@@ -30,7 +30,7 @@ __all__ = [
 # PaperRow's fields, in its order, but the abstract: that stays in the store.
 FIELDS = (
     "id", "label", "title", "authors", "year", "source", "position", "n_chunks", "url", "doi",
-    "has_abstract", "entry_type", "cite_key", "collections", "coined", "acronyms",
+    "has_abstract", "entry_type", "cite_key", "collections", "zotero_uri", "coined", "acronyms",
 )  # fmt: skip
 
 

@@ -41,9 +41,10 @@ if TYPE_CHECKING:
 
 __all__ = ["Bm25Params", "LexicalIndex"]
 
-_FORMAT = 8  # 3: the catalogue by column; 4: has_abstract, entry_type, cite_key;
+_FORMAT = 9  # 3: the catalogue by column; 4: has_abstract, entry_type, cite_key;
 # 5: collections; 6: tantivy postings, catalogue snapshot + journal, changed in place;
-# 7: the names abstracts give their papers (coined, acronyms); 8: full text, its own field
+# 7: the names abstracts give their papers (coined, acronyms); 8: full text, its own field;
+# 9: zotero_uri
 CATALOGUE = journal.SNAPSHOT
 POSTINGS = "postings"
 # bm25s's default token pattern, r"(?u)\b\w\w+\b", without the \b: the same words

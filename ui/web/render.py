@@ -81,7 +81,7 @@ def answer_markdown(
 
 
 def paper_links(paper: PaperRow) -> list[tuple[str, str]]:
-    """(label, href) for the paper's DOI, arXiv page and URL, when known."""
+    """(label, href) for the paper's DOI, arXiv page, URL and Zotero item, when known."""
     links: list[tuple[str, str]] = []
     doi = paper.doi.strip().removeprefix("https://doi.org/").removeprefix("doi:")
     if doi:
@@ -91,6 +91,8 @@ def paper_links(paper: PaperRow) -> list[tuple[str, str]]:
         links.append(("arXiv", f"https://arxiv.org/abs/{arxiv.group(1)}"))
     if paper.url.startswith(("http://", "https://")) and all(h != paper.url for _, h in links):
         links.append(("link", paper.url))
+    if paper.zotero_uri.startswith("zotero://"):
+        links.append(("Zotero", paper.zotero_uri))
     return links
 
 
