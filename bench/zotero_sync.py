@@ -72,8 +72,11 @@ def build(root: Path, records: list[dict[str, str]], n: int) -> tuple[ZoteroLib,
     for i, row in enumerate(records[:n]):
         key = z.add_item(
             "journalArticle",
-            fields={"title": row["title"][:250], "abstractNote": row["text"],
-                    "date": str(1990 + i % 35)},  # fmt: skip
+            fields={
+                "title": row["title"][:250],
+                "abstractNote": row["text"],
+                "date": str(1990 + i % 35),
+            },
             creators=[("author", "Ada", f"Author{i}"), ("author", "Alan", "Turing")],
             tags=[f"tag{i % 7}"],
             collections=[folders[i % len(folders)]],

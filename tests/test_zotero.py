@@ -369,7 +369,7 @@ def test_local_group_libraries_are_synced_as_collections_of_their_own(tmp_path: 
         fields={
             "title": "Calibrating probes: the lab's protocol",
             "abstractNote": "How the lab calibrates its soil probes each spring. " * 2,
-        },  # fmt: skip
+        },
         collections=[methods],
         library_id=lab,
     )
