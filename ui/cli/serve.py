@@ -10,7 +10,9 @@ from rag.errors import PaperchatError
 if TYPE_CHECKING:
     from rag.settings import Settings
 
-__all__ = ["register"]
+__all__ = ["MAX_SYNC_MINUTES", "register"]
+
+MAX_SYNC_MINUTES = 525_600
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
@@ -55,8 +57,11 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
         raise PaperchatError("--workers must be at least 1")
     if args.no_ui:
         settings = settings.model_copy(update={"ui": False})
-    if args.zotero_sync_every < 0:
-        raise PaperchatError("--zotero-sync-every must be a positive number of minutes")
+    every = args.zotero_sync_every
+    if every and not 0.01 <= every <= MAX_SYNC_MINUTES:  # nan fails this too
+        raise PaperchatError(
+            f"--zotero-sync-every must be between 0.01 and {MAX_SYNC_MINUTES} minutes (a year)"
+        )
     run_server(settings, host=args.host, port=args.port, workers=args.workers,
                zotero_sync_every=args.zotero_sync_every)  # fmt: skip
     return 0

@@ -8,10 +8,13 @@ Without a key the server binds to loopback only. Several workers need a Chroma s
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hmac
 import ipaddress
 import logging
-from typing import TYPE_CHECKING
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any
 
 from rag.errors import ConfigError
 
@@ -57,8 +60,23 @@ def create_app(settings: Settings, *, zotero_sync_every: float = 0) -> FastAPI:
     if zotero_sync_every > 0:
         from ui.http.zotero import PeriodicSync
 
-        app.state.zotero = PeriodicSync(parts.ingester, zotero_sync_every).start()
+        app.state.zotero = sync = PeriodicSync(parts.ingester, zotero_sync_every).start()
+        _stop_on_shutdown(app, sync.stop)
     return app
+
+
+def _stop_on_shutdown(app: FastAPI, stop: Callable[[], None]) -> None:
+    """Call ``stop`` when the server shuts down (after the app's own lifespan ends), so a
+    sync in progress finishes its item rather than dying with the process."""
+    inner = app.router.lifespan_context
+
+    @contextlib.asynccontextmanager
+    async def lifespan(a: Any) -> AsyncIterator[Any]:
+        async with inner(a) as state:
+            yield state
+        await asyncio.to_thread(stop)
+
+    app.router.lifespan_context = lifespan
 
 
 def _with_ui(app: FastAPI, parts: App) -> FastAPI:
@@ -132,12 +150,19 @@ def serve(
     import uvicorn
 
     check_bind(host, settings)
-    require_shared_store(settings, workers)
     if zotero_sync_every > 0 and workers > 1:
         raise ConfigError(
             "--zotero-sync-every syncs from one process: serve with --workers 1, or run "
             "`paperchat zotero sync` on a schedule (cron) beside the workers"
         )
+    require_shared_store(settings, workers)
+    if zotero_sync_every > 0:  # its outcome every time, beside uvicorn's lines
+        logger = logging.getLogger("paperchat")
+        if not logger.handlers:
+            handler = logging.StreamHandler()
+            handler.setFormatter(logging.Formatter("%(levelname)s:     %(name)s: %(message)s"))
+            logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
     if workers > 1:
         # Each worker re-reads the settings from the environment: pass on what the CLI set.
         os.environ["PAPERCHAT_DATA_DIR"] = str(settings.data_dir)
