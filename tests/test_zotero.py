@@ -382,3 +382,18 @@ def test_local_group_libraries_are_synced_as_collections_of_their_own(tmp_path: 
     row = _rows(app)[f"zotero:groups/4242/{shared}"]
     assert row.zotero_uri == f"zotero://select/groups/4242/items/{shared}"
     assert app.ingester.sync_zotero(z.root, collection="Soil Lab").unchanged == 1
+
+
+def test_a_doi_printed_in_the_pdf_does_not_rename_the_item(tmp_path: Path) -> None:
+    """A DOI on a PDF's first pages may be one it cites: the item keeps its Zotero key."""
+    z = ZoteroLib(tmp_path / "Zotero")
+    key = z.add_item("journalArticle", fields={"title": "Drift of soil moisture sensors"})
+    cited = BODY + " As shown before (doi:10.5555/cited.paper.1), probes drift."
+    pdf = make_paper(
+        tmp_path / "p.pdf", layout="one-column", title="Drift of soil moisture sensors",
+        authors=("Ada Lovelace",), abstract=ABSTRACT, body=cited, year=2019,
+    ).path  # fmt: skip
+    z.attach_pdf(key, pdf)
+    app = _app()
+    app.ingester.sync_zotero(z.root)
+    assert list(_rows(app)) == [f"zotero:{key}"]

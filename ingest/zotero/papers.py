@@ -7,9 +7,9 @@ creators of the item type's primary kind (author, inventor, presenter, ...); edi
 kept apart. Tags become keywords, the Better BibTeX key the citation key, and the item
 links back to Zotero (``zotero://select/...``).
 
-The first PDF attachment that reads gives the full text (and the abstract, title, authors,
-year or DOI the item lacks); one that does not read is a notice, and the item is stored
-from its metadata.
+The first PDF attachment that reads gives the full text (and the abstract, title, authors
+or year the item lacks, never its id); one that does not read is a notice, and the item is
+stored from its metadata.
 """
 
 from __future__ import annotations
@@ -138,7 +138,9 @@ def _read_pdf(path: Path, *, full_text: bool) -> Draft | str:
 
 def _with_pdf(draft: Draft, pdf: Draft) -> Draft:
     """The item's draft with what its PDF adds: the body always; the abstract, title,
-    authors, year and DOI only where the item has none (Zotero's metadata is the user's)."""
+    authors and year only where the item has none. Never its DOI or arXiv id: those name
+    the paper, Zotero's metadata is the user's, and a DOI on a PDF's first pages may be one
+    it cites (an item without one keeps its Zotero key as its id)."""
     has_abstract = len(draft.abstract.strip()) >= MIN_ABSTRACT_CHARS
     extra = dict(draft.extra)
     if pdf.sections:
@@ -149,8 +151,6 @@ def _with_pdf(draft: Draft, pdf: Draft) -> Draft:
         title=draft.title or pdf.title,
         authors=draft.authors or pdf.authors,
         year=draft.year if draft.year is not None else pdf.year,
-        doi=draft.doi or pdf.doi,
-        arxiv_id=draft.arxiv_id or pdf.arxiv_id,
         sections=pdf.sections,
         extra=extra,
     )
