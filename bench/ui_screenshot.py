@@ -1,9 +1,12 @@
-"""A screenshot of the chat UI answering an example question (for the README).
+"""A screenshot of the chat UI answering an example question (for the README), or of the
+Library tab after "Sync Zotero".
 
 Starts `paperchat serve` on an index of the given corpus, asks the first example question
-in headless Chromium (Debian's, as in the UI tests) and saves the page as a PNG.
+in headless Chromium (Debian's, as in the UI tests) and saves the page as a PNG. With
+``--zotero DIR`` it syncs that Zotero data directory from the Library tab instead.
 
     python bench/ui_screenshot.py --corpus data/sample --out docs/ui.png
+    python bench/ui_screenshot.py --corpus data/sample --zotero ~/Zotero --out docs/ui-zotero.png
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ def main() -> None:
     ap.add_argument("--corpus", type=Path, nargs="+", default=[ROOT / "data" / "sample"])
     ap.add_argument("--question", default=EXAMPLES[0])
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "ui.png")
+    ap.add_argument("--zotero", type=Path, help="sync this Zotero data directory in the UI")
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -61,6 +65,10 @@ def main() -> None:
             )  # fmt: skip
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             page.goto(url, wait_until="domcontentloaded")
+            if args.zotero:
+                _sync_zotero(page, args.zotero, args.out)
+                browser.close()
+                return
             box = page.locator("#pc-question textarea")
             box.wait_for(timeout=30_000)
             box.fill(args.question)
@@ -76,6 +84,20 @@ def main() -> None:
         proc.terminate()
         proc.wait(timeout=20)
     print(f"saved {args.out}")
+
+
+def _sync_zotero(page: object, folder: Path, out: Path) -> None:
+    """The Library tab after syncing ``folder``, the first Zotero paper picked."""
+    page.get_by_role("tab", name="Library").click()  # type: ignore[attr-defined]
+    box = page.locator("#pc-zotero-dir textarea")  # type: ignore[attr-defined]
+    box.fill(str(folder))
+    page.locator("#pc-zotero-sync").click()  # type: ignore[attr-defined]
+    page.wait_for_function(  # type: ignore[attr-defined]
+        "() => document.querySelector('#pc-lib-report').innerText.includes('Zotero:')",
+        timeout=120_000,
+    )
+    out.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(out), full_page=True)  # type: ignore[attr-defined]
 
 
 if __name__ == "__main__":
