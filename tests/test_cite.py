@@ -349,6 +349,7 @@ def test_citation_to_json() -> None:
         "doi": "",
         "has_abstract": True,
         "collections": [],
+        "zotero_uri": "",
         "quote": "It reports result 3.",
         "page": None,
         "section": None,
