@@ -238,9 +238,45 @@ class Engine:
         return collect(self.answer(question, **options))
 
     def search(
-        self, query: str, *, k: int = 10, filters: Filters | None = None, mode: Mode = "hybrid"
+        self,
+        query: str,
+        *,
+        k: int = 10,
+        filters: Filters | None = None,
+        mode: Mode = "hybrid",
+        passages: int = 2,
     ) -> list[Hit]:
-        return self.retriever.search(query, k=k, filters=filters, mode=mode)
+        """The ``k`` best papers for ``query``, each with up to ``passages`` passages (0:
+        none, as a retrieval benchmark wants)."""
+        return self.retriever.search(query, k=k, filters=filters, mode=mode, passages=passages)
+
+    @property
+    def index_name(self) -> str:
+        """The name of the Chroma collection these settings use (for people to read)."""
+        return self.store.collection_name
+
+    @property
+    def location(self) -> str:
+        """Where the index lives: the data directory's Chroma, or the server's address."""
+        return self.store.location
+
+    @property
+    def where(self) -> str:
+        """``"<index name> at <location>"``, as reports print it."""
+        return f"{self.index_name} at {self.location}"
+
+    def count_chunks(self) -> int:
+        """How many chunks the store holds (one round trip to it)."""
+        return self.store.count_chunks()
+
+    def probe(self) -> dict[str, Any]:
+        """:meth:`health` after one real round trip to the store (raises what it raises)."""
+        self.store.generation()
+        return self.health()
+
+    def indexed(self) -> int:
+        """How many papers the index holds (from the catalogue: no round trip)."""
+        return len(self.retriever.index)
 
     def papers(self, offset: int = 0, limit: int | None = None) -> tuple[int, list[PaperRow]]:
         """(how many papers are stored, ``limit`` of them from ``offset`` in source order),

@@ -140,3 +140,45 @@ def test_package_inits_do_no_work() -> None:
         if any(not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)) for n in body):
             busy.append(module)
     assert not busy, f"package __init__ with code: {busy}"
+
+
+_DOORS_BYPASSED = {"store", "retriever"}  # what Engine holds that faces must not reach into
+
+
+def _reaches_past_the_doors(tree: ast.AST) -> list[str]:
+    """``engine.store``/``engine.retriever`` (or ``x.engine.store``) reads in a module."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in _DOORS_BYPASSED:
+            owner = node.value
+            name = owner.attr if isinstance(owner, ast.Attribute) else getattr(owner, "id", "")
+            if name == "engine":
+                found.append(f"line {node.lineno}: engine.{node.attr}")
+    return found
+
+
+def test_faces_reach_data_through_the_two_doors() -> None:
+    """Every face (ui.*) reaches the library through Engine or Ingester only: it imports
+    nothing of rag.index (store, lexical index, catalogue) and never reads the engine's
+    store or retriever (names, locations, counts and the health probe are Engine's)."""
+    graph = import_graph()
+    wrong = [
+        f"{module} imports {target}"
+        for module, targets in graph.items()
+        if module.startswith("ui.")
+        for target in targets
+        if target == "rag.index" or target.startswith("rag.index.")
+    ]
+    for module, path in _modules().items():
+        if module.startswith("ui."):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            wrong += [f"{module} {hit}" for hit in _reaches_past_the_doors(tree)]
+    assert not wrong, "a face past the two doors:\n" + "\n".join(sorted(wrong))
+
+
+def test_the_door_check_catches_what_it_looks_for() -> None:
+    tree = ast.parse("n = app.engine.store.count_chunks()\nr = engine.retriever.index\n")
+    assert sorted(_reaches_past_the_doors(tree)) == [
+        "line 1: engine.store",
+        "line 2: engine.retriever",
+    ]

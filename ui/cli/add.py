@@ -83,11 +83,11 @@ def enrich(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _done(app: App, report: IngestReport, as_json: bool) -> int:
-    store = app.engine.store
+    engine = app.engine
     if as_json:
-        print_json(report.to_json() | {"collection": store.collection_name})
+        print_json(report.to_json() | {"collection": engine.index_name})
     else:
-        print_report(report, f"{store.collection_name} at {store.location}")
+        print_report(report, engine.where)
     return EXIT_OK if report.ok else EXIT_PARTIAL
 
 

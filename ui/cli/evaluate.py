@@ -126,13 +126,13 @@ def eval_retrieval(
     """Index ``corpus`` (once), run every judged query in each mode, and score the runs."""
     status = on_status or (lambda _msg: None)
     app = App.from_settings(eval_settings(settings, corpus))
-    marker = app.settings.data_dir / f"indexed-{app.engine.store.collection_name}.json"
+    marker = app.settings.data_dir / f"indexed-{app.engine.index_name}.json"
     if not marker.exists():
         status(f"indexing {corpus} into {app.settings.data_dir} (once; later runs reuse it)")
         report = app.ingester.ingest([corpus])
         marker.write_text(json.dumps(report.to_json() | {"corpus": str(corpus)}))
-    retriever = app.engine.retriever
-    status(f"{len(retriever.index)} papers indexed")
+    engine = app.engine
+    status(f"{engine.indexed()} papers indexed")
 
     all_queries = load_queries(queries)
     judgements = load_qrels(qrels)
@@ -147,7 +147,7 @@ def eval_retrieval(
     for mode in modes:
         t0 = time.perf_counter()
         run = {
-            qid: [h.paper.id for h in retriever.search(text, k=100, mode=mode, passages=0)]
+            qid: [h.paper.id for h in engine.search(text, k=100, mode=mode, passages=0)]
             for qid, text in judged.items()
         }
         seconds = time.perf_counter() - t0

@@ -83,13 +83,11 @@ def ingest(args: argparse.Namespace, settings: Settings) -> int:
     finally:
         if bar is not None:
             bar.close()
-    store = app.engine.store
+    engine = app.engine
     if args.json:
-        print_json(
-            report.to_json() | {"collection": store.collection_name, "store": store.location}
-        )
+        print_json(report.to_json() | {"collection": engine.index_name, "store": engine.location})
     else:
-        print_report(report, f"{store.collection_name} at {store.location}")
+        print_report(report, engine.where)
     return EXIT_OK if report.ok else EXIT_PARTIAL
 
 
@@ -155,15 +153,14 @@ def papers(args: argparse.Namespace, settings: Settings) -> int:
 
 def reset(args: argparse.Namespace, settings: Settings, stdin: TextIO | None = None) -> int:
     engine = App.from_settings(settings).engine
-    store = engine.store
     if not args.yes:
         stdin = stdin or sys.stdin
         if not stdin.isatty():
             raise PaperchatError("reset deletes the index; pass --yes to confirm")
-        print(f"Delete {store.count_chunks()} chunks in {store.collection_name}? [y/N] ", end="")
+        print(f"Delete {engine.count_chunks()} chunks in {engine.index_name}? [y/N] ", end="")
         if stdin.readline().strip().lower() not in {"y", "yes"}:
             print("nothing deleted")
             return EXIT_OK
     engine.reset()
-    print(f"reset {store.collection_name} at {store.location}")
+    print(f"reset {engine.where}")
     return EXIT_OK

@@ -83,11 +83,11 @@ def sync(args: argparse.Namespace, settings: Settings) -> int:
             abstract_only=args.abstract_only,
             on_progress=on_progress,
         )
-    store = app.engine.store
+    engine = app.engine
     if args.json:
-        print_json(report.to_json() | {"collection": store.collection_name})
+        print_json(report.to_json() | {"collection": engine.index_name})
     else:
-        print_sync(report, f"{store.collection_name} at {store.location}")
+        print_sync(report, engine.where)
     return EXIT_OK if report.ok else EXIT_PARTIAL
 
 

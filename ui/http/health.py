@@ -36,8 +36,7 @@ class HealthCheck:
         self._lock = threading.Lock()
 
     def _check(self) -> dict[str, Any]:
-        self.app.engine.store.generation()  # one real round trip to Chroma
-        return self.app.engine.health()
+        return self.app.engine.probe()  # one real round trip to Chroma
 
     def _current_probe(self) -> Future[dict[str, Any]]:
         with self._lock:
