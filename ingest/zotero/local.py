@@ -164,7 +164,8 @@ def _reading(database: Path) -> Iterator[sqlite3.Connection]:
             db.execute("SELECT count(*) FROM sqlite_master").fetchone()
         except sqlite3.OperationalError as exc:
             db.close()
-            if "locked" not in str(exc) and "busy" not in str(exc):
+            # Locked by Zotero, or a hot journal a read-only reader may not roll back.
+            if not any(w in str(exc) for w in ("locked", "busy", "readonly")):
                 raise
             db = sqlite3.connect(f"{uri}?immutable=1", uri=True)
             db.execute("BEGIN")
