@@ -28,9 +28,11 @@ from rag.answer.models import ModelServer, model_server
 from rag.answer.probes import PROBES, noise_floor
 from rag.answer.question import Names
 from rag.answer.stream import answer_stream
+from rag.conversations import Conversations
 from rag.errors import QueryError
 from rag.index.connect import open_store
 from rag.index.embed import CachedEmbedder, make_embedder
+from rag.library import Browsing
 from rag.retrieve import Retriever
 
 if TYPE_CHECKING:
@@ -51,7 +53,7 @@ _UNSET: Any = object()
 NOISE_FILE = "noise.json"  # the library's noise floor, beside its lexical index
 
 
-class Engine:
+class Engine(Browsing):
     """One index and the models that answer from it."""
 
     def __init__(
@@ -77,6 +79,7 @@ class Engine:
         self._noise: tuple[str, float] | None = None
         self._by_model: dict[str, ChatModel | None] = {}
         self._models: tuple[float, ModelServer] | None = None
+        self._conversations: Conversations | None = None
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Engine:
@@ -177,12 +180,14 @@ class Engine:
         """Load now what the first question would otherwise wait for: the embedder, the
         lexical index, Chroma's vector index, which Chroma reads from disk on the first
         query (9.3 s of the first question at 1M chunks, bench/scale/query.py), and the
-        library's names that questions are matched against."""
+        library's names that questions are matched against, and its order by title (the
+        library tab's first page)."""
         self.embedder.embed_query("warm up")
         if len(self.retriever.index):
             self.retriever.search("warm up", k=1, mode="dense")
             self.names()
             self.noise_floor()
+            self.warm_library()
 
     def names(self) -> Names:
         """The library's paper names and authors (for questions that name them), made once
@@ -329,6 +334,17 @@ class Engine:
                 "or POST files to /api/ingest"
             )
         return info
+
+    # -- saved conversations ----------------------------------------------------------------
+
+    @property
+    def conversations(self) -> Conversations:
+        """The saved conversations and answering within one (:mod:`rag.conversations`):
+        a file in the local data directory, also with a Chroma server; opened on first use."""
+        with self._lock:
+            if self._conversations is None:
+                self._conversations = Conversations.in_dir(self.settings.data_dir, self)
+            return self._conversations
 
     # -- changing ---------------------------------------------------------------------------
 

@@ -7,6 +7,7 @@ __all__ = [
     "EmbedderError",
     "IngestError",
     "LLMError",
+    "NotFoundError",
     "PaperchatError",
     "ParseError",
     "QueryError",
@@ -48,6 +49,10 @@ class StoreError(PaperchatError):
 
 class QueryError(PaperchatError):
     """A question or search request cannot be run as given (empty, bad option)."""
+
+
+class NotFoundError(QueryError):
+    """Something asked for by its id is not there (a saved conversation)."""
 
 
 class LLMError(PaperchatError):

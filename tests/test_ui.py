@@ -228,7 +228,7 @@ def test_library_search_read_add_and_remove(page, tmp_path: Path) -> None:  # ty
     )
     page.locator("#pc-lib-table .body-cell", has_text="Llumnix").first.click()
     page.wait_for_function(
-        "() => document.querySelector('#pc-lib-abstract').innerText.includes('live migration')"
+        "() => document.querySelector('#pc-lib-paper').innerText.includes('live migration')"
     )
     new = tmp_path / "new.jsonl"
     abstract = "TinyServe serves tiny models on tiny devices with tiny latency."
@@ -246,9 +246,10 @@ def test_library_search_read_add_and_remove(page, tmp_path: Path) -> None:  # ty
     )
     page.locator("#pc-lib-table .body-cell", has_text="TinyServe").first.click()
     page.wait_for_function(
-        "() => document.querySelector('#pc-lib-abstract').innerText.includes('tiny devices')"
+        "() => document.querySelector('#pc-lib-paper').innerText.includes('tiny devices')"
     )
-    page.locator("#pc-remove").click()
+    page.locator("#pc-remove").click()  # asks first (tests/test_ui_library_browser.py)
+    page.locator("#pc-remove-yes").click()
     page.wait_for_function(
         "() => document.querySelector('#pc-lib-report').innerText.includes('Removed new-1')"
     )

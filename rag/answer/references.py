@@ -9,7 +9,7 @@ from typing import Literal
 from rag.answer.cite import Citation, Source
 from rag.errors import QueryError
 
-__all__ = ["format_references"]
+__all__ = ["Exchange", "conversation_bibtex", "conversation_markdown", "format_references"]
 
 
 def _bib_escape(text: str) -> str:
@@ -80,3 +80,26 @@ def format_references(citations: Sequence[Citation], style: Literal["markdown", 
         kind = re.sub(r"[^a-z]+", "", s.paper.entry_type.casefold()) or "misc"
         entries.append(f"@{kind}{{{_bib_key(s, taken)},\n{body}\n}}")
     return "\n\n".join(entries)
+
+
+Exchange = tuple[str, str, Sequence[Citation]]  # question, answer, its citations
+
+
+def conversation_markdown(title: str, exchanges: Sequence[Exchange]) -> str:
+    """A conversation as Markdown: its title, then each question as a heading, its answer
+    and the papers that answer cited (:func:`format_references`)."""
+    parts = [f"# {' '.join(title.split()) or 'paperchat conversation'}\n"]
+    for question, answer, cites in exchanges:
+        parts.append(f"## {' '.join(question.split())}\n\n{answer}\n")
+        if cites:
+            parts.append("References\n\n" + format_references(cites, "markdown") + "\n")
+    return "\n".join(parts)
+
+
+def conversation_bibtex(exchanges: Sequence[Exchange]) -> str:
+    """BibTeX entries of every paper a conversation cited, once each ("" when none)."""
+    seen: dict[str, Citation] = {}
+    for _, _, cites in exchanges:
+        for c in cites:
+            seen.setdefault(c.source.paper_id, c)
+    return format_references(list(seen.values()), "bibtex") if seen else ""

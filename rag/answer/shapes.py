@@ -21,6 +21,8 @@ __all__ = [
     "overview_themes",
     "paper_lines",
     "theme_lines",
+    "theme_words",
+    "themes_of",
 ]
 
 _WORD = re.compile(r"[a-z][a-z-]{3,}")
@@ -73,7 +75,7 @@ def authorship(source: Source) -> str:
     return f"**{source.name}**{year} is by {names} [{source.n}]."
 
 
-def _theme_words(texts: Sequence[str], cluster: Sequence[int], k: int = 3) -> list[str]:
+def theme_words(texts: Sequence[str], cluster: Sequence[int], k: int = 3) -> list[str]:
     """The words that set a cluster's papers apart: the share of its papers that use a word
     minus the share of all papers that do; a word used by more than a third of the library
     (or by one paper of a larger cluster) names no theme."""
@@ -110,7 +112,13 @@ def _agglomerate(vectors: np.ndarray, k: int) -> list[list[int]]:
 
 def overview_themes(sources: Sequence[Source], vectors: np.ndarray) -> list[list[int]]:
     """The sources grouped into themes (indices into ``sources``), largest first."""
-    n = len(sources)
+    return themes_of(vectors[: len(sources)])
+
+
+def themes_of(vectors: np.ndarray) -> list[list[int]]:
+    """Unit vectors grouped into themes (indices into ``vectors``), largest first: what an
+    overview answer and the library's picture show."""
+    n = len(vectors)
     if n < 4:
         return [list(range(n))]
     k = min(6, max(2, round(n / 5)))
@@ -126,7 +134,7 @@ def theme_lines(sources: Sequence[Source], groups: Sequence[Sequence[int]], tota
     alone = [g[0] for g in groups if len(g) == 1]
     groups = [g for g in groups if len(g) > 1] + ([alone] if alone else [])
     for group in groups:
-        words = _theme_words(texts, group) if group is not alone else ["other topics"]
+        words = theme_words(texts, group) if group is not alone else ["other topics"]
         papers = ", ".join(f"{sources[i].name} [{sources[i].n}]" for i in group)
         count = f"{len(group)} paper{'s' if len(group) > 1 else ''}"
         lines.append(f"- **{', '.join(words) or 'other'}** ({count}): {papers}")

@@ -4,16 +4,19 @@ It is what filters, hits and the paper list read, and it loads at every start, s
 stored and held as columns: one JSON document of lists, not one object per paper. A
 ``PaperRow`` is made only for a paper someone asks for. It loads in 0.055 s for 52k
 papers where a JSON line per paper, each made into a row, took 0.31 s, and in 1.1 s for
-526k papers against 3.3 s (bench/startup.py, docs/benchmarks.md).
+526k papers against 3.3 s (bench/startup.py, docs/benchmarks.md). What is worked out from
+it and worth keeping (the library panel's sort orders and search text: rag.index.browse) is
+kept on the object (:meth:`Catalogue.memo`); a change of the library makes a new one.
 """
 
 from __future__ import annotations
 
 import bisect
 import json
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from rag.records import PaperRow
 
@@ -33,6 +36,8 @@ FIELDS = (
     "has_abstract", "entry_type", "cite_key", "collections", "zotero_uri", "coined", "acronyms",
 )  # fmt: skip
 
+T = TypeVar("T")
+
 
 class Catalogue(Mapping[str, PaperRow]):
     """Paper id -> :class:`PaperRow`, in the order given (the store's source order).
@@ -51,6 +56,9 @@ class Catalogue(Mapping[str, PaperRow]):
         if len(self._index) != n:
             raise ValueError("catalogue has a paper id twice")
         self.n_chunks = sum(self._cols["n_chunks"])
+        self._memo: dict[Any, Any] = {}
+        self._memo_lock = threading.Lock()
+        self._memo_locks: dict[Any, threading.Lock] = {}
 
     @classmethod
     def from_rows(cls, rows: Iterable[PaperRow]) -> Catalogue:
@@ -114,6 +122,22 @@ class Catalogue(Mapping[str, PaperRow]):
         c = self._cols
         columns = zip(self.ids, c["year"], c["authors"], c["source"], c["collections"], strict=True)
         return {pid for pid, y, a, s, cs in columns if keep(y, a, s, cs, pid)}
+
+    # -- kept for this catalogue ---------------------------------------------------------------
+
+    def memo(self, name: Any, make: Callable[[], T]) -> T:
+        """``make()``, made once for this catalogue (a catalogue never changes: a change of
+        the library makes a new one, so nothing kept here goes stale)."""
+        with self._memo_lock:  # one lock a name: a slow one does not hold up the rest
+            lock = self._memo_locks.setdefault(name, threading.Lock())
+        with lock:
+            if name not in self._memo:
+                self._memo[name] = make()
+            return self._memo[name]  # type: ignore[no-any-return]
+
+    def kept(self, name: Any) -> Any:
+        """What :meth:`memo` keeps under ``name``, or None (nothing is made)."""
+        return self._memo.get(name)
 
     # -- persistence ------------------------------------------------------------------------
 

@@ -9,14 +9,17 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from rag.answer.events import collect
 from rag.answer.followup import Turn
 from rag.answer.references import format_references
-from rag.errors import QueryError
+from rag.errors import QueryError, StoreError
 from ui.app import App
 from ui.cli.args import add_answer_args, add_filter_args, answer_options, filters
+from ui.cli.conversations import print_past, show_notice
 from ui.cli.output import meta_line, print_answer, print_json, print_notes, shorten
 
 if TYPE_CHECKING:
+    from rag.engine import Engine
     from rag.settings import Settings
 
 __all__ = ["register"]
@@ -58,6 +61,18 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
         "(the paper's own entry type and key when its metadata has them)",
     )
     p.add_argument("--json", action="store_true", help="print the answer and citations as JSON")
+    p.add_argument(
+        "--save",
+        action="store_true",
+        help="save the question and its answer as a new conversation (a single ask is not "
+        "saved by default); its id is printed on stderr (in --json: conversation_id)",
+    )
+    p.add_argument(
+        "--conversation",
+        metavar="ID",
+        help="ask within saved conversation ID: its turns are the history (follow-ups keep "
+        "the subject) and the answer is appended to it",
+    )
     p.set_defaults(run=ask)
 
     p = sub.add_parser(
@@ -68,9 +83,19 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
         "`ask`; a follow-up such as 'and how fast is it?' is searched with the earlier turns "
         "in mind. On a terminal the line can be edited and earlier questions recalled (arrow "
         "keys; kept in <data dir>/chat_history). Empty lines are skipped; /quit or Ctrl-D "
-        "(end of input) ends the chat.",
+        "(end of input) ends the chat. Every chat is saved (<data dir>/conversations.sqlite3; "
+        "`paperchat conversations` lists them) unless --no-save.",
     )
     add_answer_args(p)
+    p.add_argument(
+        "--resume",
+        nargs="?",
+        const=LATEST,
+        metavar="ID",
+        help="go on with saved conversation ID (no ID: the latest one); its past turns are "
+        "printed briefly first, and follow-ups see them",
+    )
+    p.add_argument("--no-save", action="store_true", help="do not save this chat")
     p.set_defaults(run=chat)
 
     p = sub.add_parser(
@@ -105,13 +130,23 @@ def search(args: argparse.Namespace, settings: Settings) -> int:
 
 def ask(args: argparse.Namespace, settings: Settings) -> int:
     engine = App.from_settings(settings).engine
-    answer = engine.ask(args.question, **answer_options(args))
+    saved = ""
+    if args.save or args.conversation:
+        saved, events = engine.conversations.converse(
+            args.question, conversation_id=args.conversation, **answer_options(args)
+        )
+        answer = collect(events)
+        show_notice(engine.conversations)
+    else:
+        answer = engine.ask(args.question, **answer_options(args))
     print_notes(answer)
     final = answer.final
+    if saved and not args.json:
+        print(f"paperchat: saved in conversation {saved}", file=sys.stderr)
     if args.json:
         out = final.to_json()
         del out["type"]
-        print_json(out)
+        print_json(out | ({"conversation_id": saved} if saved else {}))
     elif args.refs:
         print(final.answer)
         if text := format_references(final.citations, args.refs):
@@ -133,6 +168,7 @@ def models(args: argparse.Namespace, settings: Settings) -> int:
 
 
 QUIT = "/quit"
+LATEST = "latest"  # --resume without an id
 
 
 def _history_file(settings: Settings) -> Path:
@@ -171,19 +207,46 @@ def _questions(stdin: TextIO, history: Path) -> Iterator[str]:
             yield line.strip()
 
 
+def _resumed(engine: Engine, wanted: str) -> tuple[str, list[Turn]]:
+    """The saved conversation ``--resume`` names (or the latest), its past turns printed."""
+    store = engine.conversations
+    if wanted == LATEST:
+        latest = store.latest()
+        if latest is None:
+            raise QueryError("no saved conversation to resume: start one with `paperchat chat`")
+        wanted = latest.id
+    conversation, turns = store.get(wanted)
+    show_notice(store)
+    print_past(conversation, turns)
+    return conversation.id, [t for saved in turns for t in saved.history()]
+
+
 def chat(args: argparse.Namespace, settings: Settings, stdin: TextIO | None = None) -> int:
-    """A conversation on the terminal: follow-up questions see the earlier turns."""
+    """A conversation on the terminal: follow-up questions see the earlier turns. It is
+    saved as it goes (unless --no-save); --resume goes on with a saved one."""
     stdin = stdin or sys.stdin
     engine = App.from_settings(settings).engine
     options = answer_options(args)
+    saving = not args.no_save
+    cid, resumed = _resumed(engine, args.resume) if args.resume else (None, [])
+    history = list(resumed)
     if stdin.isatty():
         who = args.model or engine.answerer
         print(f"paperchat ({who}); {QUIT} or Ctrl-D ends the chat.")
         if engine.chat is None and not args.model:
             print(f"paperchat: note: {engine.models().note}", file=sys.stderr)
-    history: list[Turn] = []
     for line in _questions(stdin, _history_file(settings)):
         try:
+            if saving:
+                cid, events = engine.conversations.converse(
+                    line, conversation_id=cid, history=() if cid else history, **options
+                )
+                answer = collect(events)
+            else:
+                answer = engine.ask(line, history=tuple(history), **options)
+        except StoreError as exc:
+            print(f"paperchat: note: not saving this chat ({exc})", file=sys.stderr)
+            saving, cid = False, None
             answer = engine.ask(line, history=tuple(history), **options)
         except QueryError as exc:
             print(f"paperchat: error: {exc}", file=sys.stderr)
@@ -192,4 +255,7 @@ def chat(args: argparse.Namespace, settings: Settings, stdin: TextIO | None = No
         print_answer(answer, line)
         cited = tuple(c.source.label for c in answer.final.citations)
         history += [Turn("user", line), Turn("assistant", answer.final.answer, cited)]
+    if saving and cid and history[len(resumed) :]:
+        print(f"paperchat: saved as conversation {cid}; go on with `paperchat chat --resume "
+              f"{cid}`", file=sys.stderr)  # fmt: skip
     return EXIT_OK

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
+from ui.http.conversations import conversations_router
 from ui.http.docs import install_docs
 from ui.http.errors import error_response, install_error_handlers
 from ui.http.guard import FailureLimiter, WebGuard
@@ -63,6 +64,7 @@ def create_api(app: App) -> FastAPI:
 
     api.include_router(api_router(app))
     api.include_router(papers_router(app))
+    api.include_router(conversations_router(app))
     api.include_router(openai_router(app))
 
     @api.api_route("/api/{rest:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE"],

@@ -17,6 +17,7 @@ from rag.errors import (
     EmbedderError,
     IngestError,
     LLMError,
+    NotFoundError,
     PaperchatError,
     ParseError,
     QueryError,
@@ -28,7 +29,8 @@ __all__ = ["ApiError", "error_response", "install_error_handlers", "scrub_paths"
 
 log = logging.getLogger("paperchat.api")
 
-_STATUS = {  # PaperchatError subclass -> (HTTP status, code)
+_STATUS = {  # PaperchatError subclass -> (HTTP status, code); the first that fits
+    NotFoundError: (404, "not_found"),
     QueryError: (400, "bad_query"),
     ConfigError: (400, "not_configured"),
     ParseError: (400, "bad_file"),

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Depends, File, Form, UploadFile
 from fastapi.responses import StreamingResponse
 
 from rag.answer.followup import Turn
+from ui.http.conversations import answer_saved
 from ui.http.errors import ApiError
 from ui.http.limits import bearer_check, question_check
 from ui.http.schemas import AskRequest, SearchRequest
@@ -42,7 +43,10 @@ def api_router(app: App) -> APIRouter:
     def ask(body: AskRequest) -> dict[str, Any] | StreamingResponse:
         """The answer with its citations; ``"stream": true`` gives Server-Sent Events
         (sources, delta..., final; error when the model fails). ``model`` picks one of the
-        models GET /api/models lists."""
+        models GET /api/models lists. The question and its answer are saved: in the
+        conversation ``conversation_id`` names (its turns are the history), else in a new
+        one; the answer (or the final event) carries its ``conversation_id``. An unknown id
+        is a 404. ``"save": false`` saves nothing (``history`` then gives earlier turns)."""
         question = checked(body.question)
         options: dict[str, Any] = {
             "history": [Turn(m.role, m.content, tuple(m.cited)) for m in body.history],
@@ -51,6 +55,12 @@ def api_router(app: App) -> APIRouter:
             "k": body.k,
             "model": body.model,
         }
+        if body.conversation_id is not None and (body.history or not body.save):
+            what = "history" if body.history else '"save": false'
+            raise ApiError(422, f"conversation_id: cannot go with {what}", "invalid_request")
+        if body.save:
+            return answer_saved(engine, question, body.conversation_id, options,
+                                stream=body.stream)  # fmt: skip
         if body.stream:
             return sse(event_lines(engine.answer(question, **options)))
         return engine.ask(question, **options).to_json()

@@ -21,6 +21,7 @@ __all__ = [
     "ChatMessage",
     "FiltersIn",
     "HistoryMessage",
+    "RenameRequest",
     "SearchRequest",
     "Text",
     "well_formed",
@@ -82,6 +83,20 @@ class AskRequest(_Strict):
     model: str | None = Field(default=None, min_length=1, max_length=200)
     k: int | None = Field(default=None, ge=1, le=50)
     stream: bool = False
+    conversation_id: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=64,
+        description="continue this saved conversation (its turns are the history); "
+        "absent: a new one is saved",
+    )
+    save: bool = Field(default=True, description="false: answer without saving anything")
+
+
+class RenameRequest(_Strict):
+    """PATCH /api/conversations/{id}: a new title."""
+
+    title: Text = Field(min_length=1, max_length=200)
 
 
 class SearchRequest(_Strict):

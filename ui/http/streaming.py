@@ -68,10 +68,12 @@ def guarded(events: Iterator[Event]) -> Iterator[Event]:
                          kind="internal", fallback=False)  # fmt: skip
 
 
-def event_lines(events: Iterator[Event]) -> Iterator[str]:
-    """Our events as SSE: ``event: <type>`` and the event's JSON."""
+def event_lines(events: Iterator[Event], final: dict[str, Any] | None = None) -> Iterator[str]:
+    """Our events as SSE: ``event: <type>`` and the event's JSON (the final event's with
+    ``final`` added, e.g. the conversation's id)."""
     for e in guarded(events):
-        yield f"event: {e.type}\ndata: {dumps(e.to_json())}\n\n"
+        data = e.to_json() | (final or {}) if isinstance(e, FinalEvent) else e.to_json()
+        yield f"event: {e.type}\ndata: {dumps(data)}\n\n"
 
 
 def usage(counts: dict[str, Any]) -> dict[str, int]:

@@ -1,13 +1,15 @@
 """The conversation: asking, streaming the answer, stopping, regenerating, editing, exporting.
 
 Handlers only (the layout is :mod:`ui.web.page`). They read the same answer events as the
-CLI and the API, so a citation means the same thing here. The conversation lives in three
-pieces of state: the chat messages shown, the turns the engine sees as history, and each
-answer's question and citations (the sources panel).
+CLI and the API, so a citation means the same thing here. The conversation lives in four
+pieces of state: the chat messages shown, the turns the engine sees as history, each
+answer's question and citations (the sources panel), and the id of the saved conversation
+every answer is appended to (:mod:`ui.web.conversations` lists and opens them).
 """
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -15,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from rag.answer.events import DeltaEvent, ErrorEvent, FinalEvent
 from rag.answer.followup import Turn
-from rag.answer.references import format_references
-from rag.errors import PaperchatError
+from rag.answer.references import Exchange, conversation_bibtex, conversation_markdown
+from rag.errors import NotFoundError, PaperchatError, StoreError
 from rag.retrieve import Filters
 from ui.web.gradio_import import gr
 from ui.web.render import answer_markdown, md_escape, sources_html
@@ -25,7 +27,15 @@ if TYPE_CHECKING:
     from rag.answer.cite import Citation
     from rag.engine import Engine
 
-__all__ = ["ANY_YEAR", "export_markdown", "pop_last", "responder", "restore", "snapshot"]
+__all__ = [
+    "ANY_YEAR",
+    "export_bibtex",
+    "export_markdown",
+    "pop_last",
+    "reply_markdown",
+    "responder",
+    "restore",
+]
 
 ANY_YEAR = "any"
 
@@ -39,13 +49,18 @@ def _year(value: str | int | None) -> int | None:
 
 
 def _filters(
-    year_from: str | int | None, year_to: str | int | None, author: str, collection: str = ""
+    year_from: str | int | None,
+    year_to: str | int | None,
+    author: str,
+    collection: str = "",
+    paper: str = "",
 ) -> Filters:
     return Filters(
         year_from=_year(year_from),
         year_to=_year(year_to),
         author=(author or "").strip(),
         collection=" ".join((collection or "").split()),
+        paper_ids=(paper,) if paper else (),
     )
 
 
@@ -54,8 +69,25 @@ def _box(ready: bool) -> Any:
     return gr.update(value="" if not ready else None, interactive=ready, placeholder=placeholder)
 
 
+def _converse(
+    engine: Engine, question: str, conversation: str, turns: list[Turn], options: dict[str, Any]
+) -> tuple[str, Iterator[Any]]:
+    """The answer within the saved conversation (a new one when there is none, or it was
+    deleted elsewhere: the turns shown are its history); unsaved if the file cannot be
+    written at all."""
+    store = engine.conversations
+    try:
+        if conversation:
+            with contextlib.suppress(NotFoundError):
+                return store.converse(question, conversation_id=conversation, **options)
+        return store.converse(question, history=tuple(turns), **options)
+    except StoreError:
+        return "", engine.answer(question, history=tuple(turns), **options)
+
+
 def responder(engine: Engine) -> Callable[..., Iterator[tuple[Any, ...]]]:
-    """The submit handler: streams (box, chat, turns, answers, sources) for one question."""
+    """The submit handler: streams (box, chat, turns, answers, sources, conversation id)
+    for one question, saved in the conversation (a new one when the id is "")."""
     limit = engine.settings.max_question_chars
 
     def respond(
@@ -63,17 +95,19 @@ def responder(engine: Engine) -> Callable[..., Iterator[tuple[Any, ...]]]:
         chat: Chat,
         turns: list[Turn],
         answers: Answers,
+        conversation: str,
         answerer: str,
         k: float,
         year_from: str | None,
         year_to: str | None,
         author: str,
         collection: str = "",
+        paper: str = "",
     ) -> Iterator[tuple[Any, ...]]:
         question = (question or "").strip()
         panel = gr.update()
         if not question:
-            yield gr.update(), chat, turns, answers, panel
+            yield gr.update(), chat, turns, answers, panel, conversation
             return
         if len(question) > limit:
             note = (
@@ -82,24 +116,24 @@ def responder(engine: Engine) -> Callable[..., Iterator[tuple[Any, ...]]]:
             )
             chat = [*chat, {"role": "user", "content": md_escape(question[:200]) + " …"},
                     {"role": "assistant", "content": md_escape(note)}]  # fmt: skip
-            yield "", chat, turns, answers, panel
+            yield "", chat, turns, answers, panel, conversation
             return
         chat = [*chat, {"role": "user", "content": md_escape(question)},
                 {"role": "assistant", "content": "…"}]  # fmt: skip
-        yield _box(False), chat, turns, answers, panel
+        yield _box(False), chat, turns, answers, panel, conversation
         try:
-            events = engine.answer(
-                question,
-                history=tuple(turns),
-                filters=_filters(year_from, year_to, author, collection),
-                llm="extractive" if answerer == "extractive" else None,
-                model=None if answerer in ("extractive", engine.answerer) else answerer,
-                k=int(k) if k else None,
-            )
-            yield from _stream(events, question, chat, turns, answers)
+            options = {
+                "filters": _filters(year_from, year_to, author, collection, paper),
+                "llm": "extractive" if answerer == "extractive" else None,
+                "model": None if answerer in ("extractive", engine.answerer) else answerer,
+                "k": int(k) if k else None,
+            }
+            cid, events = _converse(engine, question, conversation, turns, options)
+            for update in _stream(events, question, chat, turns, answers):
+                yield (*update, cid)
         except PaperchatError as exc:
             chat[-1] = {"role": "assistant", "content": md_escape(f"Error: {exc}")}
-            yield _box(True), chat, turns, answers, panel
+            yield _box(True), chat, turns, answers, panel, conversation
 
     return respond
 
@@ -125,20 +159,26 @@ def _stream(
             yield _final(event, question, chat, turns, answers)
 
 
+def reply_markdown(final: dict[str, Any], question: str, index: int) -> str:
+    """An answer as its chat message, from its JSON (a FinalEvent's, or a saved turn's)."""
+    mode = "" if final.get("mode") == "extractive" else str(final.get("model") or "")
+    if final.get("fallback_reason"):
+        mode = "extractive, the language model failed"
+    query = str(final.get("query") or "")
+    searched = query if query and query != " ".join(question.split()) else ""
+    return answer_markdown(
+        str(final.get("answer") or ""),
+        index=index,
+        mode=mode,
+        searched=searched,
+        refusal=str(final.get("refusal_reason") or "") if final.get("refused") else "",
+    )
+
+
 def _final(
     event: FinalEvent, question: str, chat: Chat, turns: list[Turn], answers: Answers
 ) -> tuple[Any, ...]:
-    mode = "" if event.answerer == "extractive" else event.model
-    if event.fallback_reason:
-        mode = "extractive, the language model failed"
-    searched = event.query if event.query != " ".join(question.split()) else ""
-    content = answer_markdown(
-        event.answer,
-        index=len(answers),
-        mode=mode,
-        searched=searched,
-        refusal=event.refusal_reason if event.refused else "",
-    )
+    content = reply_markdown(event.to_json(), question, len(answers))
     chat[-1] = {"role": "assistant", "content": content}
     answers = [*answers, (question, list(event.citations))]
     cited = tuple(c.source.label for c in event.citations)
@@ -158,43 +198,38 @@ def pop_last(
     return question, chat[:-2], turns[:-2], answers, sources_html(answers)
 
 
-def export_markdown(turns: list[Turn], answers: Answers) -> str | None:
+def _exchanges(turns: list[Turn], answers: Answers) -> list[Exchange]:
+    asked = [t for t in turns if t.role == "user"]
+    replies = [t for t in turns if t.role == "assistant"]
+    return [
+        (q.text, a.text, answers[i][1] if i < len(answers) else [])
+        for i, (q, a) in enumerate(zip(asked, replies, strict=False))
+    ]
+
+
+def _exported(text: str, name: str) -> str:
+    path = Path(tempfile.mkdtemp(prefix="paperchat-export-")) / name
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def export_markdown(turns: list[Turn], answers: Answers, title: str = "") -> str | None:
     """The conversation as a Markdown file, each answer followed by its references."""
     if not turns:
         return None
-    parts = ["# paperchat conversation\n"]
-    asked = [t for t in turns if t.role == "user"]
-    replies = [t for t in turns if t.role == "assistant"]
-    for i, (q, a) in enumerate(zip(asked, replies, strict=False)):
-        parts.append(f"## {q.text}\n\n{a.text}\n")
-        cites = answers[i][1] if i < len(answers) else []
-        if cites:
-            parts.append("References\n\n" + format_references(cites, "markdown") + "\n")
-    path = Path(tempfile.mkdtemp(prefix="paperchat-export-")) / "conversation.md"
-    path.write_text("\n".join(parts), encoding="utf-8")
-    return str(path)
+    text = conversation_markdown(title or "paperchat conversation", _exchanges(turns, answers))
+    return _exported(text, "conversation.md")
 
 
 def export_bibtex(answers: Answers) -> str | None:
     """BibTeX entries of every paper the conversation cited, once each."""
-    seen: dict[str, Citation] = {}
-    for _, cites in answers:
-        for c in cites:
-            seen.setdefault(c.source.paper_id, c)
-    if not seen:
-        return None
-    path = Path(tempfile.mkdtemp(prefix="paperchat-export-")) / "references.bib"
-    path.write_text(format_references(list(seen.values()), "bibtex") + "\n", encoding="utf-8")
-    return str(path)
-
-
-def snapshot(chat: Chat, turns: list[Turn]) -> dict[str, Any]:
-    """What the browser keeps of the conversation (JSON): the messages and the turns."""
-    return {"chat": chat, "turns": [[t.role, t.text, list(t.cited)] for t in turns]}
+    text = conversation_bibtex([("", "", cites) for _, cites in answers])
+    return _exported(text + "\n", "references.bib") if text else None
 
 
 def restore(saved: dict[str, Any] | None) -> tuple[Chat, list[Turn]]:
-    """The conversation the browser kept (its sources are not kept: ask again to see them)."""
+    """The conversation an older page kept in the browser (messages and turns, no sources);
+    the page now keeps only the saved conversation's id."""
     if not isinstance(saved, dict):
         return [], []
     try:

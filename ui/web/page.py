@@ -1,15 +1,17 @@
 """The web page: a chat tab (answers with clickable citations, one sources panel, settings)
-and a library tab (find, read, add, remove papers), built over one App. Gradio's own theme
-(light or dark as the system says) with a few small touches of CSS; on a phone-sized
-window the sources panel moves below the chat."""
+and a library tab (find, read, ask about, add, remove papers; a picture of the library),
+built over one App. Gradio's own theme (light or dark as the system says) with a few small
+touches of CSS; on a phone-sized window the sources panel moves below the chat."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 from ui.web import chat
+from ui.web.conversations import SavedChats
 from ui.web.gradio_import import gr
-from ui.web.library import LIBRARY_HEADERS, Library
+from ui.web.library import Library
+from ui.web.library_tab import LIBRARY_CSS, library_tab, paper_filter, wire_library
 from ui.web.render import sources_html
 
 if TYPE_CHECKING:
@@ -36,7 +38,15 @@ CSS = """
 .pc-links a { margin-right: 0.6em; font-size: 0.9em; }
 .pc-source blockquote { margin: 0.3em 0; font-style: italic; }
 .pc-source mark { padding: 0 0.1em; }
+#pc-convs .wrap { flex-direction: column; flex-wrap: nowrap; gap: 4px; max-height: 460px;
+                 overflow-y: auto; }
+#pc-convs .wrap label { width: 100%; }
+@media (max-width: 720px) {
+  #pc-convs-panel { order: 3; }
+  #pc-convs .wrap { max-height: 220px; }
+}
 """
+CSS += LIBRARY_CSS
 
 # A click on a [n] marker shows its source card: opens its group, scrolls, flashes it.
 HEAD = """<script>
@@ -76,15 +86,17 @@ def build_ui(app: App) -> gradio.Blocks:
             "really retrieved: click it to see the sentence it rests on."
         )
         status = gr.Markdown(library.status(), elem_id="pc-status")
-        with gr.Tab("Chat", id="chat"):
-            parts = _chat_tab(app, library)
-        with gr.Tab("Library", id="library") as library_tab:
-            lib = _library_tab(library)
+        with gr.Tabs(elem_id="pc-tabs") as tabs:
+            with gr.Tab("Chat", id="chat"):
+                paper = paper_filter()  # set by the library's "Ask about this paper"
+                parts = _chat_tab(app, library)
+            with gr.Tab("Library", id="library") as shelf:
+                lib = library_tab(library)
+        parts["paper"] = paper
         _wire_chat(app, parts, status)
-        _wire_library(library, lib, status)
-        library_tab.select(library.table, lib["search"], [lib["table"], lib["note"]])
+        wire_library(library, lib, status, tab=shelf, tabs=tabs, ask_into=paper)
         demo.load(library.status, None, status)
-        demo.load(chat.restore, parts["saved"], [parts["chatbot"], parts["turns"]])
+        demo.load(**parts["on_load"])  # the conversation shown last, and the list
     blocks: gradio.Blocks = demo
     return blocks
 
@@ -92,6 +104,25 @@ def build_ui(app: App) -> gradio.Blocks:
 def _chat_tab(app: App, library: Library) -> dict[str, Any]:
     years = [chat.ANY_YEAR, *library.years()]
     with gr.Row(equal_height=False):
+        with gr.Column(scale=1, min_width=240, elem_id="pc-convs-panel"):
+            conv_search = gr.Textbox(placeholder="Search conversations…", show_label=False,
+                                     elem_id="pc-conv-search", max_lines=1)  # fmt: skip
+            convs = gr.Radio([], label="Conversations", elem_id="pc-convs")
+            conv_note = gr.Markdown("", elem_id="pc-conv-note")
+            conv_title = gr.Textbox(label="Title of this conversation", max_lines=1,
+                                    elem_id="pc-conv-title")  # fmt: skip
+            with gr.Row():
+                rename = gr.Button("Rename", size="sm", elem_id="pc-conv-rename",
+                                   interactive=False, min_width=60)  # fmt: skip
+                delete = gr.Button("Delete…", size="sm", elem_id="pc-conv-delete",
+                                   interactive=False, min_width=60)  # fmt: skip
+            with gr.Column(visible=False, elem_id="pc-conv-confirm") as confirm:
+                confirm_text = gr.Markdown("", elem_id="pc-conv-confirm-text")
+                with gr.Row():
+                    delete_yes = gr.Button("Delete", size="sm", variant="stop",
+                                           elem_id="pc-conv-delete-yes", min_width=60)  # fmt: skip
+                    delete_no = gr.Button("Cancel", size="sm", elem_id="pc-conv-delete-no",
+                                          min_width=60)  # fmt: skip
         with gr.Column(scale=3, min_width=340):
             chatbot = gr.Chatbot(label="Chat", height=520, buttons=["copy"],
                                  feedback_options=None, elem_id="pc-chat",
@@ -132,101 +163,71 @@ def _chat_tab(app: App, library: Library) -> dict[str, Any]:
         "export_md": export_md, "export_bib": export_bib, "download": download,
         "sources": sources, "turns": gr.State([]), "answers": gr.State([]),
         "question": gr.State(""), "saved": gr.BrowserState({}, storage_key="paperchat-chat"),
-        "library": library,
+        "conversation": gr.State(""), "conv_search": conv_search, "convs": convs,
+        "conv_note": conv_note, "conv_title": conv_title, "rename": rename, "delete": delete,
+        "confirm": confirm, "confirm_text": confirm_text, "delete_yes": delete_yes,
+        "delete_no": delete_no, "library": library,
     }  # fmt: skip
 
 
 def _wire_chat(app: App, p: dict[str, Any], status: Any) -> None:
     respond = chat.responder(app.engine)
+    saved = SavedChats(app.engine)
     settings = [p["answerer"], p["k"], p["year_from"], p["year_to"], p["author"], p["collection"]]
+    settings += [p["paper"]] if "paper" in p else []  # "Ask about this paper" (library tab)
     state = [p["chatbot"], p["turns"], p["answers"]]
-    outputs = [p["box"], *state, p["sources"]]
+    asked = [*state, p["conversation"], *settings]
+    outputs = [p["box"], *state, p["sources"], p["conversation"]]
+    # What opening a conversation (or a new chat) sets, and the list beside the chat.
+    opened = [*state, p["sources"], p["conversation"], p["conv_title"], p["saved"], p["confirm"]]
+    listing = [p["convs"], p["conv_note"], p["conv_title"], p["rename"], p["delete"]]
+    listed = [p["conv_search"], p["conversation"]]
     library: Library = p["library"]
 
-    def saved(chatbot: Any, turns: Any) -> dict[str, Any]:
-        return chat.snapshot(chatbot, turns)
+    def kept(conversation: str) -> dict[str, Any]:
+        return {"conversation": conversation} if conversation else {}
 
-    def after(event: Any) -> Any:
-        return event.then(saved, [p["chatbot"], p["turns"]], p["saved"]).then(
-            library.status, None, status
-        )
+    def after(event: Any) -> Any:  # a title being edited is left alone
+        return (event.then(kept, p["conversation"], p["saved"])
+                .then(saved.listing, [*listed, p["conv_title"]], listing)
+                .then(library.status, None, status))  # fmt: skip
 
-    runs = [after(p["box"].submit(respond, [p["box"], *state, *settings], outputs))]
+    runs = [after(p["box"].submit(respond, [p["box"], *asked], outputs))]
     for button in p["examples"]:
         runs.append(after(button.click(lambda q: q, button, p["question"]).then(
-            respond, [p["question"], *state, *settings], outputs)))  # fmt: skip
-    runs.append(after(p["again"].click(chat.pop_last, state, [p["question"], *state, p["sources"]])
-                      .then(respond, [p["question"], *state, *settings], outputs)))  # fmt: skip
+            respond, [p["question"], *asked], outputs)))  # fmt: skip
+    popped = [*state, p["sources"], p["conversation"]]
+    runs.append(after(p["again"].click(saved.pop_last, [*state, p["conversation"]],
+                                       [p["question"], *popped])
+                      .then(respond, [p["question"], *asked], outputs)))  # fmt: skip
     p["stop"].click(lambda: gr.update(interactive=True, placeholder="Stopped. Ask again…"),
                     None, p["box"], cancels=runs)  # fmt: skip
-    p["edit"].click(chat.pop_last, state, [p["box"], *state, p["sources"]])
-    p["new"].click(lambda: ([], [], [], sources_html([]), {}), None,
-                   [*state, p["sources"], p["saved"]])  # fmt: skip
+    p["edit"].click(saved.pop_last, [*state, p["conversation"]], [p["box"], *popped]).then(
+        kept, p["conversation"], p["saved"]).then(saved.listing, listed, listing)  # fmt: skip
+    p["new"].click(saved.new, None, opened).then(saved.listing, listed, listing)
+    # The chat's own bin starts a new chat too (the saved conversation stays listed).
+    p["chatbot"].clear(saved.new, None, opened).then(saved.listing, listed, listing)
+    p["convs"].input(saved.open, p["convs"], opened).then(saved.listing, listed, listing)
+    p["conv_search"].change(saved.listing, listed, listing)
+    renamed = [p["conversation"], p["conv_title"], p["conv_search"]]
+    p["rename"].click(saved.rename, renamed, listing)
+    p["conv_title"].submit(saved.rename, renamed, listing)
+    p["delete"].click(saved.ask_delete, p["conversation"], [p["confirm"], p["confirm_text"]])
+    p["delete_no"].click(lambda: gr.update(visible=False), None, p["confirm"])
+    p["delete_yes"].click(saved.delete, p["conversation"], opened).then(
+        saved.listing, listed, listing)  # fmt: skip
+
+    def loaded(kept_in_browser: dict[str, Any] | None) -> tuple[Any, ...]:
+        shown = saved.load(kept_in_browser)
+        return (*shown, *saved.listing("", shown[4]))
+
+    p["on_load"] = {"fn": loaded, "inputs": p["saved"], "outputs": [*opened, *listing]}
 
     def shown(path: str | None) -> Any:
         return gr.update(value=path, visible=bool(path))
 
-    p["export_md"].click(lambda t, a: shown(chat.export_markdown(t, a)),
-                         [p["turns"], p["answers"]], p["download"])  # fmt: skip
+    p["export_md"].click(lambda t, a, title: shown(chat.export_markdown(t, a, title)),
+                         [p["turns"], p["answers"], p["conv_title"]], p["download"])  # fmt: skip
     p["export_bib"].click(lambda a: shown(chat.export_bibtex(a)), p["answers"], p["download"])
     for year in (p["year_from"], p["year_to"]):
         year.change(library.excluded, [p["year_from"], p["year_to"]], p["excluded"])
-
-
-def _library_tab(library: Library) -> dict[str, Any]:
-    with gr.Row(equal_height=False):
-        with gr.Column(scale=3, min_width=340):
-            search = gr.Textbox(placeholder="Search titles, authors, years, files…",
-                                show_label=False, elem_id="pc-lib-search")  # fmt: skip
-            note = gr.Markdown("", elem_id="pc-lib-note")
-            table = gr.Dataframe(headers=LIBRARY_HEADERS, interactive=False, wrap=True,
-                                 elem_id="pc-lib-table", max_height=480)  # fmt: skip
-        with gr.Column(scale=2, min_width=340):
-            abstract = gr.Markdown("Pick a paper to read its abstract.",
-                                   elem_id="pc-lib-abstract")  # fmt: skip
-            picked = gr.State("")
-            remove = gr.Button("Remove this paper", variant="stop", size="sm", elem_id="pc-remove")
-            gr.Markdown("#### Add papers")
-            kinds = ".pdf, .bib, .ris, CSL .json, .jsonl, .csv, .tsv, .txt"
-            files = gr.File(file_count="multiple", elem_id="pc-upload", label=f"Files ({kinds})")
-            collection = gr.Textbox(label="Into collection (optional)", elem_id="pc-collection")
-            add = gr.Button("Add to the library", variant="primary", size="sm", elem_id="pc-add")
-            ids = gr.Textbox(label="Or by arXiv id or DOI", elem_id="pc-ids",
-                             placeholder="2406.03243 10.1145/3600006.3613145")  # fmt: skip
-            add_ids = gr.Button("Fetch and add", size="sm", elem_id="pc-add-ids")
-            gr.Markdown("#### Zotero")
-            zotero_dir = gr.Textbox(label="Zotero data directory", value=library.zotero_dir(),
-                                    elem_id="pc-zotero-dir")  # fmt: skip
-            zotero = gr.Button("Sync Zotero", size="sm", elem_id="pc-zotero-sync")
-            report = gr.Markdown("", elem_id="pc-lib-report")
-    return {
-        "search": search, "note": note, "table": table, "abstract": abstract, "picked": picked,
-        "remove": remove, "files": files, "add": add, "report": report,
-        "collection": collection, "ids": ids, "add_ids": add_ids,
-        "zotero_dir": zotero_dir, "zotero": zotero,
-    }  # fmt: skip
-
-
-def _wire_library(library: Library, lib: dict[str, Any], status: Any) -> None:
-    listing = [lib["table"], lib["note"]]
-    lib["search"].change(library.table, lib["search"], listing)
-    lib["table"].select(library.open, lib["table"], [lib["abstract"], lib["picked"]])
-    lib["remove"].click(
-        library.remove, [lib["picked"], lib["search"]],
-        [lib["report"], lib["picked"], *listing, status],
-    )  # fmt: skip
-    lib["add"].click(
-        library.add, [lib["files"], lib["search"], lib["collection"]],
-        [lib["report"], *listing, status, lib["files"]],
-    )  # fmt: skip
-    lib["add_ids"].click(
-        library.add_ids, [lib["ids"], lib["search"], lib["collection"]],
-        [lib["report"], *listing, status],
-    )  # fmt: skip
-
-    def sync(folder: str, search: str, progress: Any = gr.Progress()) -> Any:  # noqa: B008
-        return library.sync_zotero(folder, search, progress)
-
-    lib["zotero"].click(
-        sync, [lib["zotero_dir"], lib["search"]], [lib["report"], *listing, status],
-    )  # fmt: skip

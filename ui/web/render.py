@@ -25,7 +25,6 @@ if TYPE_CHECKING:
 __all__ = [
     "answer_markdown",
     "card_id",
-    "library_rows",
     "md_escape",
     "paper_links",
     "sources_html",
@@ -160,11 +159,3 @@ def sources_html(answers: Sequence[tuple[str, Sequence[Citation]]]) -> str:
             f"{cards}</details>"
         )
     return f'<div class="pc-sources">{"".join(groups)}</div>'
-
-
-def library_rows(rows: Sequence[PaperRow]) -> list[list[str]]:
-    """The library table: name, authors, year, file, id."""
-    return [
-        [r.name, format_authors(r.authors), str(r.year or ""), Path(r.source).name, r.id]
-        for r in rows
-    ]

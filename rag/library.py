@@ -1,0 +1,312 @@
+"""The library as people browse it: pages of papers searched, filtered and sorted by the
+catalogue's columns (a row is made only for the papers on the page), one paper in full
+(its abstract, venue and the sections of its stored full text), and a picture of the
+whole library (papers per year, and the themes an overview answer finds).
+
+The engine has them as methods (:class:`Browsing`, which :class:`rag.engine.Engine`
+inherits), over its catalogue and store; what they compute is kept on the catalogue object,
+one per version of the library.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections import Counter
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import numpy as np
+
+from rag.answer.gather import OVERVIEW_PAPERS
+from rag.answer.shapes import theme_words, themes_of
+from rag.errors import QueryError
+from rag.index import browse
+from rag.index.browse import SORTS, shown_source
+
+if TYPE_CHECKING:
+    from rag.index.catalogue import Catalogue
+    from rag.index.store import Store
+    from rag.records import PaperRow
+    from rag.retrieve import Filters, Retriever
+
+__all__ = [
+    "SORTS",
+    "Browsing",
+    "PaperDetails",
+    "Picture",
+    "SectionPages",
+    "Theme",
+    "library_page",
+    "library_picture",
+    "paper_details",
+    "shown_source",
+]
+
+MAX_PAGE = 1000  # papers in one page at most
+# Papers whose vectors place the library's papers among the themes (an even sample of
+# a larger library: the counts are then estimates, scaled to the whole).
+THEME_COUNTED = 2000
+
+
+class Browsing:
+    """The engine's door to the library as browsed: these functions over its catalogue
+    (the current version of the library) and its store."""
+
+    store: Store
+    retriever: Retriever
+
+    def library_page(
+        self, search: str = "", *, sort: str = "title", descending: bool = False,
+        offset: int = 0, limit: int = 50, filters: Filters | None = None,
+        has_abstract: bool | None = None,
+    ) -> tuple[int, list[PaperRow]]:  # fmt: skip
+        """(how many papers match, a page of them): searched, filtered and sorted by the
+        catalogue's columns, rows made for the page only (:func:`library_page`). The first
+        page of a version of the library starts making its search text and title order in
+        the background (:func:`rag.index.browse.warm`)."""
+        catalogue = self.retriever.index.catalogue
+        browse.warm(catalogue)
+        return library_page(
+            catalogue, search=search, sort=sort, descending=descending,
+            offset=offset, limit=limit, filters=filters, has_abstract=has_abstract,
+        )  # fmt: skip
+
+    def warm_library(self) -> None:
+        """Sort the library by title now (0.35 s at 500k papers), so that the library tab
+        opens at once on its first page (:meth:`rag.engine.Engine.warm_up`)."""
+        browse.order(self.retriever.index.catalogue, "title")
+
+    def paper_details(self, paper_id: str) -> PaperDetails | None:
+        """One paper in full: its abstract, venue, and its full text's sections and pages."""
+        return paper_details(self.store, self.retriever.index.catalogue, paper_id)
+
+    def library_picture(self, *, themes: bool = True) -> Picture:
+        """Papers per year and the overview's themes (:func:`library_picture`), made once
+        per version of the library; ``themes=False`` reads no vector."""
+        return library_picture(self.retriever.index.catalogue, self.store, themes=themes)
+
+
+def library_page(
+    catalogue: Catalogue,
+    *,
+    search: str = "",
+    sort: str = "title",
+    descending: bool = False,
+    offset: int = 0,
+    limit: int = 50,
+    filters: Filters | None = None,
+    has_abstract: bool | None = None,
+) -> tuple[int, list[PaperRow]]:
+    """(how many papers match, the ``limit`` of them from ``offset`` in the order asked).
+    ``search`` is looked for in the title, label, authors, year, source and id; ``sort`` is
+    one of :data:`SORTS` ("" for source order); ``has_abstract`` keeps only the papers with
+    (True) or without (False) one."""
+    if sort not in SORTS:
+        raise QueryError(f"unknown sort {sort!r}: choose one of {', '.join(s for s in SORTS if s)}")
+    if not 0 <= limit <= MAX_PAGE:
+        raise QueryError(f"a page holds 0 to {MAX_PAGE} papers, not {limit}")
+    if offset < 0:
+        raise QueryError(f"a page starts at 0 or later, not {offset}")
+    keep = _mask(catalogue, search, filters, has_abstract)
+    total, positions = browse.ordered(
+        catalogue, sort, descending=descending, keep=keep, offset=offset, limit=limit
+    )
+    return total, [catalogue.row(i) for i in positions]
+
+
+def _mask(
+    catalogue: Catalogue, search: str, filters: Filters | None, has_abstract: bool | None
+) -> np.ndarray | None:
+    """The papers to keep (None: all of them), column by column."""
+    masks = []
+    if search.strip():
+        masks.append(browse.matching(catalogue, search))
+    if has_abstract is not None:
+        masks.append(browse.with_abstract(catalogue) == has_abstract)
+    if filters:
+        if filters.year_from is not None or filters.year_to is not None:
+            masks.append(browse.in_years(catalogue, filters.year_from, filters.year_to))
+        if filters.collection:
+            masks.append(browse.in_collection(catalogue, filters.collection))
+        if filters.paper_ids:
+            ids = np.zeros(len(catalogue), dtype=bool)
+            ids[[p for pid in filters.paper_ids if (p := catalogue.position(pid)) is not None]] = 1
+            masks.append(ids)
+        if filters.author:
+            masks.append(browse.by_author(catalogue, filters.author))
+        if filters.source:
+            masks.append(browse.from_source(catalogue, filters.source))
+    if not masks:
+        return None
+    keep = masks[0].copy()
+    for mask in masks[1:]:
+        keep &= mask
+    return keep
+
+
+# -- one paper ----------------------------------------------------------------------------------
+
+
+class SectionPages(NamedTuple):
+    """A section of a stored full text: its heading ("" for the text before the first one)
+    and the pages it is printed on."""
+
+    heading: str
+    first: int
+    last: int
+
+
+@dataclass(frozen=True, slots=True)
+class PaperDetails:
+    """One paper as its view shows it: the row with its whole abstract, the venue its
+    metadata names, and the sections of its full text when that is stored."""
+
+    paper: PaperRow
+    venue: str = ""
+    sections: tuple[SectionPages, ...] = ()
+
+
+def paper_details(store: Store, catalogue: Catalogue, paper_id: str) -> PaperDetails | None:
+    """The paper ``paper_id`` in full, or None when it is not stored."""
+    if paper_id not in catalogue:
+        return None
+    row = catalogue[paper_id]
+    meta = store.first_chunks([paper_id]).get(paper_id)
+    if meta is None:  # removed since the catalogue was read
+        return None
+    extra = _extra(meta.get("extra"))
+    venue = str(extra.get("venue") or extra.get("journal") or "").strip()
+    parts: list[SectionPages] = []
+    if row.n_chunks > 1:
+        chunks = store.body_chunks([f"{paper_id}#{i}" for i in range(1, row.n_chunks)])
+        for _, _, chunk, _ in chunks:
+            heading, page = str(chunk.get("section") or ""), int(chunk["page"])
+            if parts and parts[-1].heading == heading:
+                parts[-1] = parts[-1]._replace(last=max(parts[-1].last, page))
+            else:
+                parts.append(SectionPages(heading, page, page))
+    abstract = str(meta.get("abstract") or "")
+    return PaperDetails(dataclasses.replace(row, abstract=abstract), venue, tuple(parts))
+
+
+def _extra(value: Any) -> dict[str, Any]:
+    try:
+        extra = json.loads(value) if isinstance(value, str) else value
+    except json.JSONDecodeError:
+        return {}
+    return extra if isinstance(extra, dict) else {}
+
+
+# -- the picture ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Theme:
+    """A theme of the library: the words that name it, how many papers are in it (an
+    estimate when the library is larger than :data:`THEME_COUNTED`), a few of its papers."""
+
+    words: tuple[str, ...]
+    papers: int
+    examples: tuple[str, ...]
+
+    @property
+    def name(self) -> str:
+        return ", ".join(self.words) or "other topics"
+
+
+@dataclass(frozen=True, slots=True)
+class Picture:
+    """The library at a glance: papers per year (oldest first), undated papers, papers per
+    collection (by name), and its themes, largest first (read from ``sampled`` papers, as
+    an overview answer reads them)."""
+
+    papers: int
+    years: tuple[tuple[int, int], ...]
+    undated: int
+    collections: tuple[tuple[str, int], ...] = ()
+    themes: tuple[Theme, ...] = ()
+    sampled: int = 0
+    estimated: bool = False
+
+
+def library_picture(catalogue: Catalogue, store: Store, *, themes: bool = True) -> Picture:
+    """The picture of the library the catalogue holds (kept on the catalogue: made once
+    per version of the library). ``themes=False``: the years and collections only, without
+    reading a vector."""
+    by_year = catalogue.memo("picture:years", lambda: _years(catalogue))
+    if not themes:
+        return by_year
+    return catalogue.memo("picture", lambda: _with_themes(by_year, catalogue, store))
+
+
+def _years(catalogue: Catalogue) -> Picture:
+    counts = Counter(catalogue.columns["year"])
+    undated = counts.pop(None, 0)
+    named = Counter(name for names in catalogue.columns["collections"] for name in names)
+    return Picture(len(catalogue), tuple(sorted(counts.items())), undated,
+                   tuple(sorted(named.items())))  # fmt: skip
+
+
+def _with_themes(picture: Picture, catalogue: Catalogue, store: Store) -> Picture:
+    """The overview's themes: its sample of the library (every n-th paper, at most
+    :data:`OVERVIEW_PAPERS`) clustered by stored vectors and named by the words that set a
+    cluster apart (papers alone in their cluster make "other topics"); then an even sample
+    of the library placed at the nearest cluster, to say how many papers each holds."""
+    ids = catalogue.ids
+    step = max(1, len(ids) // OVERVIEW_PAPERS)
+    sample = list(ids[::step][:OVERVIEW_PAPERS])
+    rows = {r.id: r for r in store.papers(sample)}
+    vectors = store.paper_vectors(sample)
+    sample = [pid for pid in sample if pid in rows and pid in vectors]
+    if not sample:
+        return picture
+    unit = _unit(np.stack([vectors[pid] for pid in sample]))
+    groups = themes_of(unit)
+    counts = _placed(catalogue, store, unit, groups, vectors)
+    texts = [f"{rows[pid].name}. {rows[pid].abstract}" for pid in sample]
+    found = [
+        Theme(tuple(theme_words(texts, g)), n, tuple(rows[sample[i]].name for i in g[:3]))
+        for g, n in zip(groups, counts, strict=True)
+        if len(g) > 1
+    ]
+    alone = [(g[0], n) for g, n in zip(groups, counts, strict=True) if len(g) == 1]
+    found.sort(key=lambda t: -t.papers)
+    if alone:
+        names = tuple(rows[sample[i]].name for i, _ in alone[:3])
+        found.append(Theme((), sum(n for _, n in alone), names))
+    return dataclasses.replace(
+        picture, themes=tuple(found), sampled=len(sample), estimated=len(ids) > THEME_COUNTED
+    )
+
+
+def _placed(
+    catalogue: Catalogue,
+    store: Store,
+    unit: np.ndarray,
+    groups: list[list[int]],
+    known: dict[str, np.ndarray],
+) -> list[int]:
+    """How many of the library's papers each group holds: each counted paper (all of a
+    library up to :data:`THEME_COUNTED`, else an even sample) goes to the group whose centre
+    is nearest; the counts are scaled to the whole library when sampled."""
+    ids = catalogue.ids
+    step = max(1, -(-len(ids) // THEME_COUNTED))
+    counted = list(ids[::step])
+    wanted = [pid for pid in counted if pid not in known]
+    vectors = dict(known)
+    for start in range(0, len(wanted), 500):
+        vectors |= store.paper_vectors(wanted[start : start + 500])
+    found = [vectors[pid] for pid in counted if pid in vectors]
+    if not found:
+        return [len(g) for g in groups]
+    centres = _unit(np.stack([unit[g].mean(axis=0) for g in groups]))
+    nearest = np.argmax(_unit(np.stack(found)) @ centres.T, axis=1)
+    counts = np.bincount(nearest, minlength=len(groups))
+    scale = len(ids) / len(found)
+    return [round(int(c) * scale) for c in counts]
+
+
+def _unit(vectors: np.ndarray) -> np.ndarray:
+    out: np.ndarray = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    return out
