@@ -19,7 +19,6 @@ a ``Citation Key:`` line in the item's Extra field counts too.
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from collections import defaultdict
 from collections.abc import Iterator
@@ -28,8 +27,8 @@ from pathlib import Path
 
 from rag.errors import IngestError
 
-from .records import Creator, Item, Library
-from .storage import attachments, citation_keys
+from .records import NOT_ITEMS, Creator, Item, Library, citation_key, with_venue
+from .storage import attachments, citation_keys, has_table
 
 __all__ = [
     "DATABASE",
@@ -47,18 +46,6 @@ OLDEST_SCHEMA = 95
 NEWEST_SCHEMA = 129
 """The newest ``userdata`` schema seen (zotero/zotero main, 2026); a newer one is read with
 a notice, since Zotero adds columns and tables but has kept these."""
-SKIPPED_TYPES = ("note", "attachment", "annotation")
-_CITATION_KEY = re.compile(r"^\s*Citation Key\s*:\s*(\S+)\s*$", re.IGNORECASE | re.MULTILINE)
-_VENUE_FIELDS = (
-    "publicationTitle",
-    "proceedingsTitle",
-    "bookTitle",
-    "conferenceName",
-    "websiteTitle",
-    "repository",
-    "university",
-    "institution",
-)
 
 
 class ZoteroReadError(IngestError):
@@ -110,7 +97,7 @@ def read_local(path: Path) -> Library:
         rows = db.execute(
             "SELECT i.itemID, i.key, i.version, i.dateModified, t.typeName, i.libraryID"
             " FROM items i JOIN itemTypesCombined t ON t.itemTypeID = i.itemTypeID"
-            f" WHERE t.typeName NOT IN {SKIPPED_TYPES!r} ORDER BY i.itemID"
+            f" WHERE t.typeName NOT IN {NOT_ITEMS!r} ORDER BY i.itemID"
         ).fetchall()
         fields = _fields(db)
         creators = _creators(db)
@@ -125,11 +112,7 @@ def read_local(path: Path) -> Library:
             if item_id in trashed:
                 library.trashed.add(str(key))
                 continue
-            values = fields.get(item_id, {})
-            venue = next((values[f] for f in _VENUE_FIELDS if values.get(f)), "")
-            if venue:
-                values = values | {"venue": venue}
-            extra_key = _CITATION_KEY.search(values.get("extra", ""))
+            values = with_venue(fields.get(item_id, {}))
             library.items.append(
                 Item(
                     key=str(key),
@@ -143,9 +126,7 @@ def read_local(path: Path) -> Library:
                         sorted({*member.get(item_id, ()), *([group] if group else [])})
                     ),
                     attachments=tuple(files.get(item_id, ())),
-                    citation_key=keys.get(item_id)
-                    or values.get("citationKey", "")
-                    or (extra_key.group(1) if extra_key else ""),
+                    citation_key=citation_key(values, keys.get(item_id, "")),
                     library=own,
                 )
             )
@@ -247,11 +228,6 @@ def _trashed(db: sqlite3.Connection) -> set[int]:
     return {int(r[0]) for r in db.execute("SELECT itemID FROM deletedItems")}
 
 
-def _has_table(db: sqlite3.Connection, name: str) -> bool:
-    found = db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone()
-    return found is not None
-
-
 def _collection_paths(db: sqlite3.Connection, lib_id: int, group: str) -> dict[int, str]:
     """{collectionID: "Parent/Child"} for the library's collections not in the trash; a
     group library's under the group's name ("Lab/Methods")."""
@@ -261,7 +237,7 @@ def _collection_paths(db: sqlite3.Connection, lib_id: int, group: str) -> dict[i
         (lib_id,),
     ).fetchall()
     gone: set[int] = set()
-    if _has_table(db, "deletedCollections"):
+    if has_table(db, "deletedCollections"):
         gone = {int(r[0]) for r in db.execute("SELECT collectionID FROM deletedCollections")}
     by_id = {int(cid): (_part(str(name)), parent) for cid, name, parent in rows}
     paths: dict[int, str] = {}

@@ -8,10 +8,56 @@ PDF attachments, their collections' paths, and the library's trashed item keys.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Attachment", "Creator", "Item", "Library"]
+__all__ = [
+    "NOT_ITEMS",
+    "VENUE_FIELDS",
+    "Attachment",
+    "Creator",
+    "Item",
+    "Library",
+    "citation_key",
+    "with_venue",
+]
+
+NOT_ITEMS = ("note", "attachment", "annotation")
+"""Item types that are not papers (both readers skip them)."""
+VENUE_FIELDS = (
+    "publicationTitle",
+    "proceedingsTitle",
+    "bookTitle",
+    "conferenceName",
+    "websiteTitle",
+    "blogTitle",
+    "forumTitle",
+    "encyclopediaTitle",
+    "dictionaryTitle",
+    "programTitle",
+    "repository",
+    "university",
+    "institution",
+)
+"""Where an item was published: the first of these it has (publicationTitle's kin, by the
+names Zotero stores them under for each item type)."""
+_CITATION_KEY = re.compile(r"^\s*Citation Key\s*:\s*(\S+)\s*$", re.IGNORECASE | re.MULTILINE)
+
+
+def with_venue(fields: dict[str, str]) -> dict[str, str]:
+    """``fields`` with ``venue`` set to the first non-empty of :data:`VENUE_FIELDS`."""
+    venue = next((fields[f] for f in VENUE_FIELDS if fields.get(f)), "")
+    return fields | {"venue": venue} if venue else fields
+
+
+def citation_key(fields: dict[str, str], stored: str = "") -> str:
+    """The item's citation key: ``stored`` (Better BibTeX's database), else Zotero's own
+    ``citationKey`` field, else a ``Citation Key:`` line in Extra (BBT's convention)."""
+    if stored or fields.get("citationKey", "").strip():
+        return stored or fields["citationKey"].strip()
+    found = _CITATION_KEY.search(fields.get("extra", ""))
+    return found.group(1) if found else ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,13 +17,14 @@ from pathlib import Path
 
 from .records import Attachment
 
-__all__ = ["attachments", "citation_keys"]
+__all__ = ["attachments", "citation_keys", "has_table"]
 
 _LINKED_FILE = 2
 _STORED = (0, 1)  # imported_file, imported_url
 
 
-def _has_table(db: sqlite3.Connection, name: str) -> bool:
+def has_table(db: sqlite3.Connection, name: str) -> bool:
+    """Whether the database has a table (or index, view) of that name."""
     found = db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone()
     return found is not None
 
@@ -99,7 +100,7 @@ def citation_keys(root: Path, lib_id: int) -> dict[int, str]:
         return {}
     try:
         with closing(sqlite3.connect(f"{bbt.resolve().as_uri()}?immutable=1", uri=True)) as con:
-            if _has_table(con, "citationkey"):
+            if has_table(con, "citationkey"):
                 rows = con.execute(
                     "SELECT itemID, citationKey FROM citationkey WHERE libraryID = ?", (lib_id,)
                 ).fetchall()

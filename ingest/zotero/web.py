@@ -18,12 +18,19 @@ Retries, timeouts and 304s: :mod:`ingest.zotero.webapi`.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ingest.zotero.records import Attachment, Creator, Item, Library
+from ingest.zotero.records import (
+    NOT_ITEMS,
+    Attachment,
+    Creator,
+    Item,
+    Library,
+    citation_key,
+    with_venue,
+)
 from ingest.zotero.webapi import Api, Failed, Unreachable
 from ingest.zotero.webfiles import (
     CACHE_FILE,
@@ -36,7 +43,7 @@ from ingest.zotero.webfiles import (
 )
 from rag.errors import ConfigError, IngestError, SourceError
 
-__all__ = ["CACHE_FILE", "LINKED", "VENUE_FIELDS", "read_web"]
+__all__ = ["CACHE_FILE", "LINKED", "read_web"]
 
 PASSES = 3  # reads of a library that keeps changing before its version is left as it was
 # Not item fields: Zotero's bookkeeping, or kept elsewhere in an Item.
@@ -55,21 +62,6 @@ NOT_FIELDS = frozenset(
         "parentItem",
     }
 )
-SKIPPED_TYPES = frozenset({"note", "attachment", "annotation"})
-# Where an item was published: the first of these it has (publicationTitle's kin).
-VENUE_FIELDS = (
-    "publicationTitle",
-    "proceedingsTitle",
-    "bookTitle",
-    "websiteTitle",
-    "blogTitle",
-    "forumTitle",
-    "encyclopediaTitle",
-    "dictionaryTitle",
-    "programTitle",
-    "conferenceName",
-)
-_CITATION_KEY = re.compile(r"^\s*Citation Key:\s*(\S+)\s*$", re.IGNORECASE | re.MULTILINE)
 
 
 def read_web(
@@ -153,7 +145,7 @@ def _library(
     )
     for key in sorted(items):
         data = items[key]
-        if data.get("itemType") in SKIPPED_TYPES:
+        if data.get("itemType") in NOT_ITEMS:
             continue
         if _trashed(data):
             result.trashed.add(key)
@@ -175,9 +167,7 @@ def _item(
     fields = {
         k: v for k, v in data.items() if isinstance(v, str) and v.strip() and k not in NOT_FIELDS
     }
-    venue = next((fields[f] for f in VENUE_FIELDS if f in fields), "")
-    if venue:
-        fields["venue"] = venue
+    fields = with_venue(fields)
     creators = tuple(
         Creator(
             kind=str(c.get("creatorType") or "author"),
@@ -196,8 +186,6 @@ def _item(
     in_collections = tuple(
         dict.fromkeys(paths[k] for k in data.get("collections") or () if k in paths)
     )
-    found = _CITATION_KEY.search(fields.get("extra", ""))
-    citation_key = fields.get("citationKey", "").strip() or (found.group(1) if found else "")
     return Item(
         key=str(data["key"]),
         item_type=str(data.get("itemType", "")),
@@ -207,7 +195,7 @@ def _item(
         tags=tags,
         collections=in_collections,
         attachments=attachments,
-        citation_key=citation_key,
+        citation_key=citation_key(fields),
     )
 
 
