@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.test_api import Server
-from tests.test_ui import CHROMIUM
+from tests.test_ui import launch_chromium
 
 pytestmark = [pytest.mark.integration, pytest.mark.browser]
 
@@ -17,8 +17,6 @@ pytestmark = [pytest.mark.integration, pytest.mark.browser]
 def test_docs_render_without_a_network(tmp_path: Path) -> None:
     from playwright.sync_api import Route, sync_playwright
 
-    if not Path(CHROMIUM).exists():
-        pytest.fail("the UI tests need Debian's chromium: apt-get install -y chromium")
     refused: list[str] = []
 
     def offline(route: Route) -> None:
@@ -29,11 +27,7 @@ def test_docs_render_without_a_network(tmp_path: Path) -> None:
             route.abort()
 
     with Server(tmp_path / "empty", ui=False) as server, sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"],
-        )  # fmt: skip
+        browser = launch_chromium(p)
         try:
             page = browser.new_page()
             page.route("**/*", offline)

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,7 +22,18 @@ from ui.web.page import EXAMPLES
 from ui.web.render import answer_markdown, md_escape, sources_html
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]  # fmt: skip
 ARTIFACTS = ROOT / "test-artifacts"
+
+
+def launch_chromium(playwright: Any) -> Any:
+    """Debian's headless Chromium (every browser test's), or the test fails saying how to
+    install it."""
+    if not Path(CHROMIUM).exists():
+        pytest.fail("the UI tests need Debian's chromium: apt-get install -y chromium")
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+
 
 EVIL = {
     "id": "evil",
@@ -103,14 +115,8 @@ def ui_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def page(ui_server: str):  # type: ignore[no-untyped-def]
     from playwright.sync_api import sync_playwright
 
-    if not Path(CHROMIUM).exists():
-        pytest.fail("the UI tests need Debian's chromium: apt-get install -y chromium")
     with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"],
-        )  # fmt: skip
+        browser = launch_chromium(p)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.goto(ui_server, wait_until="domcontentloaded")
         page.wait_for_selector("#pc-question textarea", timeout=30_000)

@@ -13,7 +13,7 @@ import pytest
 from rag.errors import NotFoundError
 from tests.conftest import SAMPLE
 from tests.test_api import Server
-from tests.test_ui import ARTIFACTS, CHROMIUM, GROUPS, _answered
+from tests.test_ui import ARTIFACTS, GROUPS, _answered, launch_chromium
 from ui.cli.main import main
 
 QUESTION = "How does KCache reduce the memory overhead of the KV cache?"
@@ -38,11 +38,8 @@ def server(data: Path) -> Iterator[str]:
 def page(server: str):  # type: ignore[no-untyped-def]
     from playwright.sync_api import sync_playwright
 
-    if not Path(CHROMIUM).exists():
-        pytest.fail("the UI tests need Debian's chromium: apt-get install -y chromium")
     with sync_playwright() as p:
-        args = ["--no-sandbox", "--disable-gpu", "--no-first-run"]
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=args)
+        browser = launch_chromium(p)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.goto(server, wait_until="domcontentloaded")
         page.wait_for_selector("#pc-question textarea", timeout=30_000)

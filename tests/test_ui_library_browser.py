@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from tests.conftest import SAMPLE
 from tests.test_api import Server
-from tests.test_ui import ARTIFACTS, CHROMIUM
+from tests.test_ui import ARTIFACTS, launch_chromium
 from ui.cli.main import main
 
 TOPICS = ["KV cache eviction", "federated averaging", "mobile inference", "graph sampling",
@@ -55,14 +54,8 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def browser():  # type: ignore[no-untyped-def]
     from playwright.sync_api import sync_playwright
 
-    if not Path(CHROMIUM).exists():
-        pytest.fail("the UI tests need Debian's chromium: apt-get install -y chromium")
     with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"],
-        )  # fmt: skip
+        browser = launch_chromium(p)
         yield browser
         browser.close()
 

@@ -155,16 +155,10 @@ def test_periodic_sync_refuses_several_workers(
 def ui_page(tmp_path: Path) -> Iterator[object]:
     from playwright.sync_api import sync_playwright
 
-    from tests.test_ui import CHROMIUM
+    from tests.test_ui import launch_chromium
 
-    if not Path(CHROMIUM).exists():
-        pytest.fail("the UI tests need Debian's chromium: apt-get install -y chromium")
     with Server(tmp_path / "data") as server, sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"],
-        )  # fmt: skip
+        browser = launch_chromium(p)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             page.goto(server.url, wait_until="domcontentloaded")
