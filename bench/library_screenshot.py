@@ -12,17 +12,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-import httpx
-
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.ui_screenshot import launch, served  # noqa: E402
+
 PDFS = ROOT / "tests" / "data" / "real_pdfs"
 
 
@@ -41,42 +40,22 @@ def main() -> None:
         env["PAPERCHAT_DATA_DIR"] = str(args.data_dir)
     else:
         env["PAPERCHAT_DATA_DIR"] = tempfile.mkdtemp(prefix="paperchat-shot-")
-        for more in ([str(ROOT / "data" / "sample")], [str(PDFS), "--collection", "PDFs"]):
+        pdfs = sorted(map(str, PDFS.glob("*.pdf")))  # not the folder: its truth.jsonl is no library
+        for more in ([str(ROOT / "data" / "sample")], [*pdfs, "--collection", "PDFs"]):
             subprocess.run([*cli, "ingest", *more], env=env, check=True, cwd=ROOT,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    url = f"http://127.0.0.1:{port}"
-    proc = subprocess.Popen([*cli, "serve", "--port", str(port)], env=env, cwd=ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                httpx.get(f"{url}/healthz", timeout=1).raise_for_status()
-                break
-            except httpx.HTTPError:
-                time.sleep(0.2)
-        with sync_playwright() as p:
-            browser = p.chromium.launch(
-                executable_path=shutil.which("chromium") or "/usr/bin/chromium",
-                args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                      "--disable-component-update", "--disable-sync", "--no-first-run"],
-            )  # fmt: skip
-            for out, width, height in ((args.out, 1280, 900), (args.phone, 390, 844)):
-                if out is None:
-                    continue
-                page = browser.new_page(viewport={"width": width, "height": height})
-                _library(page, url, args.pick)
-                out.parent.mkdir(parents=True, exist_ok=True)
-                page.screenshot(path=str(out), full_page=True)
-                page.close()
-                print(f"saved {out}")
-            browser.close()
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
+    with served(cli, env) as url, sync_playwright() as p:
+        browser = launch(p)
+        for out, width, height in ((args.out, 1280, 900), (args.phone, 390, 844)):
+            if out is None:
+                continue
+            page = browser.new_page(viewport={"width": width, "height": height})
+            _library(page, url, args.pick)
+            out.parent.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(out), full_page=True)
+            page.close()
+            print(f"saved {out}")
+        browser.close()
 
 
 def _library(page: object, url: str, pick: str) -> None:

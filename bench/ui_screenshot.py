@@ -12,6 +12,7 @@ in headless Chromium (Debian's, as in the UI tests) and saves the page as a PNG.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
 import socket
@@ -19,7 +20,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -43,11 +46,34 @@ def main() -> None:
     cli = [sys.executable, "-m", "ui.cli.main"]
     subprocess.run([*cli, "ingest", *map(str, args.corpus)], env=env, check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    with served(cli, env) as url, sync_playwright() as p:
+        browser = launch(p)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(url, wait_until="domcontentloaded")
+        if args.zotero:
+            _sync_zotero(page, args.zotero, args.out)
+            browser.close()
+            return
+        box = page.locator("#pc-question textarea")
+        box.wait_for(timeout=30_000)
+        box.fill(args.question)
+        box.press("Enter")
+        page.wait_for_selector("#pc-sources .pc-source", timeout=30_000)
+        page.wait_for_function("() => document.querySelector('#pc-chat').innerText.includes('[1]')")
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(args.out), full_page=True)
+        browser.close()
+    print(f"saved {args.out}")
+
+
+@contextlib.contextmanager
+def served(cli: list[str], env: dict[str, str]) -> Iterator[str]:
+    """`paperchat serve` on a free port, ready (its /healthz answers): its URL."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     url = f"http://127.0.0.1:{port}"
-    proc = subprocess.Popen([*cli, "serve", "--port", str(port)], env=env,
+    proc = subprocess.Popen([*cli, "serve", "--port", str(port)], env=env, cwd=ROOT,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
     try:
         deadline = time.monotonic() + 60
@@ -57,33 +83,19 @@ def main() -> None:
                 break
             except httpx.HTTPError:
                 time.sleep(0.2)
-        with sync_playwright() as p:
-            browser = p.chromium.launch(
-                executable_path=shutil.which("chromium") or "/usr/bin/chromium",
-                args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                      "--disable-component-update", "--disable-sync", "--no-first-run"],
-            )  # fmt: skip
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.goto(url, wait_until="domcontentloaded")
-            if args.zotero:
-                _sync_zotero(page, args.zotero, args.out)
-                browser.close()
-                return
-            box = page.locator("#pc-question textarea")
-            box.wait_for(timeout=30_000)
-            box.fill(args.question)
-            box.press("Enter")
-            page.wait_for_selector("#pc-sources .pc-source", timeout=30_000)
-            page.wait_for_function(
-                "() => document.querySelector('#pc-chat').innerText.includes('References')"
-            )
-            args.out.parent.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(args.out), full_page=True)
-            browser.close()
+        yield url
     finally:
         proc.terminate()
         proc.wait(timeout=20)
-    print(f"saved {args.out}")
+
+
+def launch(playwright: Any) -> Any:
+    """Debian's headless Chromium, as the UI tests run it."""
+    return playwright.chromium.launch(
+        executable_path=shutil.which("chromium") or "/usr/bin/chromium",
+        args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+              "--disable-component-update", "--disable-sync", "--no-first-run"],
+    )  # fmt: skip
 
 
 def _sync_zotero(page: object, folder: Path, out: Path) -> None:
