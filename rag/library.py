@@ -18,8 +18,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from rag.answer.gather import OVERVIEW_PAPERS
-from rag.answer.shapes import theme_words, themes_of
+from rag.answer.themes import theme_names, themes_of
 from rag.errors import QueryError
 from rag.index import browse
 from rag.index.browse import SORTS, shown_source
@@ -47,6 +46,7 @@ MAX_PAGE = 1000  # papers in one page at most
 # Papers whose vectors place the library's papers among the themes (an even sample of
 # a larger library: the counts are then estimates, scaled to the whole).
 THEME_COUNTED = 2000
+PICTURE_PAPERS = 400  # the picture's themes are found in an even sample of this many
 
 
 class Browsing:
@@ -249,35 +249,53 @@ def _years(catalogue: Catalogue) -> Picture:
 
 
 def _with_themes(picture: Picture, catalogue: Catalogue, store: Store) -> Picture:
-    """The overview's themes: its sample of the library (every n-th paper, at most
-    :data:`OVERVIEW_PAPERS`) clustered by stored vectors and named by the words that set a
-    cluster apart (papers alone in their cluster make "other topics"); then an even sample
-    of the library placed at the nearest cluster, to say how many papers each holds."""
+    """The picture with the library's themes (:func:`sampled_themes`); then an even sample
+    of the library placed at the nearest theme, to say how many papers each holds."""
+    found = sampled_themes(catalogue, store)
+    if found is None:
+        return picture
+    known = dict(zip(found.ids, found.unit, strict=True))
+    counts = _placed(catalogue, store, found.unit, found.groups, known)
+    themes = [Theme(tuple(words), n, tuple(found.names[i] for i in g[:3]))
+              for g, words, n in zip(found.groups, found.words, counts, strict=True)
+              if len(g) > 1]  # fmt: skip
+    themes.sort(key=lambda t: -t.papers)
+    alone = [(g[0], n) for g, n in zip(found.groups, counts, strict=True) if len(g) == 1]
+    if alone:
+        examples = tuple(found.names[i] for i, _ in alone[:3])
+        themes.append(Theme((), sum(n for _, n in alone), examples))
+    return dataclasses.replace(picture, themes=tuple(themes), sampled=len(found.ids),
+                               estimated=len(catalogue.ids) > THEME_COUNTED)  # fmt: skip
+
+
+class Sampled(NamedTuple):
+    """The themes of an even sample of the library (:func:`sampled_themes`)."""
+
+    ids: list[str]  # the sampled papers
+    names: list[str]  # their names, as shown
+    unit: np.ndarray  # their stored vectors, of unit length
+    groups: list[list[int]]  # the themes, as indices into ids, largest first
+    words: list[list[str]]  # each theme's name (none for a paper alone in its group)
+
+
+def sampled_themes(catalogue: Catalogue, store: Store) -> Sampled | None:
+    """The library's themes as an overview answer finds them (:mod:`rag.answer.themes`),
+    in an even sample of it (every n-th paper, at most :data:`PICTURE_PAPERS`): clustered by
+    their stored vectors and named by the words that set a cluster apart (a paper alone in
+    its cluster names nothing: "other topics"). None for a library without vectors."""
     ids = catalogue.ids
-    step = max(1, len(ids) // OVERVIEW_PAPERS)
-    sample = list(ids[::step][:OVERVIEW_PAPERS])
+    step = max(1, len(ids) // PICTURE_PAPERS)
+    sample = list(ids[::step][:PICTURE_PAPERS])
     rows = {r.id: r for r in store.papers(sample)}
     vectors = store.paper_vectors(sample)
     sample = [pid for pid in sample if pid in rows and pid in vectors]
     if not sample:
-        return picture
+        return None
     unit = _unit(np.stack([vectors[pid] for pid in sample]))
     groups = themes_of(unit)
-    counts = _placed(catalogue, store, unit, groups, vectors)
     texts = [f"{rows[pid].name}. {rows[pid].abstract}" for pid in sample]
-    found = [
-        Theme(tuple(theme_words(texts, g)), n, tuple(rows[sample[i]].name for i in g[:3]))
-        for g, n in zip(groups, counts, strict=True)
-        if len(g) > 1
-    ]
-    alone = [(g[0], n) for g, n in zip(groups, counts, strict=True) if len(g) == 1]
-    found.sort(key=lambda t: -t.papers)
-    if alone:
-        names = tuple(rows[sample[i]].name for i, _ in alone[:3])
-        found.append(Theme((), sum(n for _, n in alone), names))
-    return dataclasses.replace(
-        picture, themes=tuple(found), sampled=len(sample), estimated=len(ids) > THEME_COUNTED
-    )
+    words = theme_names(texts, groups)
+    return Sampled(sample, [rows[pid].name for pid in sample], unit, groups, words)
 
 
 def _placed(

@@ -5,14 +5,13 @@ the text of a line is a sentence of that paper's abstract, verbatim (or its meta
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
 
 from rag.answer.cite import Source, defuse
+from rag.answer.themes import theme_names, themes_of
 from rag.records import format_authors
-from rag.terms import STOPWORDS
 
 __all__ = [
     "authorship",
@@ -21,23 +20,7 @@ __all__ = [
     "overview_themes",
     "paper_lines",
     "theme_lines",
-    "theme_words",
-    "themes_of",
 ]
-
-_WORD = re.compile(r"[a-z][a-z-]{3,}")
-# Words too common in abstracts to name a theme.
-_BLAND = STOPWORDS | frozenset(
-    """
-    paper papers propose proposed present presents approach approaches method methods based
-    using results result show shows work works model models performance existing novel new
-    experiments experimental demonstrate different various large large-scale also first
-    framework system systems data learning deep state-of-the-art significantly effectively
-    however achieve achieves improve improves well training stage release released study
-    provide provides which their these those this that such while further tasks task number
-    natural compared computation applications resulting thereby
-    """.split()  # noqa: SIM905 - a word list reads better as prose
-)
 
 
 def _line(source: Source, sentences: Sequence[str]) -> str:
@@ -75,55 +58,9 @@ def authorship(source: Source) -> str:
     return f"**{source.name}**{year} is by {names} [{source.n}]."
 
 
-def theme_words(texts: Sequence[str], cluster: Sequence[int], k: int = 3) -> list[str]:
-    """The words that set a cluster's papers apart: the share of its papers that use a word
-    minus the share of all papers that do; a word used by more than a third of the library
-    (or by one paper of a larger cluster) names no theme."""
-    words = [{w for w in _WORD.findall(t.casefold()) if w not in _BLAND} for t in texts]
-    inside = Counter(w for i in cluster for w in words[i])
-    everywhere = Counter(w for ws in words for w in ws)
-    need = 2 if len(cluster) > 1 else 1
-    common = max(3, len(texts) / 3)
-    lift = {
-        w: c / len(cluster) - everywhere[w] / len(texts)
-        for w, c in inside.items()
-        if c >= need and everywhere[w] <= common
-    }
-    return [w for w, _ in sorted(lift.items(), key=lambda kv: (-kv[1], kv[0]))[:k]]
-
-
-def _agglomerate(vectors: np.ndarray, k: int) -> list[list[int]]:
-    """Average-linkage clustering on cosine similarity, merged down to ``k`` groups
-    (deterministic; fine for the few dozen papers an overview reads)."""
-    groups = [[i] for i in range(len(vectors))]
-    sims = vectors @ vectors.T
-    while len(groups) > k:
-        best, pair = -np.inf, (0, 1)
-        for a in range(len(groups)):
-            for b in range(a + 1, len(groups)):
-                link = float(sims[np.ix_(groups[a], groups[b])].mean())
-                if link > best:
-                    best, pair = link, (a, b)
-        a, b = pair
-        groups[a] = sorted(groups[a] + groups[b])
-        del groups[b]
-    return groups
-
-
 def overview_themes(sources: Sequence[Source], vectors: np.ndarray) -> list[list[int]]:
     """The sources grouped into themes (indices into ``sources``), largest first."""
     return themes_of(vectors[: len(sources)])
-
-
-def themes_of(vectors: np.ndarray) -> list[list[int]]:
-    """Unit vectors grouped into themes (indices into ``vectors``), largest first: what an
-    overview answer and the library's picture show."""
-    n = len(vectors)
-    if n < 4:
-        return [list(range(n))]
-    k = min(6, max(2, round(n / 5)))
-    groups = _agglomerate(vectors, k)
-    return sorted(groups, key=lambda g: (-len(g), g[0]))
 
 
 def theme_lines(sources: Sequence[Source], groups: Sequence[Sequence[int]], total: int) -> str:
@@ -132,9 +69,11 @@ def theme_lines(sources: Sequence[Source], groups: Sequence[Sequence[int]], tota
     sample = f" (themes read from {len(sources)} of them)" if total > len(sources) else ""
     lines = [f"The library holds {total} papers{sample}. Main themes:"]
     alone = [g[0] for g in groups if len(g) == 1]
-    groups = [g for g in groups if len(g) > 1] + ([alone] if alone else [])
-    for group in groups:
-        words = theme_words(texts, group) if group is not alone else ["other topics"]
+    groups = [g for g in groups if len(g) > 1]
+    names = theme_names(texts, groups)
+    if alone:
+        groups, names = [*groups, alone], [*names, ["other topics"]]
+    for group, words in zip(groups, names, strict=True):
         papers = ", ".join(f"{sources[i].name} [{sources[i].n}]" for i in group)
         count = f"{len(group)} paper{'s' if len(group) > 1 else ''}"
         lines.append(f"- **{', '.join(words) or 'other'}** ({count}): {papers}")
