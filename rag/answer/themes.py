@@ -29,6 +29,7 @@ MAX_THEMES = 6
 _ROUNDS = 30  # k-means rounds at most (it settles in fewer)
 _STARTS = 4  # seeded starts, the tightest kept
 _TOKEN = re.compile(r"[^\W\d_][\w-]*\w|[^\W\d_]|\d[\w.]*|[^\w\s-]")  # a word, number, mark
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")  # where a sentence ends
 # Words of papers in every field, too common to name a theme (a stopword ends a phrase).
 _BLAND = STOPWORDS | frozenset(
     """
@@ -115,8 +116,8 @@ def theme_names(
     seen = Counter(key for terms in found for key in terms)
     shown: dict[str, Counter[str]] = {}
     for terms in found:
-        for key, surface in terms.items():
-            shown.setdefault(key, Counter())[surface] += 1
+        for key, (surface, written) in terms.items():
+            shown.setdefault(key, Counter())[surface] += written
     taken: set[str] = set()  # the stems already in a name
     names: list[list[str]] = [[] for _ in groups]
     for g in sorted(range(len(groups)), key=lambda g: -len(groups[g])):
@@ -146,30 +147,37 @@ def theme_names(
 
 
 def _shown(forms: Counter[str]) -> str:
-    """How a name is written: in lower case when any paper writes it so (a heading's
-    "OUTCOME" is "outcome"), else as most papers do ("GPU", "HIV")."""
+    """How a name is written: in lower case when a paper writes it so (a heading's "OUTCOME"
+    is "outcome"), else as most papers do ("GPU", "HIV"); a title set in capitals (counted
+    0) shows nothing but its lower case."""
     written = forms.most_common(1)[0][0]
-    return written.casefold() if written.casefold() in forms else written
+    return written.casefold() if forms.get(written.casefold(), 0) > 0 else written
 
 
-def _candidates(text: str) -> dict[str, str]:
-    """{stemmed key: the words as written} for the words and two-word runs of ``text`` that
-    could name a theme."""
-    out: dict[str, str] = {}
-    before: tuple[str, str, bool] | None = None  # the last word: (stem, as shown, bland)
-    for token in _TOKEN.findall(text):
-        low = token.casefold()
-        acronym = len(token) >= 2 and token.isupper() and low not in _BLAND  # not "RESULTS"
-        if not token[0].isalpha() or low in STOPWORDS or (len(low) < 3 and not acronym):
-            before = None  # punctuation, a stopword or a stray letter ends a phrase
-            continue
-        word = (stem(low), token if acronym else low, low in _BLAND)
-        alone = acronym or not (word[2] or len(low) < 4 or _adverb(low) or _participle(low))
-        if alone:
-            out.setdefault(word[0], word[1])
-        if before is not None and not (before[2] and word[2]) and (acronym or not _participle(low)):
-            out.setdefault(f"{before[0]} {word[0]}", f"{before[1]} {word[1]}")
-        before = None if _adverb(low) else word
+def _candidates(text: str) -> dict[str, tuple[str, int]]:
+    """{stemmed key: (the words as written, 1; or 0 when only in a sentence set in capitals,
+    which says nothing of how they are written)} for the words and two-word runs of ``text``
+    that could name a theme."""
+    out: dict[str, tuple[str, int]] = {}
+    for sentence in _SENTENCE.split(text):
+        written = int(sum(map(str.isupper, sentence)) <= sum(map(str.islower, sentence)))
+        before: tuple[str, str, bool] | None = None  # the last word: (stem, as shown, bland)
+        for token in _TOKEN.findall(sentence if written else sentence.casefold()):
+            low = token.casefold()
+            acronym = len(token) >= 2 and token.isupper() and low not in _BLAND  # "RESULTS"
+            if not token[0].isalpha() or low in STOPWORDS or (len(low) < 3 and not acronym):
+                before = None  # punctuation, a stopword or a stray letter ends a phrase
+                continue
+            word = (stem(low), token if acronym else low, low in _BLAND)
+            alone = acronym or not (word[2] or len(low) < 4 or _adverb(low) or _participle(low))
+            if alone and out.get(word[0], ("", 0))[1] <= written:
+                out[word[0]] = (word[1], written)
+            phrase = f"{before[0]} {word[0]}" if before else ""
+            if (before is not None and not (before[2] and word[2])
+                    and (acronym or not _participle(low))
+                    and out.get(phrase, ("", 0))[1] <= written):  # fmt: skip
+                out[phrase] = (f"{before[1]} {word[1]}", written)
+            before = None if _adverb(low) else word
     return out
 
 
