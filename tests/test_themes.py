@@ -45,8 +45,8 @@ HEART = [
     "Heart failure and kidneys. Results in patients assessed for heart failure and renal function.",
 ]
 GPU = [
-    "KERNEL FUSION FOR GPU KERNELS. Results: patients are not involved; GPU kernels were assessed for "
-    "LATENCY and memory traffic.",
+    "KERNEL FUSION FOR GPU KERNELS. Results: patients are not involved; GPU kernels were "
+    "assessed for LATENCY and memory traffic.",
     "Scheduling GPU kernels. We assessed LATENCY of GPU kernels under contention; results "
     "show lower latency.",
     "A compiler for GPU kernels. Results significantly cut latency of GPU kernels assessed "
