@@ -115,6 +115,11 @@ def test_sorting_and_paging_change_the_rows(shelf) -> None:  # type: ignore[no-u
     rows = _rows(page)
     titles = [r[0].casefold() for r in rows]
     assert titles == sorted(titles) and rows[0][0] == "AquilaMoE", rows[:3]
+    # the table's own column menu (it would sort the shown page only) is not offered
+    page.locator("#pc-lib-table .header-cell").first.hover()
+    page.locator("#pc-lib-table .header-cell").first.click()
+    assert page.locator("#pc-lib-table .cell-menu-button").count() > 0
+    assert not page.locator("#pc-lib-table .cell-menu-button").first.is_visible()
     following.click()
     _page_label(page, "Page 2 of 2")
     _note(page, "Showing 51–72 of 72 papers")

@@ -23,6 +23,9 @@ LIBRARY_CSS = """
 .pc-paper .pc-abstract { margin: 0.6em 0; }
 .pc-paper ul.pc-sections { margin: 0.3em 0 0.6em 1.2em; padding: 0; }
 #pc-lib-page { text-align: center; align-self: center; }
+/* The table's own column menu would sort and filter the shown page only: "Sort by" and
+   "Filters" ask the engine for the whole library's. */
+#pc-lib-table .cell-menu-button { display: none; }
 """
 
 
