@@ -100,11 +100,9 @@ def measure(data_dir: Path, held_out: int) -> dict[str, Any]:
     sizes = np.bincount(placed, minlength=len(groups)) / len(others)
     out["largest_theme"] = round(float(sizes.max()), 3)
     words = [stems(f"{rows[p].name}. {rows[p].abstract}") for p in others]
-    sampled = {r.id: r for r in store.papers(sample)}
-    texts = [f"{sampled[p].name}. {sampled[p].abstract}" for p in sample]
     out["weighings"] = {}
     for how, weigh in WEIGHINGS.items():
-        names = theme_names(texts, groups, weigh=weigh)
+        names = theme_names(found.texts, groups, weigh=weigh)
         hits = np.array([[sum(holds(w, n) for n in name) for name in names] for w in words])
         own = hits[np.arange(len(others)), placed]
         best = hits.max(axis=1)

@@ -273,6 +273,7 @@ class Sampled(NamedTuple):
 
     ids: list[str]  # the sampled papers
     names: list[str]  # their names, as shown
+    texts: list[str]  # their names and abstracts, which the themes are named from
     unit: np.ndarray  # their stored vectors, of unit length
     groups: list[list[int]]  # the themes, as indices into ids, largest first
     words: list[list[str]]  # each theme's name (none for a paper alone in its group)
@@ -295,7 +296,7 @@ def sampled_themes(catalogue: Catalogue, store: Store) -> Sampled | None:
     groups = themes_of(unit)
     texts = [f"{rows[pid].name}. {rows[pid].abstract}" for pid in sample]
     words = theme_names(texts, groups)
-    return Sampled(sample, [rows[pid].name for pid in sample], unit, groups, words)
+    return Sampled(sample, [rows[pid].name for pid in sample], texts, unit, groups, words)
 
 
 def _placed(

@@ -282,8 +282,9 @@ def _title_leads(
     counts = Counter(leads if keep is None else itertools.compress(leads, keep))
     sure: dict[str, int] = {}  # a collated first letter -> how many papers begin with it
     unsure: set[str] = set()  # letters whose collated form may not begin the title's
+    keys = {lead: collated(lead) for lead in counts}
     for lead, count in counts.items():
-        key = collated(lead)
+        key = keys[lead]
         if (lead and not key) or any(map(unicodedata.combining, key)):
             unsure.add(lead)  # a mark, dropped or moved: these papers are always read
         elif key:  # (a paper without a title or label to sort by goes last either way)
@@ -297,7 +298,7 @@ def _title_leads(
     total = len(leads) if keep is None else int(np.count_nonzero(keep))
     if seen < end or 4 * (seen + sum(counts[u] for u in unsure)) > total:
         return None
-    wanted = unsure | {lead for lead in counts if collated(lead)[:1] in taken}
+    wanted = unsure | {lead for lead, key in keys.items() if key[:1] in taken}
     rows = map(wanted.__contains__, leads)
     if keep is not None:
         rows = map(operator.and_, rows, keep.tolist())
