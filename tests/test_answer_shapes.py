@@ -250,6 +250,34 @@ def test_an_author_question_lists_their_papers_from_the_metadata(engine: Engine)
     assert nobody.final.refused and nobody.final.answer == NO_ANSWER
 
 
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("Who wrote KCache?", True),
+        ("Who are its authors?", True),
+        ("What are the authors of Llumnix?", True),
+        ("List the authors of KCache", True),
+        ("Authors of Llumnix?", True),
+        ("By whom was Llumnix written?", True),
+        # The authors as a verb's subject, or named to say which paper: a content question.
+        ("What do the authors mean by a 'mitokine'?", False),
+        ("Did the authors think that apparent protection was real?", False),
+        ("In the KCache paper by Qiaozhi He, how much does throughput improve?", False),
+        ("In the bi-criteria scheduling paper by Dutot et al., what is a moldable job?", False),
+    ],
+)
+def test_only_a_question_asking_who_wrote_is_answered_with_the_authors(
+    question: str, asks: bool
+) -> None:
+    assert analyse(question).asks_author is asks
+
+
+def test_a_paper_named_by_its_author_is_asked_what_it_says(engine: Engine) -> None:
+    answer = engine.ask("In the KCache paper by Qiaozhi He, how much does throughput improve?")
+    assert _cited(answer) and _cited(answer)[0] == "KCache"
+    assert "40%" in answer.final.answer and "is by" not in answer.final.answer
+
+
 def test_an_overview_gives_themes_with_counts(engine: Engine) -> None:
     answer = engine.ask("Summarize the papers in this collection.")
     body = _body(answer)

@@ -69,11 +69,15 @@ _DEFINITION = re.compile(
     r"address|tackle|provide|cover|target|optimi[sz]e|focus on|contribute)\b",
     re.IGNORECASE,
 )
+# A question asking WHO wrote a paper (answered from its metadata), not one that names the
+# authors to say which paper it is about ("In the paper by Dutot et al., what is ...") or
+# makes them a verb's subject ("What do the authors mean by ...").
 _AUTHOR_ASK = re.compile(
     r"\bwho\b.{0,40}\b(wrote|write|written|authored|authors?|developed|created|proposed|behind)\b|"
-    r"\b(authors? of|its authors?|their authors?|the authors|written by|(papers?|work|works) "
-    r"(by|of|from)|co-?author\w*|an author|as (an )?author)\b|\b(did|has|have) .{1,40} (work|"
-    r"worked|write|written|publish|published|contribute)\b",
+    r"\b(written|authored) by whom\b|\bby whom\b.{0,60}\b(written|authored)\b|"
+    r"^\s*(what|which) (are|were|is|was) (the |its |their )?(names of the )?authors?\b|"
+    r"^\s*(list|name|give|show|tell)( me)? (the |its |their |all )?authors?\b|"
+    r"^\s*(the |its |their )?authors?\b\W*(of\b|for\b|$)",
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[\w][\w.+-]*\w|\w")
