@@ -1,7 +1,8 @@
 """The body passages of full-text papers nearest a question: what an answer may quote when
 an abstract does not say it. Each passage is ranked by its stored vector's cosine to the
 question plus :data:`PASSAGE_WORDS` times the share of the question's words it holds (its
-section heading included), each word weighted by its idf among the paper's own passages.
+section heading included), each word weighted by its idf among the paper's own passages;
+the words naming the paper (:func:`naming_terms`) are left out.
 """
 
 from __future__ import annotations
@@ -20,12 +21,21 @@ if TYPE_CHECKING:
     from rag.index.store import Store
     from rag.records import PaperRow
 
-__all__ = ["PASSAGE_WORDS", "body_passages"]
+__all__ = ["PASSAGE_WORDS", "body_passages", "naming_terms"]
 
 # A body passage's rank: its cosine to the question plus this times the share of the
 # question's words it holds (chosen on the body questions of half the real PDFs and
 # reported on the other half: bench/pdf_answers.py, docs/benchmarks.md).
 PASSAGE_WORDS = 1.0
+# Words a question uses to say which paper it asks about ("in the paper by Dutot et al."),
+# besides the paper's own title and authors.
+_SELF_WORDS = frozenset(terms("paper study work article author et al"))
+
+
+def naming_terms(title: str, authors: Sequence[str]) -> set[str]:
+    """The words that say which paper a question is about (its title, its authors' names,
+    "the paper by ... et al."): within that paper they are no clue to where the answer is."""
+    return _SELF_WORDS | terms(f"{title} {' '.join(authors)}")
 
 
 def body_passages(
@@ -40,8 +50,12 @@ def body_passages(
     if not chunks:
         return {}
     vector = np.asarray(embedder.embed_query(query), dtype=np.float32)
-    wanted = terms(query)
-    held = [wanted & terms(f"{meta.get('section') or ''} {text}") for _, text, meta, _ in chunks]
+    asked = terms(query)
+    wanted = {r.id: asked - naming_terms(r.title, r.authors) for r in rows}
+    held = [
+        wanted[cid.rpartition("#")[0]] & terms(f"{meta.get('section') or ''} {text}")
+        for cid, text, meta, _ in chunks
+    ]
     weight = _within_paper_idf(chunks, held)
     totals = {pid: sum(w.values()) for pid, w in weight.items()}
     by_paper: dict[str, list[Passage]] = {}

@@ -272,6 +272,36 @@ def test_the_body_is_indexed_and_quoted_unless_abstract_only(tmp_path: Path) -> 
     assert again.updated == 1 and app.engine.stats()["chunks"] == 1
 
 
+def test_a_question_about_one_pdf_is_answered_from_its_body(tmp_path: Path) -> None:
+    """The words that say which paper is meant (its title, its authors, "the paper by ...
+    et al.") do not pick the body sentence quoted; a "which ... methods" question that
+    retrieval narrows to one paper gets that paper's prose answer, body included."""
+    path = tmp_path / "paper.pdf"
+    body = (
+        "Block-based key-value caches for language model serving were studied by Lovelace, "
+        "Turing and Hopper in earlier work. "
+        + "Serving requests at scale is a question of memory. " * 8
+        + "The eviction policy combines two methods: a recency clock and a frequency sketch. "
+        + "Batches are formed every ten milliseconds. " * 8
+    ) + "\n"
+    abstract = f"{ABSTRACT} Its eviction policy combines methods of two kinds."
+    make_paper(path, layout="one-column", title=TITLE, authors=AUTHORS, abstract=abstract,
+               body=body, year=2023, body_pages=2)  # fmt: skip
+    settings = load_settings(min_relevance=0.0)
+    app = App.around(Engine(settings, store=open_store(settings), embedder=HashEmbedder()))
+    app.ingester.ingest([path])
+
+    def body_quotes(question: str) -> list[str]:
+        answer = app.engine.ask(question).final
+        quoted = [pair for c in answer.citations for pair in ((c.quote, c.passage), *c.body_quotes)]
+        return [q for q, p in quoted if p is not None]
+
+    named = "In the block-based key-value cache paper by Lovelace et al., what does it combine?"
+    assert any("recency clock" in q for q in body_quotes(named))
+    listed = "Which methods does the eviction policy combine?"
+    assert any("recency clock" in q for q in body_quotes(listed))
+
+
 def test_a_pdf_read_again_under_another_id_replaces_its_paper(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -32,6 +32,7 @@ from rag.answer.cite import Citation, Source, check_citations, parse_markers
 from rag.answer.events import DeltaEvent, Event, FinalEvent, SourcesEvent, refusal
 from rag.answer.prompts import EXTRACTIVE_MODE, EXTRACTIVE_NOTE
 from rag.answer.question import Question, analyse
+from rag.passages import naming_terms
 from rag.sentences import split_sentences
 from rag.terms import terms
 
@@ -162,6 +163,11 @@ def _compose(
     library: int = 0,
 ) -> tuple[str, list[cand.Sentence]]:
     """The answer's body for the question's shape, and the sentences it quotes."""
+    if question.kind == "list" and len(sources) == 1:
+        # A list that retrieval narrowed to one paper ("Which waveform models were compared
+        # ...?" asks for things within a paper, not for papers): that paper's prose answer,
+        # its body included.
+        question = replace(question, kind="how")
     sentences = cand.sentences(sources)
     if question.kind == "overview":  # each paper's first sentence is all a theme needs
         firsts: dict[str, cand.Sentence] = {}
@@ -221,7 +227,9 @@ def _from_body(question: Question, sources: Sequence[Source]) -> list[cand.Sente
     ]
     if not body:
         return []
-    wanted = terms(question.text)
+    wanted = terms(question.own or question.text)
+    for s in readers:
+        wanted -= naming_terms(s.title, s.authors)
     held = [wanted & terms(s.text) for s in body]
     df = Counter(t for words in held for t in words)
     idf = {t: math.log(1 + len(body) / c) for t, c in df.items()}
