@@ -12,8 +12,11 @@ import pytest
 from bench.pdf_truth import REAL_PDFS, run, summary
 from ingest.parse import pdf as pdf_module
 from ingest.parse.dispatch import parse_file
+from ingest.parse.pdfheader import with_heading_colons
 from ingest.parse.typeset import fix_characters, join_lines, vocabulary
+from rag.answer.roles import roles
 from rag.records import Notice, Paper, Skipped
+from rag.sentences import split_sentences
 
 # The targets for the real set (bench/pdf_truth.py prints the figures).
 TARGETS = {
@@ -107,6 +110,20 @@ def test_abstract_only_reads_no_body() -> None:
 def test_line_end_hyphens(lines: list[str], joined: str) -> None:
     words = vocabulary(["the allocator packs", "a frob-", "nicated thing"])
     assert join_lines(lines, words) == joined
+
+
+def test_a_structured_abstracts_inline_headings_get_a_colon() -> None:
+    lines = ["Aim To test two fillings.", "Methodology A split-tooth model was used.",
+             "Results Both warm ones were better.", "Conclusions Warm is better."]  # fmt: skip
+    assert with_heading_colons(lines) == [
+        "Aim: To test two fillings.", "Methodology: A split-tooth model was used.",
+        "Results: Both warm ones were better.", "Conclusions: Warm is better.",
+    ]  # fmt: skip
+    running = ["Design Patterns are reusable.", "results show a gain.", "We test it."]
+    assert with_heading_colons(running) == running  # one heading-like line alone is text
+    [paper] = [p for p in parse_file(REAL_PDFS / "two_pages.pdf") if isinstance(p, Paper)]
+    assert paper.abstract.startswith("Aim: To test the ability of gutta-percha")
+    assert roles(split_sentences(paper.abstract))[:2] == ("aim", "method")
 
 
 def test_typeset_characters_are_undone() -> None:

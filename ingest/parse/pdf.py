@@ -45,7 +45,15 @@ from .clean import Draft
 from .files import too_large
 from .ids import arxiv_id
 from .pdfbody import body_sections, cap_sections
-from .pdfheader import ABSTRACT, abstract_end, cut_words, find_title, find_year, first_prose
+from .pdfheader import (
+    ABSTRACT,
+    abstract_end,
+    cut_words,
+    find_title,
+    find_year,
+    first_prose,
+    with_heading_colons,
+)
 from .pdflayout import Line, page_lines
 from .pdfnames import authors
 from .typeset import HYPHEN_MARK, fix_characters, join_lines, vocabulary
@@ -207,14 +215,16 @@ def _paper(
         head = [_with_text(lines[start], first)] if first else []
         rest = head + lines[start + 1 :]
         kept, end = abstract_end(rest, body_size, anchor=lines[start])
-        abstract = join_lines([line.text for line in kept], words)
+        abstract = join_lines(with_heading_colons([line.text for line in kept]), words)
         author_lines = _between(lines, after, start)
         body_lines = rest[end:]
     else:
         opening = first_prose(lines, after)
         kept, end = abstract_end(lines[opening:], body_size, heading=False)
         end += opening
-        abstract = cut_words(join_lines([line.text for line in kept], words), _MAX_OPENING_WORDS)
+        abstract = cut_words(
+            join_lines(with_heading_colons([line.text for line in kept]), words), _MAX_OPENING_WORDS
+        )
         author_lines = lines[after:opening]
         body_lines = lines[end:]
         notices.append(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from rag.answer.roles import inline_heading
 from rag.records import normalise_text
 
 from .pdfbody import Captions, is_heading
@@ -14,7 +15,15 @@ from .pdflayout import Line
 from .pdfnames import AFFILIATION, VENUE, full_name, line_names
 from .typeset import fix_characters, join_lines
 
-__all__ = ["ABSTRACT", "abstract_end", "cut_words", "find_title", "find_year", "first_prose"]
+__all__ = [
+    "ABSTRACT",
+    "abstract_end",
+    "cut_words",
+    "find_title",
+    "find_year",
+    "first_prose",
+    "with_heading_colons",
+]
 
 ABSTRACT = re.compile(
     r"^\s*(?:a\s?b\s?s\s?t\s?r\s?a\s?c\s?t|summary|synopsis)\b\s*[-—–:.]?\s*", re.I
@@ -248,3 +257,17 @@ def find_year(text: str, arxiv: re.Match[str] | None) -> int | None:
         two = int(short.group(1))
         return (1900 if two > 50 else 2000) + two
     return None
+
+
+def with_heading_colons(lines: Sequence[str]) -> list[str]:
+    """An abstract's lines, a structured abstract's headings printed inline with no colon
+    ("Aim To test ...", "Methodology A split-tooth model ...") given one ("Aim: To test
+    ..."), as the answerer's roles read them. Only where two lines or more open with a
+    heading: one such line alone is as likely running text."""
+    names = [inline_heading(line) for line in lines]
+    if sum(bool(n) for n in names) < 2:
+        return list(lines)
+    return [
+        f"{name}: {line.lstrip()[len(name) :].lstrip()}" if name else line
+        for line, name in zip(lines, names, strict=True)
+    ]

@@ -18,7 +18,7 @@ import functools
 import re
 from collections.abc import Sequence
 
-__all__ = ["ROLES", "heading", "roles"]
+__all__ = ["ROLES", "heading", "inline_heading", "roles"]
 
 ROLES = ("background", "aim", "method", "result", "conclusion")
 
@@ -37,6 +37,10 @@ _HEADING = re.compile(
     r"^\s*(?P<name>(?:" + "|".join(_HEADINGS.values()) + r"))(?:\s*(?:and|&)\s*\w+)?\s*[:.]\s*"
     r"|^\s*(?-i:(?P<caps>[A-Z][A-Z ]{3,40}[A-Z])\s*:?\s+(?=[A-Z0-9(]))",
     re.IGNORECASE,
+)
+# A heading printed in bold at a line's start with no colon ("Aim To test ...").
+_INLINE = re.compile(
+    r"^\s*(?P<name>(?:" + "|".join(_HEADINGS.values()) + r"))\s+(?=(?-i:[A-Z]))", re.IGNORECASE
 )
 _ROLE_OF = [(role, re.compile(f"(?:{names})", re.IGNORECASE)) for role, names in _HEADINGS.items()]
 
@@ -108,6 +112,16 @@ def heading(sentence: str) -> tuple[str, str]:
     if not role:
         return "", sentence
     return role, sentence[match.end() :]
+
+
+def inline_heading(line: str) -> str:
+    """The heading a printed line opens with, without a colon ("Aim" of "Aim To test the
+    ..."), as printed; "" when it opens with none. A line of running text may open with such
+    a word too ("Results A ..." is rare, "Design Patterns" is not): callers take it for a
+    heading only where several lines of one abstract open with one."""
+    match = _INLINE.match(line)
+    name = match.group("name") if match else ""
+    return name if name[:1].isupper() else ""
 
 
 def roles(sentences: Sequence[str]) -> tuple[str, ...]:
