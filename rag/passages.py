@@ -35,7 +35,7 @@ _SELF_WORDS = frozenset(terms("paper study work article author et al"))
 def naming_terms(title: str, authors: Sequence[str]) -> set[str]:
     """The words that say which paper a question is about (its title, its authors' names,
     "the paper by ... et al."): within that paper they are no clue to where the answer is."""
-    return _SELF_WORDS | terms(f"{title} {' '.join(authors)}")
+    return terms(f"{title} {' '.join(authors)}") | _SELF_WORDS
 
 
 def body_passages(
