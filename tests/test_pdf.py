@@ -11,6 +11,7 @@ import pytest
 
 from ingest.parse import pdf as pdf_module
 from ingest.parse.dispatch import parse_file
+from rag.answer import extractive
 from rag.engine import Engine
 from rag.index.connect import open_store
 from rag.records import Notice, Paper, Skipped
@@ -300,6 +301,33 @@ def test_a_question_about_one_pdf_is_answered_from_its_body(tmp_path: Path) -> N
     assert any("recency clock" in q for q in body_quotes(named))
     listed = "Which methods does the eviction policy combine?"
     assert any("recency clock" in q for q in body_quotes(listed))
+
+
+@pytest.mark.parametrize("figure_weight", [extractive.FIGURE_WEIGHT, 0.0])
+def test_a_how_many_question_quotes_the_body_sentence_with_the_figure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, figure_weight: float
+) -> None:
+    """Among sentences of one passage, the one giving a figure by the question's words
+    answers "how many"; without FIGURE_WEIGHT, the one holding more of its words wins
+    (the body gives one sentence here, so the first one picked is the one quoted)."""
+    monkeypatch.setattr(extractive, "FIGURE_WEIGHT", figure_weight)
+    monkeypatch.setattr(extractive, "BODY_SENTENCES", 1)
+    path = tmp_path / "paper.pdf"
+    body = (
+        "Serving requests at scale is a question of memory. " * 10
+        + "The vectors of the corpus were trained on web pages and trained on news. "
+        + "We used 2.8 billion tokens for the vectors. "
+        + "Batches are formed every few milliseconds. " * 10
+    ) + "\n"
+    make_paper(path, layout="one-column", title=TITLE, authors=AUTHORS, abstract=ABSTRACT,
+               body=body, year=2023, body_pages=2)  # fmt: skip
+    settings = load_settings(min_relevance=0.0)
+    app = App.around(Engine(settings, store=open_store(settings), embedder=HashEmbedder()))
+    app.ingester.ingest([path])
+    answer = app.engine.ask("How many tokens were PageKV's corpus vectors trained on?").final
+    quoted = [q for c in answer.citations for q, p in ((c.quote, c.passage), *c.body_quotes) if p]
+    assert len(quoted) == 1, answer.answer
+    assert ("2.8 billion tokens" in quoted[0]) is (figure_weight > 0), quoted
 
 
 def test_a_pdf_read_again_under_another_id_replaces_its_paper(

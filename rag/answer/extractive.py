@@ -57,6 +57,9 @@ MAX_LINES = 8  # papers in a list, comparison or author answer
 # other half.
 BODY_SENTENCES = 2
 PASSAGE_WEIGHT = 2.0
+# ... and, for a "how much / how many" question, this much more for a sentence giving a
+# figure by one of the question's words (rag.answer.rank.states_figure), fitted the same way.
+FIGURE_WEIGHT = 0.5
 MAX_BODY_SENTENCE_WORDS = 60  # longer "sentences" of a PDF are tables or lists run together
 
 PaperVectors = Callable[[Sequence[str]], dict[str, np.ndarray]]
@@ -216,8 +219,9 @@ def _from_body(question: Question, sources: Sequence[Source]) -> list[cand.Sente
     """The best BODY_SENTENCES sentences of the body passages of the paper retrieval ranked
     first (and of the papers the question names): a detail of one paper is asked of that
     paper. A sentence scores PASSAGE_WEIGHT times its passage's rank, plus the share of the
-    question's words it holds, each weighted by its rarity among these sentences (the
-    sentence ranker, fitted on abstracts, adds nothing here: bench/pdf_answers.py)."""
+    question's words it holds (the words naming the paper aside), each weighted by its
+    rarity among these sentences, plus FIGURE_WEIGHT when a numeric question's figure is in
+    it (the sentence ranker, fitted on abstracts, adds nothing here: bench/pdf_answers.py)."""
     lead = min((s.n for s in sources), default=0)
     readers = [s for s in sources if s.passages and (s.n == lead or s.paper_id in question.named)]
     body = [
@@ -234,11 +238,13 @@ def _from_body(question: Question, sources: Sequence[Source]) -> list[cand.Sente
     df = Counter(t for words in held for t in words)
     idf = {t: math.log(1 + len(body) / c) for t, c in df.items()}
     total = sum(idf.values()) or 1.0
+    numeric = question.kind == "numeric"
     body = [
         replace(
             s,
             score=PASSAGE_WEIGHT * s.source.passages[s.passage].score
-            + sum(idf[t] for t in words) / total,
+            + sum(idf[t] for t in words) / total
+            + (FIGURE_WEIGHT if numeric and rank.states_figure(s.text, wanted) else 0.0),
         )
         for s, words in zip(body, held, strict=True)
     ]

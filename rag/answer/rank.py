@@ -42,6 +42,7 @@ __all__ = [
     "gives_code",
     "score",
     "spells_out",
+    "states_figure",
 ]
 
 _INTRO = re.compile(
@@ -202,6 +203,14 @@ def _near(tokens: Sequence[str], wanted: Set[str], reach: int = NEAR) -> bool:
     """A number within ``reach`` words of a word of the question ("mortality ... was 9.1%")."""
     numbers = [i for i, t in enumerate(tokens) if t == "#"]
     return any(abs(i - j) <= reach for j, t in enumerate(tokens) if t in wanted for i in numbers)
+
+
+def states_figure(text: str, wanted: Set[str]) -> bool:
+    """Whether ``text`` gives a figure by one of the question's words (``wanted``: stems),
+    within NEAR words ("we use 2.8 billion tokens as input"), or a number in words ("five
+    orders of magnitude"): what a "how much / how many" question asks for."""
+    t = _traits(text)
+    return (t.figure and _near(t.tokens, wanted)) or t.word_number
 
 
 def _idf(sentences: Sequence[Set[str]]) -> dict[str, float]:
