@@ -121,6 +121,10 @@ def test_a_structured_abstracts_inline_headings_get_a_colon() -> None:
     ]  # fmt: skip
     running = ["Design Patterns are reusable.", "results show a gain.", "We test it."]
     assert with_heading_colons(running) == running  # one heading-like line alone is text
+    wrapped = ["We explore the", "Design Space of caches.", "Methods A and B are compared."]
+    assert with_heading_colons(wrapped) == wrapped  # not after a sentence's end; both "method"
+    backwards = ["Results Both were better.", "Methods A split-tooth model was used."]
+    assert with_heading_colons(backwards) == backwards  # not in a structured abstract's order
     [paper] = [p for p in parse_file(REAL_PDFS / "two_pages.pdf") if isinstance(p, Paper)]
     assert paper.abstract.startswith("Aim: To test the ability of gutta-percha")
     assert roles(split_sentences(paper.abstract))[:2] == ("aim", "method")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from rag.answer.roles import inline_heading
+from rag.answer.roles import ROLES, heading, inline_heading
 from rag.records import normalise_text
 
 from .pdfbody import Captions, is_heading
@@ -262,10 +262,18 @@ def find_year(text: str, arxiv: re.Match[str] | None) -> int | None:
 def with_heading_colons(lines: Sequence[str]) -> list[str]:
     """An abstract's lines, a structured abstract's headings printed inline with no colon
     ("Aim To test ...", "Methodology A split-tooth model ...") given one ("Aim: To test
-    ..."), as the answerer's roles read them. Only where two lines or more open with a
-    heading: one such line alone is as likely running text."""
-    names = [inline_heading(line) for line in lines]
-    if sum(bool(n) for n in names) < 2:
+    ..."), as the answerer's roles read them. A line opening with a heading's word counts
+    only after a sentence's end, and only when two such lines or more name different
+    parts in a structured abstract's order (aim, then method, then results ...): running
+    text may open a line with "Design Space ..." and another with "Methods A and B ...".
+    """
+    names = [
+        inline_heading(line) if i == 0 or lines[i - 1].rstrip().endswith((".", "!", "?", ")"))
+        else ""
+        for i, line in enumerate(lines)
+    ]  # fmt: skip
+    order = [ROLES.index(heading(f"{name}: x")[0]) for name in names if name]
+    if len(set(order)) < 2 or order != sorted(order):
         return list(lines)
     return [
         f"{name}: {line.lstrip()[len(name) :].lstrip()}" if name else line
