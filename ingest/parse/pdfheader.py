@@ -272,7 +272,8 @@ def with_heading_colons(lines: Sequence[str]) -> list[str]:
         else ""
         for i, line in enumerate(lines)
     ]  # fmt: skip
-    order = [ROLES.index(heading(f"{name}: x")[0]) for name in names if name]
+    parts = [heading(f"{name}: x")[0] for name in names if name]
+    order = [ROLES.index(part) for part in parts if part in ROLES]
     if len(set(order)) < 2 or order != sorted(order):
         return list(lines)
     return [
