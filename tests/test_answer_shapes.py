@@ -278,6 +278,13 @@ def test_a_paper_named_by_its_author_is_asked_what_it_says(engine: Engine) -> No
     assert "40%" in answer.final.answer and "is by" not in answer.final.answer
 
 
+def test_a_list_narrowed_to_one_paper_is_its_prose_answer_after_its_name(engine: Engine) -> None:
+    answer = engine.ask("Which papers study supervised fine-tuning (SFT) of LLMs?")
+    body = _body(answer)
+    assert body.startswith("**Supervised fine-tuning**: ") and not body.startswith("- ")
+    assert body.count("[1]") >= 2 and _cited(answer) == ["Supervised fine-tuning"]
+
+
 def test_an_overview_gives_themes_with_counts(engine: Engine) -> None:
     answer = engine.ask("Summarize the papers in this collection.")
     body = _body(answer)

@@ -166,10 +166,12 @@ def _compose(
     library: int = 0,
 ) -> tuple[str, list[cand.Sentence]]:
     """The answer's body for the question's shape, and the sentences it quotes."""
+    named = ""
     if question.kind == "list" and len(sources) == 1:
-        # A list that retrieval narrowed to one paper ("Which waveform models were compared
-        # ...?" asks for things within a paper, not for papers): that paper's prose answer,
-        # its body included.
+        # A list that retrieval narrowed to one paper: that paper's prose answer, its body
+        # included ("Which waveform models were compared ...?" asks what is inside a
+        # paper), after its name when the question asked for papers ("Which papers ...?").
+        named = f"**{sources[0].name}**: " if question.asks_papers else ""
         question = replace(question, kind="how")
     sentences = cand.sentences(sources)
     if question.kind == "overview":  # each paper's first sentence is all a theme needs
@@ -205,7 +207,7 @@ def _compose(
                    room=MAX_SENTENCES - len(body))  # fmt: skip
     # After the abstracts': what they do not say.
     picks += [b for b in body if cand.is_new(b, picks)]
-    return " ".join(_cited(p) for p in picks), picks
+    return named + " ".join(_cited(p) for p in picks), picks
 
 
 def _cited(s: cand.Sentence) -> str:

@@ -42,6 +42,11 @@ _COMPARE = re.compile(
     r"better than|similarit(y|ies)|in common)\b",
     re.IGNORECASE,
 )
+_PAPERS_ASKED = re.compile(
+    r"\b(papers?|works?|stud(y|ies)|articles?|publications?|abstracts?|surveys?|reviews?|"
+    r"collection|library|corpus)\b",
+    re.IGNORECASE,
+)
 # What is measured: a figure answers a question asking for one of these.
 _MEASURES = (
     r"speed ?ups?|percentages?|proportions?|fractions?|shares?|sizes?|accuracy|throughput|"
@@ -107,6 +112,13 @@ class Question:
     @property
     def asks_author(self) -> bool:
         return bool(_AUTHOR_ASK.search(self.text))
+
+    @property
+    def asks_papers(self) -> bool:
+        """Whether a list question asks for papers by name ("Which papers ...?", "Any
+        surveys in the collection?"), not for things inside one ("Which waveform models
+        were compared ...?")."""
+        return bool(_PAPERS_ASKED.search(self.own or self.text))
 
 
 def _norm(text: str) -> str:
