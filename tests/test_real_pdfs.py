@@ -112,6 +112,19 @@ def test_line_end_hyphens(lines: list[str], joined: str) -> None:
     assert join_lines(lines, words) == joined
 
 
+def test_a_table_set_apart_inside_a_sentence_is_left_out_of_the_body() -> None:
+    """REVTeX prints Table I (9 pt cells, centred across the columns) where a sentence of
+    the 10 pt body runs on: its cells are not read into the sentence; the small, centred
+    section headings are kept."""
+    [paper] = [p for p in parse_file(REAL_PDFS / "2304.10117.pdf") if isinstance(p, Paper)]
+    assert "(-11.8, 6.4)" not in paper.body and "68% credible region(%)" not in paper.body
+    assert (
+        "we combine the last three waveform models, IMRPhenomXPHM: HighSpin, IMRPhenomXPHM: "
+        "LowSpin, and SEOBNRv4PHM, with a weight of 1:1:2" in paper.body
+    )
+    assert {"II. METHOD", "III. RESULTS"} <= {s.title for s in paper.sections}
+
+
 def test_a_structured_abstracts_inline_headings_get_a_colon() -> None:
     lines = ["Aim To test two fillings.", "Methodology A split-tooth model was used.",
              "Results Both warm ones were better.", "Conclusions Warm is better."]  # fmt: skip

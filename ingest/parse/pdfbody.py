@@ -1,12 +1,14 @@
 """A PDF paper's body: the text after its abstract up to the references, as sections split at
 their headings and at page breaks, each with the page it is printed on. Running heads are
 gone already; captions, text set smaller than the body (figures, tables, footnotes) and
-keywords lines are left out.
+keywords lines are left out, and so are lines set a little smaller than the body away from
+every column's left edge (a table's cells, a figure's labels).
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 
 from rag.records import Section
@@ -17,6 +19,7 @@ from .typeset import join_lines
 __all__ = ["FRONT_MATTER", "Captions", "body_sections", "cap_sections", "is_heading"]
 
 _FRONT_MATTER_LINES = 16  # keywords and CCS concepts take a few lines, never a page
+COLUMN_SLACK = 7.0  # points: lines of one column start this close to its left edge
 
 _NAMED_HEADING = re.compile(
     r"^\s*(?:(?:\d{1,2}|[IVX]{1,5})\.?\s*)?(?:introduction|background|related work|references"
@@ -84,6 +87,7 @@ def body_sections(lines: Sequence[Line], body: float, words: frozenset[str]) -> 
             end = i
     start = _after_front_matter(lines, body)
     captions = Captions()
+    starts = _column_starts(lines)
     kept = [
         line
         for line in lines[start:end]
@@ -91,6 +95,7 @@ def body_sections(lines: Sequence[Line], body: float, words: frozenset[str]) -> 
         and body * 0.88 <= line.size <= body * 2.5
         and not captions.is_caption(line)
         and not FRONT_MATTER.match(line.text)  # keywords, CCS concepts: not the body
+        and not _set_apart(line, body, starts.get(line.page, ()))
     ]
     widths = sorted(line.x1 - line.x0 for line in kept)
     column = widths[len(widths) * 3 // 4] if widths else 0.0  # a full line's width
@@ -115,6 +120,33 @@ def body_sections(lines: Sequence[Line], body: float, words: frozenset[str]) -> 
     if texts:
         sections.append(Section(title, page, join_lines(texts, words)))
     return tuple(s for s in sections if len(s.text.split()) >= 8)
+
+
+def _column_starts(lines: Sequence[Line]) -> dict[int, tuple[float, ...]]:
+    """Per page, where its columns' lines start: the left edges (to COLUMN_SLACK points)
+    shared by many lines of prose (four words or more)."""
+    by_page: dict[int, Counter[int]] = {}
+    counts: Counter[int] = Counter()
+    for line in lines:
+        counts[line.page] += 1
+        if line.words >= 4:
+            edge = round(line.x0 / COLUMN_SLACK)
+            by_page.setdefault(line.page, Counter())[edge] += 1
+    return {
+        page: tuple(
+            edge * COLUMN_SLACK for edge, n in edges.items() if n >= max(5, 0.1 * counts[page])
+        )
+        for page, edges in by_page.items()
+    }
+
+
+def _set_apart(line: Line, body: float, starts: Sequence[float]) -> bool:
+    """A line set smaller than the body and away from every column's left edge: a table's
+    cell, a figure's label, a caption's centred second line; not a section heading (some
+    styles centre theirs, in small capitals)."""
+    if line.size >= body * 0.98 or is_heading(line, None, body):
+        return False
+    return all(abs(line.x0 - x) > 2 * COLUMN_SLACK for x in starts)
 
 
 def _after_front_matter(lines: Sequence[Line], body: float) -> int:
