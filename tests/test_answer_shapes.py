@@ -264,6 +264,8 @@ def test_an_author_question_lists_their_papers_from_the_metadata(engine: Engine)
         ("Did the authors think that apparent protection was real?", False),
         ("In the KCache paper by Qiaozhi He, how much does throughput improve?", False),
         ("In the bi-criteria scheduling paper by Dutot et al., what is a moldable job?", False),
+        ("How many patients who developed dementia had Alzheimer's disease?", False),
+        ("And who developed it?", True),
     ],
 )
 def test_only_a_question_asking_who_wrote_is_answered_with_the_authors(

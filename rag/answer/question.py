@@ -75,10 +75,12 @@ _DEFINITION = re.compile(
     re.IGNORECASE,
 )
 # A question asking WHO wrote a paper (answered from its metadata), not one that names the
-# authors to say which paper it is about ("In the paper by Dutot et al., what is ...") or
-# makes them a verb's subject ("What do the authors mean by ...").
+# authors to say which paper it is about ("In the paper by Dutot et al., what is ..."),
+# makes them a verb's subject ("What do the authors mean by ...") or has "who" open a
+# relative clause ("How many patients who developed dementia ...?").
 _AUTHOR_ASK = re.compile(
-    r"\bwho\b.{0,40}\b(wrote|write|written|authored|authors?|developed|created|proposed|behind)\b|"
+    r"(?:^\s*|[,;:]\s*|\band\s+)who\b.{0,40}\b(wrote|write|written|authored|authors?|developed|"
+    r"created|proposed|behind)\b|"
     r"\b(written|authored) by whom\b|\bby whom\b.{0,60}\b(written|authored)\b|"
     r"^\s*(what|which) (are|were|is|was) (the |its |their )?(names of the )?authors?\b|"
     r"^\s*(list|name|give|show|tell)( me)? (the |its |their |all )?authors?\b|"
