@@ -330,6 +330,20 @@ def test_a_how_many_question_quotes_the_body_sentence_with_the_figure(
     assert ("2.8 billion tokens" in quoted[0]) is (figure_weight > 0), quoted
 
 
+@pytest.mark.parametrize(
+    ("text", "listed"),
+    [
+        ('Search terms included: "DVT", "deep venous thrombosis", "trauma", "injury", '
+         '"heparin" and/or "IVC filter".', True),
+        ("Search terms included: “DVT”, “trauma”, “injury”, “heparin”, “chemical”.", True),
+        ('The verbs "sell" and "buy" convey different meanings.', False),
+        ("In this review we calculated the risk of bleeding to be 3.9%.", False),
+    ],
+)  # fmt: skip
+def test_a_list_of_quoted_terms_is_no_body_quote(text: str, listed: bool) -> None:
+    assert extractive._is_term_list(text) is listed
+
+
 def test_a_pdf_read_again_under_another_id_replaces_its_paper(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

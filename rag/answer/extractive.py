@@ -61,6 +61,7 @@ PASSAGE_WEIGHT = 2.0
 # figure by one of the question's words (rag.answer.rank.states_figure), fitted the same way.
 FIGURE_WEIGHT = 0.5
 MAX_BODY_SENTENCE_WORDS = 60  # longer "sentences" of a PDF are tables or lists run together
+_QUOTED = re.compile(r"[\"“‘'][^\"“”‘’']{1,40}[\"”’']")
 
 PaperVectors = Callable[[Sequence[str]], dict[str, np.ndarray]]
 
@@ -229,7 +230,7 @@ def _from_body(question: Question, sources: Sequence[Source]) -> list[cand.Sente
     body = [
         s
         for s in cand.sentences(readers, body=True)
-        if len(s.text.split()) <= MAX_BODY_SENTENCE_WORDS
+        if len(s.text.split()) <= MAX_BODY_SENTENCE_WORDS and not _is_term_list(s.text)
     ]
     if not body:
         return []
@@ -254,6 +255,12 @@ def _from_body(question: Question, sources: Sequence[Source]) -> list[cand.Sente
     while len(picked) < BODY_SENTENCES and (best := cand.best(body, picked)) is not None:
         picked.append(best)
     return picked
+
+
+def _is_term_list(text: str) -> bool:
+    """A list of quoted terms, not a statement ('Search terms included: "DVT", "deep
+    venous thrombosis", "trauma", ...'): five quoted items or more."""
+    return len(_QUOTED.findall(text)) >= 5
 
 
 def _overview(
