@@ -125,6 +125,23 @@ def test_a_table_set_apart_inside_a_sentence_is_left_out_of_the_body() -> None:
     assert {"II. METHOD", "III. RESULTS"} <= {s.title for s in paper.sections}
 
 
+def test_contact_footnotes_and_addresses_are_left_out_of_the_body() -> None:
+    """A corresponding author's footnote printed inside a sentence (BMC), an author block
+    read after the abstract (ACM): out of the body, the sentence whole; a line of running
+    text with an affiliation's word in it ("research") stays."""
+
+    def body(name: str) -> str:
+        [paper] = [p for p in parse_file(REAL_PDFS / name) if isinstance(p, Paper)]
+        return paper.body
+
+    bmc = body("cermine_test1.pdf")
+    assert "Correspondence" not in bmc and "@" not in bmc
+    assert "with low molecular weight heparins (LMWHs) as the primary DVT prophylactic" in bmc
+    assert "Montbonnot" not in body("sample.pdf")
+    ieee = body("test_Grobid_2_05982691.pdf")
+    assert "@" not in ieee and "perception entirely shifting the paradigm of research" in ieee
+
+
 def test_a_structured_abstracts_inline_headings_get_a_colon() -> None:
     lines = ["Aim To test two fillings.", "Methodology A split-tooth model was used.",
              "Results Both warm ones were better.", "Conclusions Warm is better."]  # fmt: skip

@@ -2,7 +2,8 @@
 their headings and at page breaks, each with the page it is printed on. Running heads are
 gone already; captions, text set smaller than the body (figures, tables, footnotes) and
 keywords lines are left out, and so are lines set a little smaller than the body away from
-every column's left edge (a table's cells, a figure's labels).
+every column's left edge (a table's cells, a figure's labels) and contact lines (an e-mail
+address and the address lines with it).
 """
 
 from __future__ import annotations
@@ -10,16 +11,20 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 
 from rag.records import Section
 
 from .pdflayout import Line
+from .pdfnames import AFFILIATION
 from .typeset import join_lines
 
 __all__ = ["FRONT_MATTER", "Captions", "body_sections", "cap_sections", "is_heading"]
 
 _FRONT_MATTER_LINES = 16  # keywords and CCS concepts take a few lines, never a page
 COLUMN_SLACK = 7.0  # points: lines of one column start this close to its left edge
+CONTACT_WORDS = 12  # a line of a contact footnote or an author's address, at most
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 
 _NAMED_HEADING = re.compile(
     r"^\s*(?:(?:\d{1,2}|[IVX]{1,5})\.?\s*)?(?:introduction|background|related work|references"
@@ -97,6 +102,7 @@ def body_sections(lines: Sequence[Line], body: float, words: frozenset[str]) -> 
         and not FRONT_MATTER.match(line.text)  # keywords, CCS concepts: not the body
         and not _set_apart(line, body, starts.get(line.page, ()))
     ]
+    kept = _without_contacts(kept)
     widths = sorted(line.x1 - line.x0 for line in kept)
     column = widths[len(widths) * 3 // 4] if widths else 0.0  # a full line's width
     sections: list[Section] = []
@@ -147,6 +153,43 @@ def _set_apart(line: Line, body: float, starts: Sequence[float]) -> bool:
     if line.size >= body * 0.98 or is_heading(line, None, body):
         return False
     return all(abs(line.x0 - x) > 2 * COLUMN_SLACK for x in starts)
+
+
+def _without_contacts(lines: list[Line]) -> list[Line]:
+    """The body without its contact lines: a short line holding an e-mail address (a
+    corresponding author's footnote, an author block read after the abstract) and the
+    short address lines run together with it; an address inside a longer line (a footnote
+    merged into a line of text) is taken out of it."""
+    drop: set[int] = set()
+    for i, line in enumerate(lines):
+        if not _EMAIL.search(line.text) or line.words > CONTACT_WORDS:
+            continue
+        drop.add(i)
+        for step in (-1, 1):
+            j = i + step
+            while 0 <= j < len(lines) and j not in drop and _address(lines[j], line.page):
+                drop.add(j)
+                j += step
+    return [
+        replace(line, text=" ".join(_EMAIL.sub(" ", line.text).split()))
+        if _EMAIL.search(line.text)
+        else line
+        for i, line in enumerate(lines)
+        if i not in drop
+    ]
+
+
+def _address(line: Line, page: int) -> bool:
+    """A short line of an address or affiliation on ``page``: no sentence, nor a line of
+    one ("perception entirely shifting the paradigm of research and" goes on a sentence)."""
+    text = line.text.strip()
+    return (
+        line.page == page
+        and line.words <= CONTACT_WORDS
+        and AFFILIATION.search(text) is not None
+        and not text.endswith(".")
+        and not text[:1].islower()
+    )
 
 
 def _after_front_matter(lines: Sequence[Line], body: float) -> int:
