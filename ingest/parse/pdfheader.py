@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from rag.answer.roles import ROLES, heading, inline_heading
+from rag.answer.roles import ROLES, inline_heading
 from rag.records import normalise_text
 
 from .pdfbody import Captions, is_heading
@@ -267,15 +267,15 @@ def with_heading_colons(lines: Sequence[str]) -> list[str]:
     parts in a structured abstract's order (aim, then method, then results ...): running
     text may open a line with "Design Space ..." and another with "Methods A and B ...".
     """
-    names = [
+    found = [
         inline_heading(line) if i == 0 or lines[i - 1].rstrip().endswith((".", "!", "?", ")"))
-        else ""
+        else ("", "")
         for i, line in enumerate(lines)
     ]  # fmt: skip
-    parts = [heading(f"{name}: x")[0] for name in names if name]
-    order = [ROLES.index(part) for part in parts if part in ROLES]
+    order = [ROLES.index(role) for role, _ in found if role]
     if len(set(order)) < 2 or order != sorted(order):
         return list(lines)
+    names = [name for _, name in found]
     return [
         f"{name}: {line.lstrip()[len(name) :].lstrip()}" if name else line
         for line, name in zip(lines, names, strict=True)

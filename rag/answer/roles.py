@@ -114,14 +114,18 @@ def heading(sentence: str) -> tuple[str, str]:
     return role, sentence[match.end() :]
 
 
-def inline_heading(line: str) -> str:
-    """The heading a printed line opens with, without a colon ("Aim" of "Aim To test the
-    ..."), as printed; "" when it opens with none. A line of running text may open with such
-    a word too ("Results A ..." is rare, "Design Patterns" is not): callers take it for a
-    heading only where several lines of one abstract open with one."""
+def inline_heading(line: str) -> tuple[str, str]:
+    """(role, heading as printed) of the heading a printed line opens with, without a colon
+    ("aim", "Aim" of "Aim To test the ..."); ("", "") when it opens with none. A line of
+    running text may open with such a word too ("Results A ..." is rare, "Design Patterns"
+    is not): callers take it for a heading only where several lines of one abstract open
+    with one."""
     match = _INLINE.match(line)
     name = match.group("name") if match else ""
-    return name if name[:1].isupper() else ""
+    if not name[:1].isupper():
+        return "", ""
+    role = next((r for r, names in _ROLE_OF if names.fullmatch(name)), "")
+    return (role, name) if role else ("", "")
 
 
 def roles(sentences: Sequence[str]) -> tuple[str, ...]:
