@@ -40,18 +40,24 @@ def sample_dir() -> Path:
     return SAMPLE
 
 
+def ingested_sample(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
+    """A new data directory (``name``) holding the sample corpus, ingested through the CLI
+    with the real embedder: for a module whose tests write to their index (conversations,
+    models), or the session's read-only one (:func:`sample_index`)."""
+    from ui.cli.main import main
+
+    data = tmp_path_factory.mktemp(name)
+    assert main(["ingest", str(SAMPLE), "--data-dir", str(data), "--json"]) == 0
+    return data
+
+
 @pytest.fixture(scope="session")
 def sample_index(tmp_path_factory: pytest.TempPathFactory, _shared_cache: Path) -> Path:
     """The sample corpus ingested once for the session with the real embedder: a data
     directory for tests that only read it (a test that changes an index makes its own)."""
-    from ui.cli.main import main
-
-    data = tmp_path_factory.mktemp("sample-index")
     with pytest.MonkeyPatch.context() as env:
         env.setenv("PAPERCHAT_CACHE_DIR", str(_shared_cache))
-        code = main(["ingest", str(SAMPLE), "--data-dir", str(data), "--json"])
-    assert code == 0
-    return data
+        return ingested_sample(tmp_path_factory, "sample-index")
 
 
 def free_port() -> int:

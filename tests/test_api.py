@@ -15,8 +15,7 @@ import uvicorn
 
 from rag.answer.prompts import NO_ANSWER
 from rag.settings import load_settings
-from tests.conftest import SAMPLE, free_port
-from ui.cli.main import main
+from tests.conftest import free_port, ingested_sample
 from ui.http.server import check_bind, create_app
 
 pytestmark = pytest.mark.integration
@@ -52,9 +51,7 @@ class Server:
 
 @pytest.fixture(scope="module")
 def sample_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    data = tmp_path_factory.mktemp("api-index")
-    assert main(["ingest", str(SAMPLE), "--data-dir", str(data), "--json"]) == 0
-    return data
+    return ingested_sample(tmp_path_factory, "api-index")
 
 
 @pytest.fixture(scope="module")

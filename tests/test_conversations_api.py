@@ -18,7 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import SAMPLE, free_port
+from tests.conftest import SAMPLE, free_port, ingested_sample
 from tests.test_api import KEY, QUESTION, Server, _events
 from ui.cli.main import main
 
@@ -29,9 +29,7 @@ FOLLOW_UP = "and how much faster is it?"
 
 @pytest.fixture(scope="module")
 def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("conversations-index")
-    assert main(["ingest", str(SAMPLE), "--data-dir", str(folder), "--json"]) == 0
-    return folder
+    return ingested_sample(tmp_path_factory, "conversations-index")
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ import pytest
 from rag.answer import prompts
 from rag.errors import QueryError
 from rag.settings import load_settings
-from tests.conftest import SAMPLE
+from tests.conftest import ingested_sample
 from ui.cli import main as cli
 from ui.cli import query
 from ui.cli.main import main
@@ -24,9 +24,7 @@ FOLLOW_UP = "and how much faster is it?"
 
 @pytest.fixture(scope="module")
 def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("cli-conversations")
-    assert main(["ingest", str(SAMPLE), "--data-dir", str(folder), "--json"]) == 0
-    return folder
+    return ingested_sample(tmp_path_factory, "cli-conversations")
 
 
 def _chat(data: Path, lines: str, *flags: str) -> int:

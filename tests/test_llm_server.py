@@ -26,7 +26,7 @@ from rag.index.connect import open_store
 from rag.index.embed import make_embedder
 from rag.retrieve import Retriever
 from rag.settings import load_settings
-from tests.conftest import LLAMA_KEY, SAMPLE, free_port
+from tests.conftest import LLAMA_KEY, free_port, ingested_sample
 from tests.fakes import make_source
 from ui.cli.main import main
 
@@ -45,9 +45,7 @@ def _llama_env(monkeypatch: pytest.MonkeyPatch, base_url: str) -> None:
 
 @pytest.fixture(scope="module")
 def sample_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    data = tmp_path_factory.mktemp("llm-index")
-    assert main(["ingest", str(SAMPLE), "--data-dir", str(data), "--json"]) == 0
-    return data
+    return ingested_sample(tmp_path_factory, "llm-index")
 
 
 # -- llama.cpp ---------------------------------------------------------------------------

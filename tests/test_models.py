@@ -17,7 +17,13 @@ from rag.answer.models import detect_local
 from rag.engine import Engine
 from rag.errors import ConfigError, QueryError
 from rag.settings import load_settings
-from tests.conftest import LLAMA_KEY, SAMPLE, free_port, server_process, smollm2_gguf
+from tests.conftest import (
+    LLAMA_KEY,
+    free_port,
+    ingested_sample,
+    server_process,
+    smollm2_gguf,
+)
 from tests.test_api import Server
 from ui.cli.main import main
 
@@ -41,9 +47,7 @@ def keyless_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def sample_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    data = tmp_path_factory.mktemp("models-index")
-    assert main(["ingest", str(SAMPLE), "--data-dir", str(data), "--json"]) == 0
-    return data
+    return ingested_sample(tmp_path_factory, "models-index")
 
 
 def _small(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -14,7 +14,7 @@ import pytest
 
 from rag.answer.prompts import EXTRACTIVE_NOTE, NO_ANSWER
 from rag.tokens import get_encoding
-from tests.conftest import SAMPLE
+from tests.conftest import ingested_sample
 from tests.test_api import Server
 from ui.cli.main import main
 from ui.http.housekeeping import housekeeping, reply
@@ -32,8 +32,7 @@ def _body(name: str) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    data = tmp_path_factory.mktemp("v1-index")
-    assert main(["ingest", str(SAMPLE), "--data-dir", str(data), "--json"]) == 0
+    data = ingested_sample(tmp_path_factory, "v1-index")
     with Server(data) as running:
         yield running.url
 

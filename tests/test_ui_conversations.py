@@ -11,10 +11,9 @@ import httpx
 import pytest
 
 from rag.errors import NotFoundError
-from tests.conftest import SAMPLE
+from tests.conftest import ingested_sample
 from tests.test_api import Server
 from tests.test_ui import ARTIFACTS, GROUPS, _answered, launch_chromium
-from ui.cli.main import main
 
 QUESTION = "How does KCache reduce the memory overhead of the KV cache?"
 TITLE = "How does KCache reduce the memory overhead of…"
@@ -23,9 +22,7 @@ LIST = "#pc-convs"
 
 @pytest.fixture(scope="module")
 def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("ui-conversations")
-    assert main(["ingest", str(SAMPLE), "--data-dir", str(folder), "--json"]) == 0
-    return folder
+    return ingested_sample(tmp_path_factory, "ui-conversations")
 
 
 @pytest.fixture(scope="module")
