@@ -103,6 +103,45 @@ def test_stock_openings_and_dates_never_become_the_label(abstract: str) -> None:
     assert label and not _problem(label), label
 
 
+@pytest.mark.parametrize(
+    ("abstract", "label"),
+    [
+        # a topic ends where the study's next infinitive begins, not inside it
+        (
+            "To determine current practice and to assess the value of routine follow-up "
+            "procedures for endometrial cancer surveillance. Records of 282 women were read.",
+            "Current practice",
+        ),
+        (
+            "We surveyed internet use amongst young people to determine how often they seek "
+            "health advice online. Nine schools took part.",
+            "Internet use amongst young people",
+        ),
+        # "the present study" and "the authors" are the study speaking, not its topic
+        (
+            "The present study aims to evaluate the benefit of adding surgery to "
+            "chemoradiation in esophageal carcinoma. Sixty patients were followed.",
+            "Benefit of adding surgery",
+        ),
+        (
+            "The authors examined the equivalence of wandering measures in dementia care. "
+            "Two scales were compared.",
+            "Equivalence of wandering measures",
+        ),
+        # a verb of research opening the topic is left out
+        (
+            "The purpose was to evaluate the capability of different computed tomography "
+            "protocols. Forty scans were read.",
+            "Capability of different computed tomography",
+        ),
+    ],
+)
+def test_a_label_is_the_topic_not_the_studys_own_words(abstract: str, label: str) -> None:
+    got = derive_label(abstract)
+    assert got.startswith(label) and not _problem(got), got
+    assert not re.search(r"\bto (?:determine|assess|compare|evaluate)\b", got), got
+
+
 def test_the_introduced_name_wins() -> None:
     abstract = (
         "The aim of this work was to evaluate memory use in serving. We propose KCache, a "

@@ -14,7 +14,9 @@ In order of preference:
 4. nothing: the caller shows the paper's id.
 
 A label is never a date, a stock opening ("The aim of", "In recent years", "To date") or a
-sentence cut off with "…"; it is at most :data:`MAX_LABEL_CHARS` characters, cut before a
+sentence cut off with "…", nor the study speaking of itself ("The present study aims",
+"The authors sought to determine"): a topic ends where a verb of research begins ("... to
+determine"); it is at most :data:`MAX_LABEL_CHARS` characters, cut before a
 preposition so that it ends on a content word. Labels are made unique within a library
 where papers are stored (:func:`unique_label`).
 """
@@ -49,7 +51,10 @@ _AIM = re.compile(
     r"(?:\s+[\w-]+){1,4})?\s+(?:was|were|is|are)\s+"
     r"(?:to\s+)?(?:\w+ly\s+)?(?:\w+\s+)?(?:and\s+\w+\s+)?"
     r"|^(?:to|in order to)\s+(?:\w+ly\s+)?\w+\s+(?:and\s+\w+\s+)?"
-    r"|\bwe\s+(?:sought|aimed|wanted|set out|wished|attempted|tried)\s+to\s+\w+\s+"
+    r"|\b(?:we|the\s+authors|(?:the\s+)?(?:present|current)\s+study)\s+(?:sought|aim(?:s|ed)?|"
+    r"wanted|set out|wished|attempted|tried)\s+to\s+\w+\s+(?:and\s+\w+\s+)?"
+    r"|\b(?:the\s+authors|(?:the\s+)?(?:present|current)\s+study)\s+(?:stud|investigat|"
+    r"examin|evaluat|assess|compar|determin|report|describ|analy[sz]|explor)\w*\s+"
     r"|\b(?:we|this\s+(?:study|trial|paper|work|report|review|analysis|article|survey)|"
     r"the\s+present\s+(?:study|work))\s+(?:have\s+|has\s+|also\s+|then\s+)?"
     r"(?:propos|present|introduc|develop|design|stud(?:y|ie)|investigat|examin|evaluat|"
@@ -57,13 +62,20 @@ _AIM = re.compile(
     r"characteri[sz]|quantif|estimat|identif|provid|survey)\w*\s+",
     re.IGNORECASE,
 )
+# Verbs of research, which say what a study did to its topic, not what the topic is.
+_RESEARCH = (
+    r"(?:determine|assess|evaluate|examine|investigate|compare|establish|explore|identify|"
+    r"clarify|elucidate|ascertain|quantify|characteri[sz]e|analy[sz]e|describe|measure|"
+    r"estimate|review|study|see|test|understand|define|document|validate|confirm|find)"
+)
 # Words at the front of a topic that say nothing of it.
 _LEAD = re.compile(
-    r"^(?:(?:whether or not|whether|if|how|what|which|why|to what extent|the question|at|"
+    rf"^(?:(?:whether or not|whether|if|how|what|which|why|to what extent|the question|at|"
     r"the hypothesis|that|"
     r"a|an|the|our|this|these|its|their|novel|new|simple|general|here|first|two|three|"
     r"several|various|different|possible|potential|retrospectively|prospectively|further|"
-    r"also|then|to (?:\w+ly )?\w+|\d[\d.,]*(?:-\w+)?|compared (?:to|with) [^,]{1,60}(?=,)|"
+    rf"also|then|to (?:\w+ly )?\w+|{_RESEARCH}(?=\s+(?:whether|if|how|what|which|the|a|an)\b)|"
+    r"establishing|\d[\d.,]*(?:-\w+)?|compared (?:to|with) [^,]{1,60}(?=,)|"
     r"is|are|was|were|does|do|did|can|could)\b[\s:,]*)+",
     re.IGNORECASE,
 )
@@ -80,10 +92,11 @@ _SUBORDINATE = re.compile(
 )
 # Where the noun phrase a topic opens with ends.
 _CLAUSE_END = re.compile(
-    r"[,;:()\[\]?!.]|\s(?:is|are|was|were|be|been|has|have|had|can|could|may|might|will|"
+    rf"[,;:()\[\]?!.]|\s(?:is|are|was|were|be|been|has|have|had|can|could|may|might|will|"
     r"would|should|does|do|did|that|which|who|whom|whose|where|when|while|and whether|versus|"
     r"vs|using|by|as|because|if|whether|than|not|cannot|more|less)\s|"
-    r"\s\w+ed\s(?=(?:with|by|to|in|from|for|on|as|at|into|after|under)\s)",
+    r"\s\w+ed\s(?=(?:with|by|to|in|from|for|on|as|at|into|after|under)\s)|"
+    rf"\s(?:and\s+)?(?:in\s+order\s+)?to\s+(?:\w+ly\s+)?{_RESEARCH}\b",  # "... to determine"
     re.IGNORECASE,
 )
 _PREPOSITION = frozenset(
@@ -107,7 +120,8 @@ _STOCK = re.compile(
     r"(?:\s+(?:of|was|were|is|are)\b|\s*:|$)|background|introduction|"
     r"methods?|results?|conclusions?|(?:in )?recent years|recently|to date|more than|"
     r"less than|"
-    r"there (?:is|are)|it is|this study|this paper|we)\b",
+    r"there (?:is|are)|it is|this study|this paper|we|(?:present|current|recent) stud(?:y|ies)|"
+    r"(?:the )?authors?)\b",
     re.IGNORECASE,
 )
 # Words that are no part of a keyphrase (RAKE's stop list: function words and verbs of
