@@ -149,6 +149,33 @@ def test_ranking_prefers_the_sentence_the_question_asks_for() -> None:
     assert rank.asks_code(code) and rank.gives_code(url) and not rank.gives_code(figure)
 
 
+def _lexical(question: str, sentences: list[str]) -> list[float]:
+    """Each sentence's share of the question's words (the ranker's "lexical" feature)."""
+    cands = [rank.Candidate(s, "p", "", i, len(sentences), 1) for i, s in enumerate(sentences)]
+    rows = rank.features(analyse(question, NAMES), cands, np.zeros(len(cands), np.float32))
+    return [float(v) for v in rows[:, rank.FEATURES.index("lexical")]]
+
+
+def test_a_papers_acronyms_stand_for_their_long_forms_in_its_sentences() -> None:
+    """The abstract defines "cardiovascular disease (CVD)"; a later sentence says "CVD". A
+    question spelling it out matches that sentence, and one abbreviating a long form
+    matches the sentence spelling it out, in any field's abbreviations."""
+    defined = "We studied risk factors for cardiovascular disease (CVD) in a rural population."
+    undefined = "We studied risk factors for cardiovascular disease in a rural population."
+    later = "Overall, 79% of participants had at least one CVD risk factor."
+    other = "A total of 574 adults were sampled from a population register."
+    asked = "What share had a cardiovascular disease risk factor?"
+    glossed = _lexical(asked, [defined, later, other])[1]
+    unglossed = _lexical(asked, [undefined, later, other])[1]
+    assert glossed == 1.0 and unglossed < 0.5  # "CVD" holds the two words it stands for
+    hpv = "Tissue samples were tested for human papillomavirus (HPV) by PCR."
+    found = "4 of 90 samples harboured human papillomavirus."
+    _, with_hpv, _ = _lexical("How many samples harboured HPV?", [hpv, found, other])
+    assert with_hpv == 1.0
+    untold = "Tissue samples were tested for HPV by PCR."  # the acronym is never defined
+    assert _lexical("How many samples harboured HPV?", [untold, found, other])[1] < 1.0
+
+
 def test_followups_carry_the_subject_only_when_needed() -> None:
     history = [Turn("user", "What does Llumnix do?"), Turn("assistant", "... [1].", ("Llumnix",))]
     assert is_followup("How much money can it save?", NAMES)

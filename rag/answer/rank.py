@@ -2,7 +2,9 @@
 
 MiniLM similarity alone favours background sentences ("LLMs have had a profound impact
 ...", "The aim of this study was ...") over the one holding the answer. A sentence is scored
-on its similarity to the question, the question's rare words it contains, whether it is in
+on its similarity to the question, the question's rare words it contains (an acronym its
+paper defines standing for its long form, both ways: "CVD" holds "cardiovascular disease"),
+whether it is in
 the paper the question names and its paper's retrieval rank, the part it plays in its
 abstract (:mod:`rag.answer.roles`: a result when the question asks what was found or how
 much, a method when it asks how something was done, the aim only when it asks for the aim),
@@ -29,6 +31,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from rag.aliases import acronyms
 from rag.answer import params
 from rag.answer.question import Question
 from rag.terms import share, stem, terms
@@ -213,6 +216,34 @@ def states_figure(text: str, wanted: Set[str]) -> bool:
     return (t.figure and _near(t.tokens, wanted)) or t.word_number
 
 
+Glossary = tuple[tuple[str, frozenset[str]], ...]
+
+
+@functools.lru_cache(maxsize=4096)
+def _glossary(text: str) -> Glossary:
+    """(short form, long form's words) for each acronym ``text`` defines, as stems:
+    "cardiovascular disease (CVD)" gives ("cvd", {"cardiovascular", "diseas"})."""
+    out = []
+    for short, long in acronyms(text):
+        key, words = terms(short), frozenset(terms(long))
+        if len(key) == 1 and words and not key <= words:
+            out.append((next(iter(key)), words))
+    return tuple(out)
+
+
+def _glossed(words: frozenset[str], glossary: Glossary) -> frozenset[str]:
+    """``words`` and what its paper's acronyms stand for: a sentence saying "CVD" holds
+    "cardiovascular" and "disease" for a question that spells them out, and one saying
+    "human papillomavirus" holds "HPV" for a question that abbreviates it."""
+    extra: set[str] = set()
+    for short, long in glossary:
+        if short in words:
+            extra |= long
+        elif long <= words:
+            extra.add(short)
+    return words | extra if extra else words
+
+
 def _idf(sentences: Sequence[Set[str]]) -> dict[str, float]:
     df = Counter(t for s in sentences for t in s)
     n = len(sentences)
@@ -258,10 +289,19 @@ def features(question: Question, candidates: Sequence[Candidate], dense: np.ndar
     if not candidates:
         return np.zeros((0, len(FEATURES)), dtype=np.float32)
     traits = [_traits(c.text) for c in candidates]
-    words = [t.terms for t in traits]
+    # Each paper's acronyms, as its own sentences define them, read into all its sentences.
+    texts: dict[str, list[str]] = {}
+    for c in candidates:
+        texts.setdefault(c.paper_id, []).append(c.text)
+    glossary = {pid: _glossary(" ".join(ts)) for pid, ts in texts.items()}
+    words = [
+        _glossed(t.terms, glossary[c.paper_id]) for c, t in zip(candidates, traits, strict=True)
+    ]
     idf = _idf(words)
     text = question.own or question.text
-    wanted = {t for t in terms(text) if t in idf}
+    asked = frozenset(terms(text))
+    wanted = {t for t in asked if t in idf}
+    near = {pid: {t for t in _glossed(asked, g) if t in idf} for pid, g in glossary.items()}
     kind = question.kind
     problem = bool(_ASKS_PROBLEM.search(text))
     code = asks_code(question)
@@ -277,13 +317,13 @@ def features(question: Question, candidates: Sequence[Candidate], dense: np.ndar
     # paper: what sets one sentence apart from the rest of its abstract.
     by_paper: dict[str, list[frozenset[str]]] = {}
     first_result: dict[str, int] = {}
-    for c, t in zip(candidates, traits, strict=True):
-        by_paper.setdefault(c.paper_id, []).append(t.terms)
+    for c, w in zip(candidates, words, strict=True):
+        by_paper.setdefault(c.paper_id, []).append(w)
         if c.role == "result" and c.position < first_result.get(c.paper_id, c.of):
             first_result[c.paper_id] = c.position
     local_idf = {pid: _idf(sents) for pid, sents in by_paper.items()}
     rows = []
-    for c, t, sim in zip(candidates, traits, dense, strict=True):
+    for c, t, w, sim in zip(candidates, traits, words, dense, strict=True):
         figure = t.figure or (numeric and t.word_number)
         named = c.paper_id in question.named
         role = c.role
@@ -293,8 +333,8 @@ def features(question: Question, candidates: Sequence[Candidate], dense: np.ndar
                 1.0,
                 float(sim),
                 float(sim) - best,
-                share({w: idf[w] for w in wanted}, t.terms),
-                share({w: local[w] for w in wanted if w in local}, t.terms),
+                share({q: idf[q] for q in wanted}, w),
+                share({q: local[q] for q in wanted if q in local}, w),
                 float(named and c.label.casefold() in c.text.casefold()),
                 float(named),
                 1.0 / c.rank,
@@ -311,8 +351,8 @@ def features(question: Question, candidates: Sequence[Candidate], dense: np.ndar
                 float(figure),
                 float(figure and numeric),
                 float(figure and numeric and t.comparison),
-                float(numeric and _near(t.tokens, wanted)),
-                float(rarest in t.terms),
+                float(numeric and _near(t.tokens, near[c.paper_id])),
+                float(rarest in w),
                 float(t.intro),
                 float(t.intro and kind == "definition"),
                 float(kind == "definition" and _defines(c.text, acronyms)),
