@@ -385,3 +385,18 @@ def test_how_many_papers_mention_a_name_decides_whether_it_names_one(engine: Eng
     assert index.mentions("ERNIE 3.0") == 0  # "3.0" is not indexed: the index cannot tell
     answer = engine.ask("What is ERNIE 3.0?")
     assert _cited(answer)[0] == "ERNIE 3.0"
+
+
+def test_a_follow_ups_words_are_its_content_words_not_how_it_asks(engine: Engine) -> None:
+    """Whether a short follow-up stays in the study just discussed is read on the share of
+    its words that study holds; "what", "did", "were" are in the question, not in any
+    abstract, and the BM25 analyzer (Lucene's 33 stopwords) keeps them, so they had weighed
+    as its rarest words and pushed the share under the bar."""
+    from rag.answer.gather import _content, _rarity
+
+    kept = re.findall(r"\w+", _content("What did WHO guidelines make less likely?"))
+    assert kept == ["WHO", "guidelines", "make", "less", "likely"]
+    asked = "What did the false positives make less likely?"
+    words = set(_rarity(asked, engine.retriever, only_content=True)[1])
+    assert words and not words & {"what", "did", "the"}
+    assert {"what", "did"} <= set(_rarity(asked, engine.retriever)[1])  # the refusal model's
