@@ -67,6 +67,10 @@ NAMES = Names(ROWS)
         ("Papers by Qiaozhi He?", "author"),
         ("Summarize the papers in this collection.", "overview"),
         ("What topics does this library cover?", "overview"),
+        # asking what a term stands for, whatever statistic or "how long" follows
+        ("What does SHSe mean in the Houston NICU family smoking study?", "definition"),
+        ("What does ANN refer to in the study of how long children stay?", "definition"),
+        ("What was the mean age of the patients?", "numeric"),
     ],
 )
 def test_question_types(question: str, kind: str) -> None:
@@ -147,6 +151,28 @@ def test_ranking_prefers_the_sentence_the_question_asks_for() -> None:
     assert _rank("What is KCache?", both, ("kv",))[-1] in (url, background)
     code = analyse("Where can I get the code of KCache?", NAMES)
     assert rank.asks_code(code) and rank.gives_code(url) and not rank.gives_code(figure)
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        ("What does SHSe mean in the Houston NICU family smoking study?", ["SHSe"]),
+        ("In the BRCA1/2 mutation study, what is RHR?", ["RHR"]),
+        ("What is meant by DAR in the spinal study?", ["DAR"]),
+        ("What are AG-haESCs, the cells injected into oocytes?", ["AG-haESCs"]),
+        ("How do OSCE and EM compare?", ["OSCE", "EM"]),  # no term singled out: all
+    ],
+)
+def test_a_definition_asks_for_the_term_it_singles_out(question: str, asked: list[str]) -> None:
+    assert rank.asked_terms(question) == asked
+
+
+def test_the_sentence_spelling_out_the_asked_term_is_quoted_not_another() -> None:
+    q = analyse("What does SHSe mean in the Houston NICU family smoking study?", NAMES)
+    nicu = "Infants were discharged from a neonatal intensive care unit (NICU) in Houston."
+    shse = "Secondhand smoke exposure (SHSe) threatens fragile infants."
+    assert rank.spells_out(q, shse) and not rank.spells_out(q, nicu)
+    assert _rank(q.text, [nicu, shse])[0] == shse
 
 
 def _lexical(question: str, sentences: list[str]) -> list[float]:

@@ -17,7 +17,7 @@ from rag.records import PaperRow
 from rag.terms import STOPWORDS
 from rag.words import common_words, distinctive, distinctive_word
 
-__all__ = ["Names", "Question", "analyse", "split_parts"]
+__all__ = ["SPELL_OUT", "Names", "Question", "analyse", "split_parts"]
 
 TYPES = ("overview", "author", "list", "comparison", "numeric", "definition", "how")
 
@@ -64,6 +64,12 @@ _NUMERIC = re.compile(
     rf"(?-i:{_MEASURES})\b|"
     r"\b(speed ?up|percent|%)|\b(what|which) .{1,60}\b(did|does|do) .{1,60}\b(reach|achieve|"
     r"obtain|get|score|attain)\b",
+    re.IGNORECASE,
+)
+# A question asking what a term stands for; group 1 holds the term.
+SPELL_OUT = re.compile(
+    r"\bwhat (?:does|do|did|is|are) (.{1,40}?) (?:stand for|mean|refer to|denote|abbreviate)\b|"
+    r"\bwhat is meant by (.{1,40}?)(?:\?|$| in\b)",
     re.IGNORECASE,
 )
 _DEFINITION = re.compile(
@@ -268,6 +274,8 @@ def _kind(text: str, named: Sequence[str], authors: Sequence[str]) -> str:
         return "comparison"
     if _LIST.search(text) and not named:
         return "list"
+    if SPELL_OUT.search(text):
+        return "definition"  # "What does SHSe mean ...", whatever "mean" or "how long" follow
     if _NUMERIC.search(text):
         return "numeric"
     if _DEFINITION.search(text):

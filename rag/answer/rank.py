@@ -33,12 +33,13 @@ import numpy as np
 
 from rag.aliases import acronyms
 from rag.answer import params
-from rag.answer.question import Question
+from rag.answer.question import SPELL_OUT, Question
 from rag.terms import share, stem, terms
 
 __all__ = [
     "FEATURES",
     "Candidate",
+    "asked_terms",
     "asks_code",
     "asks_result",
     "features",
@@ -116,6 +117,7 @@ _COMPARISON = re.compile(
 _TOKEN = re.compile(r"\d[\d.,]*|[^\W\d_][\w-]*")
 NEAR = 6  # words between a figure and the question's word it measures
 
+_WHAT_IS = re.compile(r"\bwhat (?:is|are|was|were)\b", re.IGNORECASE)
 _ACRONYM = re.compile(r"\b[A-Za-z]*[A-Z][A-Za-z0-9-]*[A-Z0-9][A-Za-z0-9-]*\b")
 
 FEATURES = (
@@ -271,9 +273,26 @@ def gives_code(text: str) -> bool:
     return _traits(text).url
 
 
+def asked_terms(text: str) -> list[str]:
+    """The acronyms or coined terms a definition question asks about: the one it asks to spell
+    out ("What does SHSe mean in the NICU study?" asks for SHSe, not NICU), else those after
+    its last "what is / what are" ("In the BRCA1/2 study, what is RHR?"), else all."""
+    spell = SPELL_OUT.search(text)
+    if spell:
+        found = _ACRONYM.findall(spell.group(1) or spell.group(2) or "")
+        if found:
+            return found
+    asks = list(_WHAT_IS.finditer(text))
+    if asks:
+        found = _ACRONYM.findall(text[asks[-1].end() :])
+        if found:
+            return found
+    return _ACRONYM.findall(text)
+
+
 def spells_out(question: Question, text: str) -> bool:
     """Whether the sentence spells out an acronym or term the question asks about."""
-    return _defines(text, _ACRONYM.findall(question.own or question.text))
+    return _defines(text, asked_terms(question.own or question.text))
 
 
 def asks_result(question: Question) -> bool:
@@ -310,7 +329,7 @@ def features(question: Question, candidates: Sequence[Candidate], dense: np.ndar
     asks_method = bool(_ASKS_METHOD.search(text))
     asks_aim = bool(_ASKS_AIM.search(text))
     how = kind == "how"
-    acronyms = _ACRONYM.findall(text)
+    acronyms = asked_terms(text)
     rarest = max(wanted, key=lambda t: (idf[t], t)) if wanted else ""
     best = float(np.max(dense))
     # The question's words weighed by how rare they are among the sentences of the same
