@@ -173,6 +173,11 @@ def test_the_sentence_spelling_out_the_asked_term_is_quoted_not_another() -> Non
     shse = "Secondhand smoke exposure (SHSe) threatens fragile infants."
     assert rank.spells_out(q, shse) and not rank.spells_out(q, nicu)
     assert _rank(q.text, [nicu, shse])[0] == shse
+    # "RHR, the ratio of ..." spells it out too; "In BRCA1, we ..." does not
+    rhr = analyse("In the BRCA1/2 mutation study, what is RHR?", NAMES)
+    assert rank.spells_out(rhr, "We also estimated RHR, the ratio of breast vs ovarian HRs.")
+    brca = analyse("What is BRCA1?", NAMES)
+    assert not rank.spells_out(brca, "In BRCA1, we identified 3 cluster regions.")
 
 
 def _lexical(question: str, sentences: list[str]) -> list[float]:
