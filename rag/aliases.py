@@ -13,13 +13,24 @@ words just before it, its first letter starting the long form's first word.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import replace
 
 from rag.records import PaperRow
+from rag.terms import terms
 from rag.words import distinctive, distinctive_word
 
-__all__ = ["MAX_ALIASES", "acronyms", "aliases", "introduced_name", "with_names"]
+__all__ = [
+    "MAX_ALIASES",
+    "Glossary",
+    "acronyms",
+    "aliases",
+    "glossary",
+    "glossed",
+    "introduced_name",
+    "with_names",
+]
 
 MAX_ALIASES = 12
 _WINDOW = 12  # words after "we propose" in which the introduced name must appear
@@ -98,6 +109,34 @@ def with_names(row: PaperRow) -> PaperRow:
     return replace(
         row, coined=introduced_name(row.abstract), acronyms=aliases(row.abstract, row.title)
     )
+
+
+Glossary = tuple[tuple[str, frozenset[str]], ...]
+
+
+@functools.lru_cache(maxsize=4096)
+def glossary(text: str) -> Glossary:
+    """(short form, long form's words) for each acronym ``text`` defines, as stems:
+    "cardiovascular disease (CVD)" gives ("cvd", {"cardiovascular", "diseas"})."""
+    out = []
+    for short, long in acronyms(text):
+        key, words = terms(short), frozenset(terms(long))
+        if len(key) == 1 and words and not key <= words:
+            out.append((next(iter(key)), words))
+    return tuple(out)
+
+
+def glossed(words: frozenset[str], known: Glossary) -> frozenset[str]:
+    """``words`` and what its paper's acronyms stand for: a sentence saying "CVD" holds
+    "cardiovascular" and "disease" for a question that spells them out, and one saying
+    "human papillomavirus" holds "HPV" for a question that abbreviates it."""
+    extra: set[str] = set()
+    for short, long in known:
+        if short in words:
+            extra |= long
+        elif long <= words:
+            extra.add(short)
+    return words | extra if extra else words
 
 
 def _long_form(letters: list[str], words: list[str]) -> str:

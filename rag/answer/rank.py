@@ -31,7 +31,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from rag.aliases import acronyms
+from rag.aliases import glossary, glossed
 from rag.answer import params
 from rag.answer.question import SPELL_OUT, Question
 from rag.terms import share, stem, terms
@@ -218,34 +218,6 @@ def states_figure(text: str, wanted: Set[str]) -> bool:
     return (t.figure and _near(t.tokens, wanted)) or t.word_number
 
 
-Glossary = tuple[tuple[str, frozenset[str]], ...]
-
-
-@functools.lru_cache(maxsize=4096)
-def _glossary(text: str) -> Glossary:
-    """(short form, long form's words) for each acronym ``text`` defines, as stems:
-    "cardiovascular disease (CVD)" gives ("cvd", {"cardiovascular", "diseas"})."""
-    out = []
-    for short, long in acronyms(text):
-        key, words = terms(short), frozenset(terms(long))
-        if len(key) == 1 and words and not key <= words:
-            out.append((next(iter(key)), words))
-    return tuple(out)
-
-
-def _glossed(words: frozenset[str], glossary: Glossary) -> frozenset[str]:
-    """``words`` and what its paper's acronyms stand for: a sentence saying "CVD" holds
-    "cardiovascular" and "disease" for a question that spells them out, and one saying
-    "human papillomavirus" holds "HPV" for a question that abbreviates it."""
-    extra: set[str] = set()
-    for short, long in glossary:
-        if short in words:
-            extra |= long
-        elif long <= words:
-            extra.add(short)
-    return words | extra if extra else words
-
-
 def _idf(sentences: Sequence[Set[str]]) -> dict[str, float]:
     df = Counter(t for s in sentences for t in s)
     n = len(sentences)
@@ -314,15 +286,15 @@ def features(question: Question, candidates: Sequence[Candidate], dense: np.ndar
     texts: dict[str, list[str]] = {}
     for c in candidates:
         texts.setdefault(c.paper_id, []).append(c.text)
-    glossary = {pid: _glossary(" ".join(ts)) for pid, ts in texts.items()}
+    glossaries = {pid: glossary(" ".join(ts)) for pid, ts in texts.items()}
     words = [
-        _glossed(t.terms, glossary[c.paper_id]) for c, t in zip(candidates, traits, strict=True)
+        glossed(t.terms, glossaries[c.paper_id]) for c, t in zip(candidates, traits, strict=True)
     ]
     idf = _idf(words)
     text = question.own or question.text
     asked = frozenset(terms(text))
     wanted = {t for t in asked if t in idf}
-    near = {pid: {t for t in _glossed(asked, g) if t in idf} for pid, g in glossary.items()}
+    near = {pid: {t for t in glossed(asked, g) if t in idf} for pid, g in glossaries.items()}
     kind = question.kind
     problem = bool(_ASKS_PROBLEM.search(text))
     code = asks_code(question)
