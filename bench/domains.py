@@ -34,9 +34,13 @@ class Domain:
 
     def offtopic(self) -> list[dict[str, Any]]:
         """This domain's questions as off-topic ones for another library (one per item: a
-        conversation gives its first turn)."""
+        conversation gives its first turn). Its overview questions ("What topics does this
+        collection cover?") are left out: they ask about whatever library they are asked of,
+        and its themes answer them there too."""
         out = []
         for item in self.items:
+            if item["type"] == "overview":
+                continue
             first = item["turns"][0] if item["type"] == "conversation" else item
             out.append(
                 {
