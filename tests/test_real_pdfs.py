@@ -125,6 +125,24 @@ def test_a_table_set_apart_inside_a_sentence_is_left_out_of_the_body() -> None:
     assert {"II. METHOD", "III. RESULTS"} <= {s.title for s in paper.sections}
 
 
+def test_a_paper_numbering_its_sections_gets_no_unnumbered_bold_line_as_a_section() -> None:
+    """An algorithm's "Input:" / "Output:", a table's row ("NetHEPT") or a figure's label
+    ("SZ") set in bold had become sections, and a citation read "p. 12, SZ"; in a paper whose
+    headings are numbered they stay in the section they sit in. A named heading stays one,
+    "Appendix. Model specification" too; a paper without numbered headings keeps its bold
+    ones (the generated PDFs of tests/test_pdf.py)."""
+
+    def titles(name: str) -> set[str]:
+        [paper] = [p for p in parse_file(REAL_PDFS / name) if isinstance(p, Paper)]
+        return {s.title for s in paper.sections}
+
+    influence = titles("superscripttest.pdf")
+    assert not influence & {"SZ", "Output: S", "Input: S1, k", "NetHEPT", "Sel ← False"}
+    assert {"1. Introduction", "4. Evaluation and experimental results"} <= influence
+    assert "Appendix. Model specification" in titles("0807.3577.pdf")
+    assert not titles("test_Grobid_1_05452615.pdf") & {"Matrix C", "Matrix D"}
+
+
 def test_contact_footnotes_and_addresses_are_left_out_of_the_body() -> None:
     """A corresponding author's footnote printed inside a sentence (BMC), an author block
     read after the abstract (ACM): out of the body, the sentence whole; a line of running

@@ -32,6 +32,12 @@ _NAMED_HEADING = re.compile(
     r"|methods|materials and methods|experiments?|evaluation|bibliography)\s*$",
     re.I,
 )
+# Unnumbered headings a paper that numbers its sections still has.
+_BACK_MATTER = re.compile(
+    r"^\s*(?:appendi(?:x|ces)|acknowledge?ments?|supplementary|funding|data availability"
+    r"|author contributions|competing interests|conflicts? of interest)\b",
+    re.I,
+)
 # What follows an abstract on a title page, whatever its length.
 FRONT_MATTER = re.compile(
     r"^\s*(?:keywords?|key\s?words|index terms|ccs concepts|acm reference format|general terms"
@@ -64,6 +70,9 @@ class Captions:
             return False
         self._open = not line.text.rstrip().endswith(".")
         return True
+
+
+NUMBERED_SECTIONS = 3  # distinct numbered headings that make a paper's headings numbered
 
 
 def is_heading(line: Line, previous: Line | None, body: float) -> bool:
@@ -105,12 +114,23 @@ def body_sections(lines: Sequence[Line], body: float, words: frozenset[str]) -> 
     kept = _without_contacts(kept)
     widths = sorted(line.x1 - line.x0 for line in kept)
     column = widths[len(widths) * 3 // 4] if widths else 0.0  # a full line's width
+    # A paper that numbers its sections numbers them all: there a short bold line without
+    # a number is an algorithm's "Input:", a table's row or a figure's label, not a heading
+    # (a named one, "References", "Appendix A. Proofs" or "Acknowledgement", is still one).
+    numbered = {
+        line.text.split()[0]
+        for i, line in enumerate(kept)
+        if _NUMBERED_HEADING.match(line.text) and is_heading(line, kept[i - 1] if i else None, body)
+    }
+    unnumbered = len(numbered) < NUMBERED_SECTIONS
     sections: list[Section] = []
     texts: list[str] = []
     title, page = "", kept[0].page + 1 if kept else 1
     for i, line in enumerate(kept):
         previous = kept[i - 1] if i else None
-        if is_heading(line, previous, body) or _bold_heading(line, body, column):
+        if is_heading(line, previous, body) or (
+            (unnumbered or _BACK_MATTER.match(line.text)) and _bold_heading(line, body, column)
+        ):
             if texts:
                 sections.append(Section(title, page, join_lines(texts, words)))
             title, page, texts = join_lines([line.text], words), line.page + 1, []
