@@ -431,3 +431,20 @@ def test_a_follow_ups_words_are_its_content_words_not_how_it_asks(engine: Engine
     words = set(_rarity(asked, engine.retriever, only_content=True)[1])
     assert words and not words & {"what", "did", "the"}
     assert {"what", "did"} <= set(_rarity(asked, engine.retriever)[1])  # the refusal model's
+
+
+@pytest.mark.parametrize(
+    ("question", "result"),
+    [
+        ("For people with chronic stroke, did treadmill training beat a weekly phone call?", True),
+        ("Did that make a difference to survival?", True),
+        ("In rhesus macaques, did intermittent prophylaxis protect as well as daily dosing?", True),
+        ("How many patients had a complication?", True),  # numeric
+        ("How does Llumnix move requests between instances?", False),  # a mechanism
+        ("What does SHSe mean in the NICU smoking study?", False),  # a definition
+    ],
+)
+def test_a_yes_or_no_question_asks_for_what_was_found(question: str, result: bool) -> None:
+    """What a study found says yes or no: its results, not its methods, answer it (in
+    _prose, a paper's aim and background sentences are left when it states results)."""
+    assert rank.asks_result(analyse(question, NAMES)) is result

@@ -95,6 +95,12 @@ _ASKS_RESULT = re.compile(
     r"cause\w*|affect\w*|depend\w*|role|linked|matter|work|perform\w*|accura\w*)\b",
     re.IGNORECASE,
 )
+# A question a yes or no answers: it opens with its auxiliary (after a clause, or "and").
+_YES_NO = re.compile(
+    r"^(?:[^,?]{0,120},\s*)?(?:(?:and|but|so)\s+)?(?:did|does|do|is|are|was|were|can|could|"
+    r"has|have|had|will|would|should|may|might)\b",
+    re.IGNORECASE,
+)
 _ASKS_METHOD = re.compile(
     r"\bhow (was|were|did|do|does|is|are)\b.{0,60}\b(measur\w*|assess\w*|evaluat\w*|"
     r"test\w*|diagnos\w*|select\w*|recruit\w*|defin\w*|calculat\w*|collect\w*|done|"
@@ -270,11 +276,14 @@ def spells_out(question: Question, text: str) -> bool:
 
 
 def asks_result(question: Question) -> bool:
-    """Whether the question asks what was found or how much (a result answers it); a
+    """Whether the question asks what was found or how much (a result answers it): a "how"
+    question with a word of findings, or one a yes or no answers ("Did treadmill training
+    beat a weekly phone call on depression?": what the study found says yes or no); a
     definition ("what does SLT stand for in the paper comparing grafts?") does not."""
     if question.kind == "numeric":
         return True
-    return question.kind == "how" and bool(_ASKS_RESULT.search(question.own or question.text))
+    text = question.own or question.text
+    return question.kind == "how" and bool(_YES_NO.match(text) or _ASKS_RESULT.search(text))
 
 
 def features(question: Question, candidates: Sequence[Candidate], dense: np.ndarray) -> np.ndarray:
