@@ -117,18 +117,18 @@ def body_sections(lines: Sequence[Line], body: float, words: frozenset[str]) -> 
     # A paper that numbers its sections numbers them all: there a short bold line without
     # a number is an algorithm's "Input:", a table's row or a figure's label, not a heading
     # (a named one, "References", "Appendix A. Proofs" or "Acknowledgement", is still one).
+    heads = [is_heading(line, kept[i - 1] if i else None, body) for i, line in enumerate(kept)]
     numbered = {
         line.text.split()[0]
-        for i, line in enumerate(kept)
-        if _NUMBERED_HEADING.match(line.text) and is_heading(line, kept[i - 1] if i else None, body)
+        for line, head in zip(kept, heads, strict=True)
+        if head and _NUMBERED_HEADING.match(line.text)
     }
     unnumbered = len(numbered) < NUMBERED_SECTIONS
     sections: list[Section] = []
     texts: list[str] = []
     title, page = "", kept[0].page + 1 if kept else 1
-    for i, line in enumerate(kept):
-        previous = kept[i - 1] if i else None
-        if is_heading(line, previous, body) or (
+    for line, head in zip(kept, heads, strict=True):
+        if head or (
             (unnumbered or _BACK_MATTER.match(line.text)) and _bold_heading(line, body, column)
         ):
             if texts:

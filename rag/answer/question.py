@@ -74,7 +74,6 @@ SPELL_OUT = re.compile(
 )
 _DEFINITION = re.compile(
     r"(?:^|[,:;]\s+)(what|who)('s| is| are| does| do)\b|"
-    r"\bwhat (does|do|is) .{1,40} (stand for|mean|refer to|denote|abbreviate)\b|"
     r"\b(describe|explain|define|tell me about|what kind of|introduce|definition of|"
     r"what is meant by)\b|\bwhat( \w+)? (does|do|did) .{1,60} (do|mean|propose|offer|solve|"
     r"address|tackle|provide|cover|target|optimi[sz]e|focus on|contribute)\b",
