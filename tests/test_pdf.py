@@ -330,6 +330,37 @@ def test_a_how_many_question_quotes_the_body_sentence_with_the_figure(
     assert ("2.8 billion tokens" in quoted[0]) is (figure_weight > 0), quoted
 
 
+def test_an_acronym_the_abstract_leaves_undefined_is_spelled_out_from_the_body(
+    tmp_path: Path,
+) -> None:
+    """ "What do ZAP and RCS stand for?": the body sentence that spells them out is quoted,
+    though it is a long enumeration (longer sentences of a PDF are otherwise taken for
+    tables run together) and other sentences hold more of the question's words."""
+    path = tmp_path / "paper.pdf"
+    enumeration = (
+        "Roughly speaking, we discuss and present the following parts of the cache in turn: "
+        "(1) a block table that maps each request to the pages of memory it holds, (2) ZAP "
+        "(Zebra Allocation Policy), which hands out free blocks in stripes so that neighbouring "
+        "requests never share a page, and (3) RCS (Recency Clock Sweep), which reclaims the "
+        "blocks of finished requests while new requests are admitted by the scheduler. "
+    )
+    assert len(enumeration.split()) > extractive.MAX_BODY_SENTENCE_WORDS
+    body = (
+        "Serving requests at scale is a question of memory. " * 8
+        + enumeration
+        + "ZAP and RCS stand side by side in the cache; ZAP and RCS are both cheap. " * 3
+        + "Batches are formed every ten milliseconds. " * 8
+    ) + "\n"
+    make_paper(path, layout="one-column", title=TITLE, authors=AUTHORS, abstract=ABSTRACT,
+               body=body, year=2023, body_pages=2)  # fmt: skip
+    settings = load_settings(min_relevance=0.0)
+    app = App.around(Engine(settings, store=open_store(settings), embedder=HashEmbedder()))
+    app.ingester.ingest([path])
+    answer = app.engine.ask("In the PageKV paper, what do ZAP and RCS stand for?").final
+    quoted = [q for c in answer.citations for q, p in ((c.quote, c.passage), *c.body_quotes) if p]
+    assert any("(Zebra Allocation Policy)" in q for q in quoted), answer.answer
+
+
 @pytest.mark.parametrize(
     ("text", "listed"),
     [

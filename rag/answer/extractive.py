@@ -224,15 +224,26 @@ def _from_body(question: Question, sources: Sequence[Source]) -> list[cand.Sente
     paper. A sentence scores PASSAGE_WEIGHT times its passage's rank, plus the share of the
     question's words it holds (the words naming the paper aside), each weighted by its
     rarity among these sentences, plus FIGURE_WEIGHT when a numeric question's figure is in
-    it (the sentence ranker, fitted on abstracts, adds nothing here: bench/pdf_answers.py)."""
+    it (the sentence ranker, fitted on abstracts, adds nothing here: bench/pdf_answers.py).
+    A definition the abstract does not give is answered first by the body sentence that
+    spells it out."""
     lead = min((s.n for s in sources), default=0)
     readers = [s for s in sources if s.passages and (s.n == lead or s.paper_id in question.named)]
+    every = cand.sentences(readers, body=True)
     body = [
         s
-        for s in cand.sentences(readers, body=True)
+        for s in every
         if len(s.text.split()) <= MAX_BODY_SENTENCE_WORDS and not _is_term_list(s.text)
     ]
-    if not body:
+    # "What do FIDD and SIDD stand for?", when the abstract does not say: the body sentence
+    # spelling them out answers it, first, even when it is a long enumeration ("we present
+    # (1) ..., (2) FIDD (First ...), ...").
+    spelled = []
+    if question.kind == "definition" and not any(
+        rank.spells_out(question, s.text) for s in cand.sentences(readers)
+    ):
+        spelled = [s for s in every if rank.spells_out(question, s.text)]
+    if not body and not spelled:
         return []
     wanted = terms(question.own or question.text)
     for s in readers:
@@ -252,6 +263,9 @@ def _from_body(question: Question, sources: Sequence[Source]) -> list[cand.Sente
         for s, words in zip(body, held, strict=True)
     ]
     picked: list[cand.Sentence] = []
+    spelling = min(spelled, key=lambda s: (s.passage, s.position), default=None)
+    if spelling is not None:
+        picked.append(spelling)
     while len(picked) < BODY_SENTENCES and (best := cand.best(body, picked)) is not None:
         picked.append(best)
     return picked
