@@ -69,8 +69,32 @@ def test_headings_in_capitals_without_a_colon_and_in_title_case() -> None:
 
 
 @pytest.mark.parametrize(
-    "sentence", ["DNA is a molecule.", "HIV: a review.", "The results were mixed.", "Results"]
-)
+    ("sentence", "role", "rest"),
+    [
+        ("DESIGN, SETTING, AND PATIENTS A phase 1/2 randomized comparison.", "method",
+         "A phase 1/2 randomized comparison."),
+        ("Design, setting, and participants: A cohort of 398.", "method", "A cohort of 398."),
+        ("MAIN OUTCOMES AND MEASURES The primary outcome was death.", "method",
+         "The primary outcome was death."),
+        ("STUDY DESIGN, SIZE AND DURATION Prospective cohort study.", "method",
+         "Prospective cohort study."),
+        ("CONCLUSIONS AND RELEVANCE In this trial, it helped.", "conclusion",
+         "In this trial, it helped."),
+    ],
+)  # fmt: skip
+def test_jama_style_headings_that_list_several_names(sentence: str, role: str, rest: str) -> None:
+    """A heading listing several names takes the first one's role: the sentences under
+    "DESIGN, SETTING, AND PATIENTS" had kept the role of the "OBJECTIVE" before them, and
+    a "how many patients" question never quoted the one giving the number."""
+    assert heading(sentence) == (role, rest)
+    assert roles(["OBJECTIVE To test a drug.", sentence])[1] == role
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["DNA is a molecule.", "HIV: a review.", "The results were mixed.", "Results",
+     "Patients, treated well, improved.", "DNA, RNA AND PROTEIN Levels rose."],
+)  # fmt: skip
 def test_a_sentence_that_only_starts_like_a_heading_is_none(sentence: str) -> None:
     assert heading(sentence) == ("", sentence)
 
@@ -89,6 +113,30 @@ def test_an_unstructured_abstract_is_read_by_its_cues() -> None:
             "These findings suggest that acupuncture helps.",
         ]
         assert roles(sentences) == ("background", "aim", "method", "result", "conclusion")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "role"),
+    [
+        ("Overall, 79% of study participants had at least one risk factor.", "result"),
+        ("Overall survival at 5 years was 78% and was not influenced by PPM (P = .4).", "result"),
+        ("Therefore, the sensitivity of the test was only 25%.", "result"),
+        ("Overall, these findings suggest that 30% of cases could be prevented.", "conclusion"),
+        ("Overall, the programme helps smokers quit.", "conclusion"),
+    ],
+)  # fmt: skip
+def test_a_measured_figure_is_a_result_whatever_the_sentence_opens_with(
+    sentence: str, role: str
+) -> None:
+    """"Overall, 79% ..." reports what was measured: a "what share" question is answered by
+    it among the results, not passed over as a conclusion; saying what a figure means
+    ("suggest that") keeps it a conclusion."""
+    sentences = [
+        "Risk factors were surveyed in a rural district.",
+        "A total of 574 adults were randomly sampled.",
+        sentence,
+    ]
+    assert roles(sentences)[-1] == role
 
 
 def test_here_we_show_is_a_result_not_an_aim() -> None:

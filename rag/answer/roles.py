@@ -27,15 +27,20 @@ _HEADINGS = {
     "aim": "objectives?|aims?|purposes?|goals?|hypothes[ie]s|study question",
     "method": "methods?|materials? and methods|methodology|design|setting|settings|"
     "participants|patients|subjects|population|interventions?|measurements?|"
-    "main outcome measures?|outcome measures?|study design|data sources?|study selection|"
+    "main outcome measures?|main outcomes? and measures?|outcome measures?|study design|data sources?|study selection|"
     "data extraction|procedures?|approach",
     "result": "results?|findings|main results|key results|observations?",
     "conclusion": "conclusions?|interpretation|discussion|implications?|significance|"
     "summary|relevance|conclusions and relevance|clinical relevance",
 }
+_ANY_HEADING = "(?:" + "|".join(_HEADINGS.values()) + ")"
+# "Methods:", "Materials and methods.", JAMA's "Design, Setting, and Participants:" (a list
+# of heading names, the first one deciding the role), or one in capitals without a colon
+# ("DESIGN, SETTING, AND PATIENTS A phase 1/2 trial ...").
 _HEADING = re.compile(
-    r"^\s*(?P<name>(?:" + "|".join(_HEADINGS.values()) + r"))(?:\s*(?:and|&)\s*\w+)?\s*[:.]\s*"
-    r"|^\s*(?-i:(?P<caps>[A-Z][A-Z ]{3,40}[A-Z])\s*:?\s+(?=[A-Z0-9(]))",
+    rf"^\s*(?P<name>{_ANY_HEADING}(?:\s*,\s*(?:and\s+|&\s*)?{_ANY_HEADING})*)"
+    r"(?:\s*(?:and|&)\s*\w+)?\s*[:.]\s*"
+    r"|^\s*(?-i:(?P<caps>[A-Z][A-Z ,]{3,40}[A-Z])\s*:?\s+(?=[A-Z0-9(]))",
     re.IGNORECASE,
 )
 # A heading printed in bold at a line's start with no colon ("Aim To test ...").
@@ -99,6 +104,20 @@ _CONCLUSION = re.compile(
 )
 
 
+# A measured figure (a share, a p-value, a confidence interval) ...
+_MEASURED = re.compile(
+    r"\b\d+(?:\.\d+)?\s*(?:%|percent)|\bp\s*[<=>≤≥]\s*0?\.\d|\b(?:95|99)\s*%\s*(?:ci|confidence)",
+    re.IGNORECASE,
+)
+# ... makes a sentence a result whatever it opens with ("Overall, 79% of participants had
+# at least one risk factor"), unless it says what the findings mean.
+_INFERS = re.compile(
+    r"\b(?:suggest|suggests|indicate|indicates|support|supports|imply|implies) that\b|"
+    r"\b(?:we conclude|in conclusion|to conclude)\b",
+    re.IGNORECASE,
+)
+
+
 def heading(sentence: str) -> tuple[str, str]:
     """(role, the sentence without its heading) when the sentence opens with a structured
     abstract's heading, else ("", sentence)."""
@@ -107,7 +126,7 @@ def heading(sentence: str) -> tuple[str, str]:
         return "", sentence
     name = " ".join((match.group("name") or match.group("caps") or "").split())
     role = next((r for r, names in _ROLE_OF if names.fullmatch(name)), "")
-    if not role and match.group("caps"):  # "MAIN OUTCOME MEASURES AND RESULTS" and such
+    if not role:  # "MAIN OUTCOME MEASURES AND RESULTS", "Design, setting, and patients"
         role = next((r for r, names in _ROLE_OF if names.match(name)), "")
     if not role:
         return "", sentence
@@ -148,7 +167,11 @@ def _roles(sentences: tuple[str, ...]) -> tuple[str, ...]:
         if structured and current:
             out.append(current)
             continue
-        if _CONCLUSION.search(text) and (seen_result or len(out) >= 2):
+        if (
+            _CONCLUSION.search(text)
+            and (seen_result or len(out) >= 2)
+            and (_INFERS.search(text) or not _MEASURED.search(text))
+        ):
             role = "conclusion"
         elif (_AIM.search(text) or text.rstrip().endswith("?")) and not seen_result:
             role = "aim"
