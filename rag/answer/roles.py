@@ -27,8 +27,8 @@ _HEADINGS = {
     "aim": "objectives?|aims?|purposes?|goals?|hypothes[ie]s|study question",
     "method": "methods?|materials? and methods|methodology|design|setting|settings|"
     "participants|patients|subjects|population|interventions?|measurements?|"
-    "main outcome measures?|main outcomes? and measures?|outcome measures?|study design|data sources?|study selection|"
-    "data extraction|procedures?|approach",
+    "main outcome measures?|main outcomes? and measures?|outcome measures?|study design|"
+    "data sources?|study selection|data extraction|procedures?|approach",
     "result": "results?|findings|main results|key results|observations?",
     "conclusion": "conclusions?|interpretation|discussion|implications?|significance|"
     "summary|relevance|conclusions and relevance|clinical relevance",
