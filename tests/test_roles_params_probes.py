@@ -128,9 +128,9 @@ def test_an_unstructured_abstract_is_read_by_its_cues() -> None:
 def test_a_measured_figure_is_a_result_whatever_the_sentence_opens_with(
     sentence: str, role: str
 ) -> None:
-    """"Overall, 79% ..." reports what was measured: a "what share" question is answered by
-    it among the results, not passed over as a conclusion; saying what a figure means
-    ("suggest that") keeps it a conclusion."""
+    """A sentence like "Overall, 79% ..." reports what was measured: a "what share"
+    question is answered by it among the results, not passed over as a conclusion; saying
+    what a figure means ("suggest that") keeps it a conclusion."""
     sentences = [
         "Risk factors were surveyed in a rural district.",
         "A total of 574 adults were randomly sampled.",
