@@ -128,9 +128,18 @@ def best(pool: Sequence[Sentence], picked: Sequence[Sentence]) -> Sentence | Non
 
 
 def is_new(s: Sentence, picked: Sequence[Sentence]) -> bool:
-    """Not a picked sentence again, nor one this close to it (where both have vectors)."""
+    """Not a picked sentence again, nor one of another paper this close to it (where both
+    have vectors: the same finding in a preprint and its published version). Within one
+    paper only the text counts: the vectors stored at ingest are read in the context of
+    the whole abstract, so neighbouring sentences come out close ("We propose KCache ..."
+    and "KCache can be used without any training ... by 40%": 0.91, 0.71 embedded apart),
+    and the one holding the answer was skipped as a repeat of the one before it."""
     return all(
         s.text != p.text
-        and (s.vector.shape != p.vector.shape or float(np.dot(s.vector, p.vector)) < NEAR_DUPLICATE)
+        and (
+            s.source.paper_id == p.source.paper_id
+            or s.vector.shape != p.vector.shape
+            or float(np.dot(s.vector, p.vector)) < NEAR_DUPLICATE
+        )
         for p in picked
     )
