@@ -17,6 +17,7 @@ from rag.answer.question import Names, analyse, split_parts
 from rag.engine import Engine
 from rag.records import PaperRow
 from rag.settings import load_settings
+from rag.terms import terms
 from ui.app import App
 from ui.cli.main import main
 
@@ -273,6 +274,28 @@ def test_a_definition_introduces_the_system(engine: Engine) -> None:
 def test_a_numeric_question_gets_the_figure(engine: Engine) -> None:
     answer = engine.ask("By how much does KCache improve throughput?")
     assert _cited(answer) == ["KCache"] and "40%" in _body(answer)
+    _lean(answer)
+
+
+def test_a_count_the_abstract_gives_as_it_introduces_the_work_answers_how_many(
+    engine: Engine,
+) -> None:
+    """A count with its magnitude ("650M", as "7B" or "10K") is a figure, and the sentence
+    introducing the corpus with it answers "how many" though it states the aim."""
+    assert rank.states_figure(
+        "We introduce WuDaoMM, totally containing more than 650M image-text pairs.",
+        terms("How many image-text pairs does WuDaoMM contain?"),
+    )
+    answer = engine.ask("How many image-text pairs does WuDaoMM contain?")
+    assert _cited(answer) == ["WuDaoMM"] and "650M" in _body(answer)
+    _lean(answer)
+
+
+def test_the_sentence_after_the_one_quoted_is_no_repeat(engine: Engine) -> None:
+    """KCache's last two sentences are neighbours whose stored vectors are close: the
+    second, which answers, is quoted with the first."""
+    answer = engine.ask("Does KCache need any retraining?")
+    assert _cited(answer) == ["KCache"] and "without any training" in _body(answer)
     _lean(answer)
 
 

@@ -333,7 +333,7 @@ def test_a_how_many_question_quotes_the_body_sentence_with_the_figure(
 def test_an_acronym_the_abstract_leaves_undefined_is_spelled_out_from_the_body(
     tmp_path: Path,
 ) -> None:
-    """ "What do ZAP and RCS stand for?": the body sentence that spells them out is quoted,
+    """Asked what ZAP and RCS stand for, the body sentence that spells them out is quoted,
     though it is a long enumeration (longer sentences of a PDF are otherwise taken for
     tables run together) and other sentences hold more of the question's words."""
     path = tmp_path / "paper.pdf"

@@ -108,11 +108,15 @@ def _prose(
         pool = [s for s in pool if rank.gives_code(s.text)]  # "where is the code?": the link
     elif rank.asks_result(question):
         # A question of what was found or how much is answered by results: a paper's aim or
-        # background sentence is not quoted when the paper states results.
-        # (An abstract's parts, that is: a body passage is quoted for what it says.)
+        # background sentence is not quoted when the paper states results, unless it gives
+        # the figure a "how many" asks for ("we introduce WuDaoMM, containing more than
+        # 650M image-text pairs"). (An abstract's parts, that is: a body passage is quoted
+        # for what it says.)
         reporting = {s.source.paper_id for s in pool if s.role in ("result", "conclusion")}
+        wanted = terms(question.own or question.text) if question.kind == "numeric" else set()
         pool = [s for s in pool if s.passage >= 0 or s.role not in ("aim", "background")
-                or s.source.paper_id not in reporting] or pool  # fmt: skip
+                or s.source.paper_id not in reporting
+                or (wanted and rank.states_figure(s.text, wanted))] or pool  # fmt: skip
     picked: list[cand.Sentence] = []
     if question.kind == "definition":
         # "What does SHSe mean?": the sentence that spells it out answers it, whatever else

@@ -64,7 +64,8 @@ _BACKGROUND = re.compile(
 )
 _FIGURE = re.compile(
     r"\d+(\.\d+)?\s*(%|x\b|×|times|fold|percent|[KMGT]B|billion|million|B\b)|"
-    r"\b\d+(\.\d+)?x\b|\b\d+\.\d+\b|\b\d{2,}\b|\b\d+\s*(ml|mg|kg|g|mmol|µg|mcg|cm|mm|ms|min|"
+    r"\b\d+(\.\d+)?x\b|\b\d+(\.\d+)?[KMBT]\b|\b\d+\.\d+\b|\b\d{2,}\b|"
+    r"\b\d+\s*(ml|mg|kg|g|mmol|µg|mcg|cm|mm|ms|min|"
     r"h|hours?|days?|weeks?|months?|years?|patients|subjects|participants|cases|per)\b",
     re.IGNORECASE,
 )
