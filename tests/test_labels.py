@@ -134,12 +134,51 @@ def test_stock_openings_and_dates_never_become_the_label(abstract: str) -> None:
             "protocols. Forty scans were read.",
             "Capability of different computed tomography",
         ),
+        # "our study sought to compare ..." is the study speaking too
+        (
+            "Francophones may experience poorer health. Our study sought to compare mental "
+            "health indicators between Francophones and non-Francophones living in Manitoba.",
+            "Mental health indicators",
+        ),
     ],
 )
 def test_a_label_is_the_topic_not_the_studys_own_words(abstract: str, label: str) -> None:
     got = derive_label(abstract)
     assert got.startswith(label) and not _problem(got), got
     assert not re.search(r"\bto (?:determine|assess|compare|evaluate)\b", got), got
+
+
+@pytest.mark.parametrize(
+    ("abstract", "label"),
+    [
+        # an abbreviation or a decimal cut at its point leaves no letter behind
+        (
+            "The aim of this study was to investigate the influence of the pharmacokinetics "
+            "of s.c. anti-TNF drugs on the response. Forty patients took part.",
+            "Influence of the pharmacokinetics",
+        ),
+        (
+            "The aim was to assess current views of U.S. surgeons on hernia repair. "
+            "A survey was sent.",
+            "Current views",
+        ),
+        # ... but a letter that ends the phrase is kept
+        (
+            "The aim of this study was to assess the burden of hepatitis C. Registries "
+            "were read.",
+            "Burden of hepatitis C",
+        ),
+        # a subject ends before its verb
+        (
+            "Kidneys from elderly donors tend to be implanted in elderly recipients. We "
+            "reviewed 500 transplants.",
+            "Kidneys from elderly donors",
+        ),
+    ],
+)
+def test_a_label_ends_on_a_whole_word_of_its_topic(abstract: str, label: str) -> None:
+    got = derive_label(abstract)
+    assert got == label and not _problem(got), got
 
 
 def test_the_introduced_name_wins() -> None:

@@ -51,7 +51,8 @@ _AIM = re.compile(
     r"(?:\s+[\w-]+){1,4})?\s+(?:was|were|is|are)\s+"
     r"(?:to\s+)?(?:\w+ly\s+)?(?:\w+\s+)?(?:and\s+\w+\s+)?"
     r"|^(?:to|in order to)\s+(?:\w+ly\s+)?\w+\s+(?:and\s+\w+\s+)?"
-    r"|\b(?:we|the\s+authors|(?:the\s+)?(?:present|current)\s+study)\s+(?:sought|aim(?:s|ed)?|"
+    r"|\b(?:we|the\s+authors|our\s+(?:study|team|group)|(?:the\s+)?(?:present|current)\s+study)"
+    r"\s+(?:sought|aim(?:s|ed)?|"
     r"wanted|set out|wished|attempted|tried)\s+to\s+\w+\s+(?:and\s+\w+\s+)?"
     r"|\b(?:the\s+authors|(?:the\s+)?(?:present|current)\s+study)\s+(?:stud|investigat|"
     r"examin|evaluat|assess|compar|determin|report|describ|analy[sz]|explor)\w*\s+"
@@ -110,7 +111,7 @@ _PREPOSITION = frozenset(
 _VERBS = (
     r"(?:differ|increase|decrease|remain|occur|affect|improve|reduce|predict|exist|appear|"
     r"seem|cause|require|depend|lead|result|represent|play|show|suggest|vary|contribute|raise|"
-    r"influence|correlate|persist|pose|constitute|involve|provide|need|focuse|mainly|"
+    r"influence|correlate|persist|pose|constitute|involve|provide|need|focuse|tend|mainly|"
     r"largely|often|usually|generally|given|taken|shown|seen|done|made|known|found|held)s?"
 )
 _PREDICATE = re.compile(_VERBS)
@@ -241,6 +242,14 @@ def _noun_phrase(text: str) -> str:
     text = _LEAD.sub("", text.strip(" \"'“”‘’"))
     end = _CLAUSE_END.search(f"{text} ")
     words = [w for w in (text[: end.start()] if end else text).split() if not w.endswith("-")]
+    if (
+        end
+        and end.group() == "."
+        and words
+        and len(words[-1]) == 1
+        and text[end.end() :][:1].isalnum()
+    ):
+        words.pop()  # an abbreviation or a decimal cut at its point: "of s.c.", "U.S.", "1.5"
     verb = next(
         (i for i, w in enumerate(words) if i >= 1 and _PREDICATE.fullmatch(w.casefold())), 0
     )
