@@ -164,8 +164,7 @@ def test_a_label_is_the_topic_not_the_studys_own_words(abstract: str, label: str
         ),
         # ... but a letter that ends the phrase is kept
         (
-            "The aim of this study was to assess the burden of hepatitis C. Registries "
-            "were read.",
+            "The aim of this study was to assess the burden of hepatitis C. Registries were read.",
             "Burden of hepatitis C",
         ),
         # a subject ends before its verb
