@@ -11,7 +11,7 @@ import pytest
 
 from ingest.parse import pdf as pdf_module
 from ingest.parse.dispatch import parse_file
-from rag.answer import extractive
+from rag.answer import body as answer_body
 from rag.engine import Engine
 from rag.index.connect import open_store
 from rag.records import Notice, Paper, Skipped
@@ -303,15 +303,15 @@ def test_a_question_about_one_pdf_is_answered_from_its_body(tmp_path: Path) -> N
     assert any("recency clock" in q for q in body_quotes(listed))
 
 
-@pytest.mark.parametrize("figure_weight", [extractive.FIGURE_WEIGHT, 0.0])
+@pytest.mark.parametrize("figure_weight", [answer_body.FIGURE_WEIGHT, 0.0])
 def test_a_how_many_question_quotes_the_body_sentence_with_the_figure(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, figure_weight: float
 ) -> None:
     """Among sentences of one passage, the one giving a figure by the question's words
     answers "how many"; without FIGURE_WEIGHT, the one holding more of its words wins
     (the body gives one sentence here, so the first one picked is the one quoted)."""
-    monkeypatch.setattr(extractive, "FIGURE_WEIGHT", figure_weight)
-    monkeypatch.setattr(extractive, "BODY_SENTENCES", 1)
+    monkeypatch.setattr(answer_body, "FIGURE_WEIGHT", figure_weight)
+    monkeypatch.setattr(answer_body, "BODY_SENTENCES", 1)
     path = tmp_path / "paper.pdf"
     body = (
         "Serving requests at scale is a question of memory. " * 10
@@ -344,7 +344,7 @@ def test_an_acronym_the_abstract_leaves_undefined_is_spelled_out_from_the_body(
         "requests never share a page, and (3) RCS (Recency Clock Sweep), which reclaims the "
         "blocks of finished requests while new requests are admitted by the scheduler. "
     )
-    assert len(enumeration.split()) > extractive.MAX_BODY_SENTENCE_WORDS
+    assert len(enumeration.split()) > answer_body.MAX_BODY_SENTENCE_WORDS
     body = (
         "Serving requests at scale is a question of memory. " * 8
         + enumeration
@@ -372,7 +372,7 @@ def test_an_acronym_the_abstract_leaves_undefined_is_spelled_out_from_the_body(
     ],
 )  # fmt: skip
 def test_a_list_of_quoted_terms_is_no_body_quote(text: str, listed: bool) -> None:
-    assert extractive._is_term_list(text) is listed
+    assert answer_body.is_term_list(text) is listed
 
 
 def test_a_pdf_read_again_under_another_id_replaces_its_paper(
