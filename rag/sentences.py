@@ -53,8 +53,11 @@ _ABBREVIATIONS = frozenset(
     ]
 )
 # A candidate boundary: end punctuation (maybe closing quote/bracket), whitespace, then
-# something that can start a sentence.
-_BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
+# something that can start a sentence; or, with no whitespace, a structured abstract's
+# heading run into the sentence before it ("... are inconclusive.AIM: To investigate").
+_BOUNDARY = re.compile(
+    r"(?<=[.!?])[\"')\]]*(?:\s+(?=[\"'(\[]?[A-Z0-9])|(?<=[a-z0-9%)\]]\.)(?=[A-Z][A-Z ]{2,30}:))"
+)
 
 
 def _ends_with_abbreviation(text: str) -> bool:

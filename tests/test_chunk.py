@@ -99,3 +99,14 @@ def test_sentence_splitter_keeps_abbreviations_and_numbers() -> None:
         "The end.",
     ]
     assert split_sentences("  ") == []
+
+
+def test_a_heading_run_into_the_sentence_before_it_starts_a_sentence() -> None:
+    """PubMed text often loses the space before a structured abstract's heading ("...
+    inconclusive.AIM: To investigate"); a point inside a token stays ("U.S.", "p<0.05")."""
+    text = "The results are inconclusive.AIM: To investigate HPV. The U.S. team saw p<0.05 here."
+    assert split_sentences(text) == [
+        "The results are inconclusive.",
+        "AIM: To investigate HPV.",
+        "The U.S. team saw p<0.05 here.",
+    ]

@@ -91,6 +91,39 @@ def test_jama_style_headings_that_list_several_names(sentence: str, role: str, r
 
 
 @pytest.mark.parametrize(
+    ("sentence", "role", "rest"),
+    [
+        ("RESULTS miR-375 was down-regulated in HCC cells.", "result",
+         "miR-375 was down-regulated in HCC cells."),
+        ("MATERIALS/METHODS The effect was estimated.", "method", "The effect was estimated."),
+        ("BACKGROUND & AIMS Tumor cells survive hypoxia.", "background",
+         "Tumor cells survive hypoxia."),
+        ("DESIGNER drugs are sold online.", "", "DESIGNER drugs are sold online."),
+    ],
+)  # fmt: skip
+def test_headings_in_capitals_before_any_word(sentence: str, role: str, rest: str) -> None:
+    """A heading in capitals is one before a lower-case word too ("RESULTS miR-375"), when
+    it is one whole heading name; names joined by "/" or "&" take the first one's role."""
+    assert heading(sentence) == (role, rest)
+
+
+def test_a_lone_heading_labels_its_sentence_and_the_cues_read_the_rest() -> None:
+    """An abstract with one heading left in its running text ("AIM:") is not structured:
+    the sentences after the aim are read by their cues, not all taken for the aim (a "how
+    many" question, which leaves aims out, never quoted "4 of 90 pterygia harboured HPV")."""
+    sentences = [
+        "Pterygium is a disease of unknown origin.",
+        "AIM: To investigate pterygia for the presence of HPV.",
+        "Specimens from 100 patients were examined by PCR.",
+        "4 of 90 pterygia harboured HPV.",
+        "HPV type 6 was identified in all four HPV-positive pterygia.",
+    ]
+    assert roles(sentences) == ("background", "aim", "method", "method", "result")
+    structured = ["OBJECTIVE To test a drug.", "It is new.", "RESULTS It worked."]
+    assert roles(structured) == ("aim", "aim", "result")
+
+
+@pytest.mark.parametrize(
     "sentence",
     ["DNA is a molecule.", "HIV: a review.", "The results were mixed.", "Results",
      "Patients, treated well, improved.", "DNA, RNA AND PROTEIN Levels rose."],

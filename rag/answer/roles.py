@@ -25,7 +25,7 @@ ROLES = ("background", "aim", "method", "result", "conclusion")
 _HEADINGS = {
     "background": "background|introduction|context|rationale|importance|problem",
     "aim": "objectives?|aims?|purposes?|goals?|hypothes[ie]s|study question",
-    "method": "methods?|materials? and methods|methodology|design|setting|settings|"
+    "method": "methods?|materials? and methods|materials?|methodology|design|setting|settings|"
     "participants|patients|subjects|population|interventions?|measurements?|"
     "main outcome measures?|main outcomes? and measures?|outcome measures?|study design|"
     "data sources?|study selection|data extraction|procedures?|approach",
@@ -40,7 +40,8 @@ _ANY_HEADING = "(?:" + "|".join(_HEADINGS.values()) + ")"
 _HEADING = re.compile(
     rf"^\s*(?P<name>{_ANY_HEADING}(?:\s*,\s*(?:and\s+|&\s*)?{_ANY_HEADING})*)"
     r"(?:\s*(?:and|&)\s*\w+)?\s*[:.]\s*"
-    r"|^\s*(?-i:(?P<caps>[A-Z][A-Z ,]{3,40}[A-Z])\s*:?\s+(?=[A-Z0-9(]))",
+    r"|^\s*(?-i:(?P<caps>[A-Z][A-Z ,&/]{3,40}[A-Z])\s*:?\s+(?=[A-Z0-9(]))"
+    r"|^\s*(?-i:(?P<lower>[A-Z][A-Z ,&/]{3,40}[A-Z])\s*:?\s+(?=[a-z]))",  # "RESULTS miR-375 ..."
     re.IGNORECASE,
 )
 # A heading printed in bold at a line's start with no colon ("Aim To test ...").
@@ -124,10 +125,18 @@ def heading(sentence: str) -> tuple[str, str]:
     match = _HEADING.match(sentence)
     if not match:
         return "", sentence
-    name = " ".join((match.group("name") or match.group("caps") or "").split())
+    name = " ".join(
+        (match.group("name") or match.group("caps") or match.group("lower") or "").split()
+    )
     role = next((r for r, names in _ROLE_OF if names.fullmatch(name)), "")
-    if not role:  # "MAIN OUTCOME MEASURES AND RESULTS", "Design, setting, and patients"
+    if not role and not match.group("lower"):
+        # "MAIN OUTCOME MEASURES AND RESULTS", "Design, setting, and patients" (capitals
+        # before a lower-case word are a heading only when they are one whole name:
+        # "RESULTS miR-375 was ...", not "DESIGNER drugs")
         role = next((r for r, names in _ROLE_OF if names.match(name)), "")
+    if not role:  # "MATERIALS/METHODS", "BACKGROUND/OBJECTIVES": the first name decides
+        first = re.split(r"\s*(?:/|,|&|\band\b)\s*", name, flags=re.IGNORECASE)[0]
+        role = next((r for r, names in _ROLE_OF if names.fullmatch(first)), "")
     if not role:
         return "", sentence
     return role, sentence[match.end() :]
@@ -157,12 +166,17 @@ def _roles(sentences: tuple[str, ...]) -> tuple[str, ...]:
     out: list[str] = []
     current = ""  # the role a heading set, for the sentences under it
     structured = False
+    # Read as structured when two headings or more are printed; a lone one ("AIM:" left in
+    # running text) gives its own sentence its role and the cues read the rest.
+    sectioned = sum(bool(heading(s)[0]) for s in sentences) >= 2
     seen_aim = seen_result = False
     for sentence in sentences:
         role, text = heading(sentence)
         if role:
-            current, structured = role, True
+            current, structured = role, sectioned
             out.append(role)
+            seen_aim = seen_aim or role == "aim"
+            seen_result = seen_result or role == "result"
             continue
         if structured and current:
             out.append(current)
