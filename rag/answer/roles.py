@@ -1,14 +1,17 @@
 """What part an abstract sentence plays: background, aim, method, result or conclusion.
 
 A structured abstract says it with headings ("BACKGROUND:", "Methods:", "RESULTS" at the
-start of a sentence); every sentence up to the next heading has that heading's role. An
-unstructured one is read by cues found in the prose of any field: "The aim of this study
-was ...", "To determine whether ...", "We propose ..." (aim); "were randomised", "we
-collected", "a retrospective cohort" (method); a p-value, a confidence interval, "was
-significantly higher", "outperforms" (result); "These findings suggest ...", "In
-conclusion" (conclusion); a question before the results states the aim. Sentences before
-the first cue are background; after the first result, every sentence is a result but a
-conclusion. The answerer prefers a result to an aim or
+start of a sentence; "DESIGN, SETTING, AND PATIENTS" takes its first name's role); where
+two headings or more are printed, every sentence up to the next heading has that heading's
+role (a lone heading labels its own sentence only). An unstructured one is read by cues
+found in the prose of any field: "The aim of this study was ...", "To determine whether
+...", "We propose ..." (aim); "were randomised", "we collected", "a retrospective cohort"
+(method); a p-value, a confidence interval, "was significantly higher", "outperforms"
+(result); "These findings suggest ...", "In conclusion" (conclusion), unless the sentence
+states a measured share, p-value or confidence interval without saying what it means
+("Overall, 79% of participants had ...": a result); a question before the results states
+the aim. Sentences before the first cue are background; after the first result, every
+sentence is a result but a conclusion. The answerer prefers a result to an aim or
 background sentence when the question asks what was found (:mod:`rag.answer.rank`).
 """
 
