@@ -85,8 +85,13 @@ _METHOD = re.compile(
     r"participants|women|men|children|adults))\b",
     re.IGNORECASE,
 )
+# A measured figure: a share, a p-value, a confidence interval.
+_MEASURED = re.compile(
+    r"\b\d+(?:\.\d+)?\s*(?:%|percent)|\bp\s*[<=>≤≥]\s*0?\.\d|\b(?:95|99)\s*%\s*(?:ci|confidence)",
+    re.IGNORECASE,
+)
 _RESULT = re.compile(
-    r"\bp\s*[<=>≤≥]\s*0?\.\d|\b(?:95|99)\s*%\s*(?:ci|confidence)|\bconfidence interval|"
+    _MEASURED.pattern + r"|\bconfidence interval|"
     r"\b(?:odds|hazard|risk|rate) ratios?\b|\b(?:OR|HR|RR|AUC)\b\s*[=:,(]?\s*\d|"
     r"\bsignificant(?:ly)?\b|\bnot significant|\b(?:was|were|is|are) (?:associated|higher|"
     r"lower|greater|more|less|increased|decreased|reduced|improved|similar|comparable|"
@@ -108,13 +113,8 @@ _CONCLUSION = re.compile(
 )
 
 
-# A measured figure (a share, a p-value, a confidence interval) ...
-_MEASURED = re.compile(
-    r"\b\d+(?:\.\d+)?\s*(?:%|percent)|\bp\s*[<=>≤≥]\s*0?\.\d|\b(?:95|99)\s*%\s*(?:ci|confidence)",
-    re.IGNORECASE,
-)
-# ... makes a sentence a result whatever it opens with ("Overall, 79% of participants had
-# at least one risk factor"), unless it says what the findings mean.
+# A measured figure makes a sentence a result whatever it opens with ("Overall, 79% of
+# participants had at least one risk factor"), unless it says what the findings mean.
 _INFERS = re.compile(
     r"\b(?:suggest|suggests|indicate|indicates|support|supports|imply|implies) that\b|"
     r"\b(?:we conclude|in conclusion|to conclude)\b",
@@ -171,10 +171,10 @@ def _roles(sentences: tuple[str, ...]) -> tuple[str, ...]:
     structured = False
     # Read as structured when two headings or more are printed; a lone one ("AIM:" left in
     # running text) gives its own sentence its role and the cues read the rest.
-    sectioned = sum(bool(heading(s)[0]) for s in sentences) >= 2
+    headed = [heading(s) for s in sentences]
+    sectioned = sum(bool(role) for role, _ in headed) >= 2
     seen_aim = seen_result = False
-    for sentence in sentences:
-        role, text = heading(sentence)
+    for role, text in headed:
         if role:
             current, structured = role, sectioned
             out.append(role)
