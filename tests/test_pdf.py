@@ -49,6 +49,24 @@ def _reason(path: Path) -> str:
     return item.reason
 
 
+def _full_text_app(tmp_path: Path, body: str, abstract: str = ABSTRACT) -> App:
+    """An app over one PageKV PDF with this body (full text, hash embedder)."""
+    path = tmp_path / "paper.pdf"
+    make_paper(path, layout="one-column", title=TITLE, authors=AUTHORS, abstract=abstract,
+               body=body, year=2023, body_pages=2)  # fmt: skip
+    settings = load_settings(min_relevance=0.0)
+    app = App.around(Engine(settings, store=open_store(settings), embedder=HashEmbedder()))
+    app.ingester.ingest([path])
+    return app
+
+
+def _body_quotes(app: App, question: str) -> tuple[str, list[str]]:
+    """The answer to ``question`` and the body quotes it cites."""
+    answer = app.engine.ask(question).final
+    quoted = [q for c in answer.citations for q, p in ((c.quote, c.passage), *c.body_quotes) if p]
+    return answer.answer, quoted
+
+
 @pytest.mark.parametrize("layout", ["one-column", "inline", "two-column"])
 def test_title_authors_abstract_and_ids(tmp_path: Path, layout: str) -> None:
     path = tmp_path / f"{layout}.pdf"
@@ -277,7 +295,6 @@ def test_a_question_about_one_pdf_is_answered_from_its_body(tmp_path: Path) -> N
     """The words that say which paper is meant (its title, its authors, "the paper by ...
     et al.") do not pick the body sentence quoted; a "which ... methods" question that
     retrieval narrows to one paper gets that paper's prose answer, body included."""
-    path = tmp_path / "paper.pdf"
     body = (
         "Block-based key-value caches for language model serving were studied by Lovelace, "
         "Turing and Hopper in earlier work. "
@@ -286,21 +303,11 @@ def test_a_question_about_one_pdf_is_answered_from_its_body(tmp_path: Path) -> N
         + "Batches are formed every ten milliseconds. " * 8
     ) + "\n"
     abstract = f"{ABSTRACT} Its eviction policy combines methods of two kinds."
-    make_paper(path, layout="one-column", title=TITLE, authors=AUTHORS, abstract=abstract,
-               body=body, year=2023, body_pages=2)  # fmt: skip
-    settings = load_settings(min_relevance=0.0)
-    app = App.around(Engine(settings, store=open_store(settings), embedder=HashEmbedder()))
-    app.ingester.ingest([path])
-
-    def body_quotes(question: str) -> list[str]:
-        answer = app.engine.ask(question).final
-        quoted = [pair for c in answer.citations for pair in ((c.quote, c.passage), *c.body_quotes)]
-        return [q for q, p in quoted if p is not None]
-
+    app = _full_text_app(tmp_path, body, abstract)
     named = "In the block-based key-value cache paper by Lovelace et al., what does it combine?"
-    assert any("recency clock" in q for q in body_quotes(named))
+    assert any("recency clock" in q for q in _body_quotes(app, named)[1])
     listed = "Which methods does the eviction policy combine?"
-    assert any("recency clock" in q for q in body_quotes(listed))
+    assert any("recency clock" in q for q in _body_quotes(app, listed)[1])
 
 
 @pytest.mark.parametrize("figure_weight", [answer_body.FIGURE_WEIGHT, 0.0])
@@ -312,21 +319,15 @@ def test_a_how_many_question_quotes_the_body_sentence_with_the_figure(
     (the body gives one sentence here, so the first one picked is the one quoted)."""
     monkeypatch.setattr(answer_body, "FIGURE_WEIGHT", figure_weight)
     monkeypatch.setattr(answer_body, "BODY_SENTENCES", 1)
-    path = tmp_path / "paper.pdf"
     body = (
         "Serving requests at scale is a question of memory. " * 10
         + "The vectors of the corpus were trained on web pages and trained on news. "
         + "We used 2.8 billion tokens for the vectors. "
         + "Batches are formed every few milliseconds. " * 10
     ) + "\n"
-    make_paper(path, layout="one-column", title=TITLE, authors=AUTHORS, abstract=ABSTRACT,
-               body=body, year=2023, body_pages=2)  # fmt: skip
-    settings = load_settings(min_relevance=0.0)
-    app = App.around(Engine(settings, store=open_store(settings), embedder=HashEmbedder()))
-    app.ingester.ingest([path])
-    answer = app.engine.ask("How many tokens were PageKV's corpus vectors trained on?").final
-    quoted = [q for c in answer.citations for q, p in ((c.quote, c.passage), *c.body_quotes) if p]
-    assert len(quoted) == 1, answer.answer
+    app = _full_text_app(tmp_path, body)
+    text, quoted = _body_quotes(app, "How many tokens were PageKV's corpus vectors trained on?")
+    assert len(quoted) == 1, text
     assert ("2.8 billion tokens" in quoted[0]) is (figure_weight > 0), quoted
 
 
@@ -336,7 +337,6 @@ def test_an_acronym_the_abstract_leaves_undefined_is_spelled_out_from_the_body(
     """Asked what ZAP and RCS stand for, the body sentence that spells them out is quoted,
     though it is a long enumeration (longer sentences of a PDF are otherwise taken for
     tables run together) and other sentences hold more of the question's words."""
-    path = tmp_path / "paper.pdf"
     enumeration = (
         "Roughly speaking, we discuss and present the following parts of the cache in turn: "
         "(1) a block table that maps each request to the pages of memory it holds, (2) ZAP "
@@ -351,14 +351,9 @@ def test_an_acronym_the_abstract_leaves_undefined_is_spelled_out_from_the_body(
         + "ZAP and RCS stand side by side in the cache; ZAP and RCS are both cheap. " * 3
         + "Batches are formed every ten milliseconds. " * 8
     ) + "\n"
-    make_paper(path, layout="one-column", title=TITLE, authors=AUTHORS, abstract=ABSTRACT,
-               body=body, year=2023, body_pages=2)  # fmt: skip
-    settings = load_settings(min_relevance=0.0)
-    app = App.around(Engine(settings, store=open_store(settings), embedder=HashEmbedder()))
-    app.ingester.ingest([path])
-    answer = app.engine.ask("In the PageKV paper, what do ZAP and RCS stand for?").final
-    quoted = [q for c in answer.citations for q, p in ((c.quote, c.passage), *c.body_quotes) if p]
-    assert any("(Zebra Allocation Policy)" in q for q in quoted), answer.answer
+    app = _full_text_app(tmp_path, body)
+    text, quoted = _body_quotes(app, "In the PageKV paper, what do ZAP and RCS stand for?")
+    assert any("(Zebra Allocation Policy)" in q for q in quoted), text
 
 
 @pytest.mark.parametrize(
