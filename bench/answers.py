@@ -210,7 +210,7 @@ def report(rows: list[dict]) -> dict[str, Any]:
 
 
 def print_table(name: str, rep: dict[str, Any]) -> None:
-    head = (f"{'type':<20}{'n':>5}{'facts':>11}{'gold':>11}{'gold|1st':>11}{'ans.ref':>10}"
+    head = (f"{'type':<27}{'n':>5}{'facts':>11}{'gold':>11}{'gold|1st':>11}{'ans.ref':>10}"
             f"{'off.ans':>10}{'conv':>7}{'words':>6}{'p50 s':>7}{'p95 s':>7}")  # fmt: skip
     print(f"\n{name}\n{head}")
 
@@ -221,7 +221,7 @@ def print_table(name: str, rep: dict[str, Any]) -> None:
         kf = s["key_facts"]
         facts = f"{kf['stated']}/{kf['asked']}" if kf["asked"] else "-"
         print(
-            f"{label:<20}{s['n']:>5}{facts:>11}{frac(s['gold_cited']):>11}"
+            f"{label:<27}{s['n']:>5}{facts:>11}{frac(s['gold_cited']):>11}"
             f"{frac(s['gold_cited_when_first']):>11}{frac(s['answerable_refused']):>10}"
             f"{frac(s['unanswerable_answered']):>10}{frac(s['conversations_right']):>7}"
             f"{s['median_words'] or 0:>6.0f}{s['total_s']['p50'] or 0:>7.3f}"

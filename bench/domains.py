@@ -34,22 +34,28 @@ class Domain:
 
     def offtopic(self) -> list[dict[str, Any]]:
         """This domain's questions as off-topic ones for another library (one per item: a
-        conversation gives its first turn). Its overview questions ("What topics does this
-        collection cover?") are left out: they ask about whatever library they are asked of,
-        and its themes answer them there too."""
+        conversation gives its first turn). Left out are the questions that ask about
+        whatever library they are asked of: its overviews ("What topics does this collection
+        cover?"), answered there by its themes, and the items marked ``any_library`` ("Are
+        there any surveys or literature reviews in the collection?"). An item of another
+        field than the domain's says so (``field``: the sample's general questions include
+        health ones, "What are the usual symptoms of the flu?", which a biomedical library
+        may well answer); those come as type ``offtopic:NAME/FIELD``, reported apart, and
+        the refusal model is not fitted on them where FIELD is the asking library's."""
         out = []
         for item in self.items:
-            if item["type"] == "overview":
+            if item["type"] == "overview" or item.get("any_library"):
                 continue
             first = item["turns"][0] if item["type"] == "conversation" else item
+            own = item.get("field", self.field)
             out.append(
                 {
                     "id": f"off-{self.name}-{item['id']}",
-                    "type": f"offtopic:{self.name}",
+                    "type": f"offtopic:{self.name}" + (f"/{own}" if own != self.field else ""),
                     "question": first["question"],
                     "answerable": False,
                     "file": item.get("file", ""),
-                    "field": self.field,
+                    "field": own,
                 }
             )
         return out

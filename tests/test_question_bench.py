@@ -3,13 +3,14 @@ that keeps them honest (bench/check_questions.py)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from bench.check_questions import check, copied_run, load_corpus
-from bench.domains import half, load_written
+from bench.domains import Domain, half, load_written
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "bench" / "data"
@@ -167,3 +168,27 @@ def test_the_sets_pass_the_checker_against_their_corpora(name: str) -> None:
     corpus = load_corpus([SHARED / name / "corpus.jsonl"])
     items = load_written(DATA / f"answers_{name}.jsonl")
     assert check(items, corpus, 5) == []
+
+
+def test_off_topic_questions_are_another_fields_and_none_that_any_library_answers() -> None:
+    """A library is asked the other domains' questions as off-topic ones, except those that
+    ask about whatever library they are asked of; a general question of the asking
+    library's own field (a health question asked of a biomedical library) comes apart."""
+    items = [
+        {"id": "a", "type": "definition", "question": "What is KCache?"},
+        {"id": "b", "type": "overview", "question": "What topics does this library cover?"},
+        {"id": "c", "type": "list", "question": "Any surveys?", "any_library": True},
+        {"id": "d", "type": "unanswerable", "question": "Flu symptoms?", "field": "biomedical"},
+        {"id": "e", "type": "conversation", "turns": [{"question": "What is Llumnix?"}, {}]},
+    ]
+    off = Domain("sample", "ml-systems", [], items).offtopic()
+    assert [(o["question"], o["type"], o["field"]) for o in off] == [
+        ("What is KCache?", "offtopic:sample", "ml-systems"),
+        ("Flu symptoms?", "offtopic:sample/biomedical", "biomedical"),
+        ("What is Llumnix?", "offtopic:sample", "ml-systems"),
+    ]
+    assert not any(o["answerable"] for o in off)
+    marked = [json.loads(line) for line in (DATA / "answers_dev.jsonl").read_text().splitlines()]
+    assert {r["id"] for r in marked if r.get("field") == "biomedical"} == {
+        "off-003", "off-006", "off-008", "off-010"  # diabetes, mRNA vaccines, caffeine, ankle
+    }  # fmt: skip
