@@ -118,7 +118,7 @@ def test_a_lone_heading_labels_its_sentence_and_the_cues_read_the_rest() -> None
         "4 of 90 pterygia harboured HPV.",
         "HPV type 6 was identified in all four HPV-positive pterygia.",
     ]
-    assert roles(sentences) == ("background", "aim", "method", "method", "result")
+    assert roles(sentences) == ("background", "aim", "method", "result", "result")
     structured = ["OBJECTIVE To test a drug.", "It is new.", "RESULTS It worked."]
     assert roles(structured) == ("aim", "aim", "result")
 
@@ -181,6 +181,18 @@ def test_here_we_show_is_a_result_not_an_aim() -> None:
     assert roles(sentences) == ("background", "result", "conclusion")
     # whereas "here we propose" states the aim
     assert roles(["Telomeres shorten.", "Here we propose a way to restore them."])[1] == "aim"
+
+
+def test_a_count_of_what_was_found_is_a_result() -> None:
+    """ "4 of 90 pterygia harboured HPV" reports what was found ("how many tested
+    positive?"), whatever verb it says it with; a count inside a method sentence is not."""
+    sentences = [
+        "To test pterygia for HPV.",
+        "Specimens were investigated with PCR.",
+        "4 of 90 pterygia harboured HPV.",
+    ]
+    assert roles(sentences) == ("aim", "method", "result")
+    assert roles(["To test pterygia.", "We analysed 20 of 25 centres' records."])[1] == "method"
 
 
 def test_after_the_first_result_everything_but_a_conclusion_is_a_result() -> None:

@@ -60,6 +60,8 @@ _NUMERIC = re.compile(
     r"\bhow (much|many|fast|large|big|small|long|well|far|often|old|high|low|accurate|"
     r"sensitive|specific|likely|common|frequent|effective|strong|close|quickly|soon)\b|"
     r"\bby how\b|\bto what (extent|degree)\b|"
+    rf"^\s*(?:and|what about|how about) (?:the |its |their )?(?:[\w-]+ ){{0,2}}?(?-i:{_MEASURES})"
+    r"\s*\??\s*$|"
     r"\bwhat (?:(?:was|were|is|are|'s) )?(?:the |a |an )?(?:[\w-]+ ){0,3}?"
     rf"(?-i:{_MEASURES})\b|"
     r"\b(speed ?up|percent|%)|\b(what|which) .{1,60}\b(did|does|do) .{1,60}\b(reach|achieve|"

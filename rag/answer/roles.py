@@ -99,6 +99,7 @@ _RESULT = re.compile(
     r"yielded|resulted in|achieved|achieves|outperform\w*|surpass\w*|improves?|reduces?|"
     r"increases?|decreases?|speeds? up)\b|\b\d+(?:\.\d+)?\s*(?:%|percent|-fold|fold|x\b|×)|"
     r"\b(?:results|experiments|evaluations?) (?:show|showed|demonstrate|indicate|reveal)|"
+    r"^\W*\d+ (?:of|out of) (?:the )?\d+\b|"  # a count of what was found: "4 of 90 pterygia"
     r"\bwe (?:show|find|found|report|demonstrate|observe|observed|identify|identified|"
     r"uncover|uncovered|reveal) (?:that|a|an|the|here)\b",
     re.IGNORECASE,
