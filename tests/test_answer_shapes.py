@@ -72,6 +72,10 @@ NAMES = Names(ROWS)
         ("What does SHSe mean in the Houston NICU family smoking study?", "definition"),
         ("What does ANN refer to in the study of how long children stay?", "definition"),
         ("What was the mean age of the patients?", "numeric"),
+        # a follow-up asking for a measure by its name alone
+        ("And the doses?", "numeric"),
+        ("What about the follow-up duration?", "numeric"),
+        ("And the other group?", "how"),
     ],
 )
 def test_question_types(question: str, kind: str) -> None:
@@ -152,6 +156,33 @@ def test_ranking_prefers_the_sentence_the_question_asks_for() -> None:
     assert _rank("What is KCache?", both, ("kv",))[-1] in (url, background)
     code = analyse("Where can I get the code of KCache?", NAMES)
     assert rank.asks_code(code) and rank.gives_code(url) and not rank.gives_code(figure)
+
+
+def test_a_yes_or_no_question_is_answered_by_the_sentence_saying_whether_it_differed() -> None:
+    """ "Did treadmill training beat a weekly phone call on depression or mobility?" repeats
+    the methods' words; the result saying yes or no ("No significant difference was found")
+    holds none of them, and is the answer. Asked what was found, not yes or no, the words
+    the question shares decide as before."""
+    methods = [
+        "Twenty individuals post stroke who acknowledged walking slower than before.",
+        "Twelve 20-minute sessions of walking on a treadmill or a weekly phone call.",
+        "Depression, mobility and social participation were assessed at the end.",
+    ]
+    verdict = "No significant difference was found between groups for any dependent measure."
+    cands = [rank.Candidate(text, "p", "P", i, 5, 1, role) for i, (text, role) in
+             enumerate([*((m, "method") for m in methods), (verdict, "result")], 1)]  # fmt: skip
+    col = rank.FEATURES.index("verdict_yes_no")
+
+    def best(question: str) -> tuple[str, list[float]]:
+        rows = rank.features(analyse(question, NAMES), cands, np.full(4, 0.5, np.float32))
+        return cands[int(np.argmax(rank.score(rows)))].text, rows[:, col].tolist()
+
+    said, marked = best(
+        "Did treadmill training beat a weekly phone call on depression or mobility?"
+    )
+    assert said == verdict and marked == [0, 0, 0, 1]
+    said, marked = best("What was found on treadmill training versus phone calls for mobility?")
+    assert said == methods[1] and marked == [0, 0, 0, 0]
 
 
 @pytest.mark.parametrize(

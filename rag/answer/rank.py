@@ -121,6 +121,15 @@ _COMPARISON = re.compile(
     r"higher|lower|more|less|times)\b",
     re.IGNORECASE,
 )
+# A sentence saying whether a difference or effect was found, as a yes or no question asks
+# ("No significant difference was found between groups", "was not associated with").
+_VERDICT = re.compile(
+    r"\b(?:statistically |not |non-?)?significan(?:t|tly|ce)\b|\bno (?:\w+ ){0,2}"
+    r"(?:difference|change|effect|association|correlation|relationship|benefit|improvement)s?\b|"
+    r"\b(?:did|does|do|was|were|is|are) not (?:\w+ )?(?:differ\w*|change\w*|improv\w*|"
+    r"affect\w*|reduc\w*|increas\w*|associated|related|correlated|predict\w*)\b",
+    re.IGNORECASE,
+)
 _TOKEN = re.compile(r"\d[\d.,]*|[^\W\d_][\w-]*")
 NEAR = 6  # words between a figure and the question's word it measures
 
@@ -158,6 +167,7 @@ FEATURES = (
     "url",
     "url_asked",
     "mechanism_how",
+    "verdict_yes_no",
     "first",
     "position",
     "short",
@@ -189,6 +199,7 @@ class _Traits(NamedTuple):
     mechanism: bool
     background: bool
     comparison: bool
+    verdict: bool
     short: bool
     tokens: tuple[str, ...]  # the stems of its words in order, numbers as "#"
 
@@ -206,6 +217,7 @@ def _traits(text: str) -> _Traits:
         bool(_METHOD.search(text)),
         bool(_BACKGROUND.search(text)),
         bool(_COMPARISON.search(text)),
+        bool(_VERDICT.search(text)),
         len(text.split()) < 8,
         tuple("#" if w[0].isdigit() else stem(w) for w in _TOKEN.findall(text.casefold())),
     )
@@ -313,6 +325,7 @@ def features(question: Question, candidates: Sequence[Candidate], dense: np.ndar
     asks_method = bool(_ASKS_METHOD.search(text))
     asks_aim = bool(_ASKS_AIM.search(text))
     how = kind == "how"
+    yes_no = bool(_YES_NO.match(text)) and kind not in ("definition", "numeric")
     acronyms = asked_terms(text)
     rarest = max(wanted, key=lambda t: (idf[t], t)) if wanted else ""
     best = float(np.max(dense))
@@ -363,6 +376,7 @@ def features(question: Question, candidates: Sequence[Candidate], dense: np.ndar
                 float(t.url),
                 float(t.url and code),
                 float(t.mechanism and kind in ("how", "definition")),
+                float(t.verdict and yes_no),
                 float(c.position == 0),
                 c.position / max(c.of - 1, 1),
                 float(t.short),
@@ -374,6 +388,6 @@ def features(question: Question, candidates: Sequence[Candidate], dense: np.ndar
 def score(rows: np.ndarray, weights: dict[str, float] | None = None) -> np.ndarray:
     """Each row's log-odds of holding the answer."""
     w = weights or params.current().ranker
-    vector = np.asarray([w[f] for f in FEATURES], dtype=np.float32)
+    vector = np.asarray([w.get(f, 0.0) for f in FEATURES], dtype=np.float32)
     scores: np.ndarray = rows @ vector
     return scores
