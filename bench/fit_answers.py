@@ -15,6 +15,9 @@ penalty that spares the bias):
   of another library of the same field, PubMedQA's asked of SciFact, are left out of the
   fit: a good part of them the library does answer). Its threshold sits where at most
   ``--max-refused`` of the training libraries' positives are refused, in each library.
+  Whatever the model says, a question whose best dense score stays below the library's
+  noise floor is refused (MIN_MARGIN, fixed, not fitted; a list question, and one with a
+  name the top paper holds, are exempt): the printed refusal rates count that too.
 
 Leave one domain out: for each domain, both models are fitted on the other two and kept as
 that domain's held-out parameters; the ranker's top-1 (does the best-scored sentence hold a
@@ -55,6 +58,9 @@ from ui.app import App  # noqa: E402
 
 EVIDENCE_FEATURES = ("margin", "coverage", "focus", "gap", "local", "unknown_name")
 WORD_COST = 0.001
+# Below the library's noise floor a question is refused whatever the model says (rag.answer.
+# gather): a fixed cut, not fitted: the floor itself says how close everyday questions come.
+MIN_MARGIN = 0.0
 FLOORS = [round(float(f), 2) for f in np.arange(-8.0, 0.01, 0.25)]
 
 
@@ -80,7 +86,7 @@ def collect(app: App, domain: Domain, offtopic: list[dict], k: int) -> dict[str,
     refusal: list[dict[str, Any]] = []
     engine = app.engine
     base = params.current()
-    params.use(replace(base, evidence={**base.evidence, "threshold": -1e9}))
+    params.use(replace(base, evidence={**base.evidence, "threshold": -1e9, "min_margin": -1e9}))
     for item in domain.items:
         history: list[Turn] = []
         for n, turn in enumerate(item["turns"] if item["type"] == "conversation" else [item]):
@@ -89,7 +95,8 @@ def collect(app: App, domain: Domain, offtopic: list[dict], k: int) -> dict[str,
             ids = {src.paper_id for src in found.sources} | {s.label for s in found.sources}
             if n == 0 and found.evidence is not None and set(gold) & ids:
                 # The library answers it, as retrieved: its gold paper is among the sources.
-                refusal.append({"x": _evidence_row(found.evidence), "y": 1.0})
+                refusal.append({"x": _evidence_row(found.evidence), "y": 1.0,
+                                "gated": _gated(asked, found.evidence)})  # fmt: skip
             facts = turn.get("key_facts") or []
             if turn.get("answerable") and facts and gold and found.sources:
                 pairs, x = sentence_features(asked, found.sources, engine.answer_embedder, query)
@@ -115,12 +122,18 @@ def collect(app: App, domain: Domain, offtopic: list[dict], k: int) -> dict[str,
                 Turn("assistant", "...", tuple(gold)),
             ]
     for item in offtopic:
-        _, found, _ = _ask(app, item["question"], [], k)
+        asked, found, _ = _ask(app, item["question"], [], k)
         if found.evidence is not None:
             refusal.append({"x": _evidence_row(found.evidence), "y": 0.0, "type": item["type"],
-                            "other_field": item["field"] != domain.field})  # fmt: skip
+                            "other_field": item["field"] != domain.field,
+                            "gated": _gated(asked, found.evidence)})  # fmt: skip
     params.use(base)
     return {"ranker": ranker, "refusal": refusal}
+
+
+def _gated(asked: Any, ev: Evidence) -> bool:
+    """Whether the noise floor applies to the question (rag.answer.gather.gather)."""
+    return asked.kind != "list" and not ev.known
 
 
 def _evidence_row(ev: Evidence) -> np.ndarray:
@@ -211,17 +224,22 @@ def fit_refusal(by_domain: dict[str, list[dict[str, Any]]], l2: float, max_refus
             threshold = min(threshold, cut - 1e-6)
     weights = {"bias": round(float(w[0]), 3)}
     weights |= {f: round(float(v), 3) for f, v in zip(EVIDENCE_FEATURES, w[1:], strict=True)}
-    return weights | {"threshold": round(threshold, 3)}
+    return weights | {"threshold": round(threshold, 3), "min_margin": MIN_MARGIN}
 
 
 def refusal_rates(examples: list[dict[str, Any]], weights: dict[str, float]) -> dict[str, Any]:
     w = np.asarray([weights["bias"], *(weights[f] for f in EVIDENCE_FEATURES)])
-    ans = [float(e["x"] @ w) for e in examples if e["y"] == 1.0]
-    t = weights["threshold"]
-    out = {"answerable_refused": f"{sum(s <= t for s in ans)}/{len(ans)}"}
+    t, floor = weights["threshold"], weights["min_margin"]
+
+    def answered(e: dict[str, Any]) -> bool:
+        margin = e["x"][1 + EVIDENCE_FEATURES.index("margin")]
+        return float(e["x"] @ w) > t and (margin >= floor or not e.get("gated", True))
+
+    ans = [answered(e) for e in examples if e["y"] == 1.0]
+    out = {"answerable_refused": f"{ans.count(False)}/{len(ans)}"}
     for kind in sorted({e["type"] for e in examples if e["y"] == 0.0}):
-        off = [float(e["x"] @ w) for e in examples if e["y"] == 0.0 and e["type"] == kind]
-        out[f"{kind} answered"] = f"{sum(s > t for s in off)}/{len(off)}"
+        off = [answered(e) for e in examples if e["y"] == 0.0 and e["type"] == kind]
+        out[f"{kind} answered"] = f"{sum(off)}/{len(off)}"
     return out
 
 

@@ -7,16 +7,18 @@ of the conversation for a short follow-up that points at nothing."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from rag.answer import candidates, extractive
+from rag.answer import candidates, extractive, params
 from rag.answer.cite import Source
 from rag.answer.followup import Turn
+from rag.answer.gather import Evidence, Gathered, _refusal, gather, refusal_score
 from rag.answer.prompts import EXTRACTIVE_NOTE
-from rag.answer.question import analyse
+from rag.answer.question import Names, analyse
 from rag.engine import Engine
 from rag.records import PaperRow
 from rag.settings import load_settings
@@ -105,6 +107,62 @@ def test_untitled_papers_get_labels_a_person_can_use(engine: Engine) -> None:
     assert labels["osce"] == "Objective structured clinical examination"  # its subject
     assert len(set(labels.values())) == len(labels)
     assert not any(label.startswith(("The ", "In recent")) for label in labels.values())
+
+
+def _gathered(engine: Engine, question: str, names: Names | None = None) -> Gathered:
+    """What the engine gathers for the question: its sources, and why it answers or not."""
+    return gather(analyse(question, names), question, retriever=engine.retriever, names=names,
+                  filters=None, k=5, min_relevance=-1.0, noise=engine.noise_floor())  # fmt: skip
+
+
+def test_a_question_no_closer_than_everyday_ones_is_refused_whatever_words_it_shares() -> None:
+    """In the 1,000 PubMedQA abstracts, "What is the capital of Australia?" shares its
+    rarest words with the paper held in "the Australian Capital Territory", and the model
+    alone would answer it; its best dense score stays below the library's noise floor
+    (how close everyday questions come), so it is refused. A list question, and one with
+    a name the top paper holds, are not held to the floor."""
+    measured = Evidence(dense=0.31, margin=-0.157, coverage=0.701, focus=1.0, gap=0.039,
+                        local=0.701, unknown=())  # fmt: skip
+    weights = params.current().evidence
+    assert refusal_score(measured, weights) > weights["threshold"]
+    assert _refusal(measured, -1.0) == "no paper is closer to it than to everyday questions"
+    assert _refusal(measured, -1.0, gated=False) == ""
+    assert _refusal(replace(measured, margin=0.05), -1.0) == ""
+
+
+def test_an_acronym_a_paper_defines_answers_only_when_the_library_knows_every_term_asked(
+    engine: Engine,
+) -> None:
+    """ "What does OSCE stand for?" is answered by the paper defining it, on no further
+    evidence; "What is the XQZR method for OSCE scoring?" asks about XQZR, which no paper
+    holds, and is weighed on the evidence like any other question."""
+
+    def found(question: str) -> Gathered:
+        return _gathered(engine, question, engine.names())
+
+    assert found("What does OSCE stand for?").reason == "defines the acronym"
+    unheard = found("What is the XQZR method for OSCE scoring?")
+    assert unheard.reason != "defines the acronym" and unheard.evidence is not None
+
+
+def test_the_questions_own_abbreviation_is_no_name_the_library_lacks(engine: Engine) -> None:
+    """A question spelling out its abbreviation ("... clinical examination (sOSCE)") asks
+    about what the words say; the same mixed-case name used bare is one no paper holds."""
+
+    def unknown(question: str) -> tuple[str, ...]:
+        evidence = _gathered(engine, question).evidence
+        assert evidence is not None
+        return evidence.unknown
+
+    assert unknown("Did student examiners score a structured clinical exam (sOSCE) well?") == ()
+    assert unknown("Did student examiners score the sOSCE stations well?") == ("sOSCE",)
+
+
+def test_names_of_the_question_the_top_paper_holds_are_known(engine: Engine) -> None:
+    question = "Did student examiners score OSCE stations as faculty did?"
+    found = _gathered(engine, question)
+    assert found.evidence is not None and found.evidence.known == ("OSCE",)
+    assert found.sources[0].paper_id == "osce"
 
 
 # -- the prose rules on their own ------------------------------------------------------------
