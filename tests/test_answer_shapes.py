@@ -185,6 +185,15 @@ def test_a_yes_or_no_question_is_answered_by_the_sentence_saying_whether_it_diff
     assert said == methods[1] and marked == [0, 0, 0, 0]
 
 
+def test_a_short_sentence_is_a_fragment_only_without_a_figure() -> None:
+    """ "Outpatient stroke centre." is a fragment of a structured abstract; "4 of 90
+    pterygia harboured HPV." is a whole finding, however short."""
+    texts = ["Outpatient stroke centre.", "4 of 90 pterygia harboured HPV."]
+    cands = [rank.Candidate(t, "p", "P", i, 5, 1, "result") for i, t in enumerate(texts, 1)]
+    rows = rank.features(analyse("How many tested positive?"), cands, np.full(2, 0.5, np.float32))
+    assert rows[:, rank.FEATURES.index("short")].tolist() == [1.0, 0.0]
+
+
 @pytest.mark.parametrize(
     ("question", "asked"),
     [

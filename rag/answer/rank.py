@@ -1,16 +1,16 @@
 """Which abstract sentence answers the question: several signals, weighed by learnt weights.
 
-MiniLM similarity alone favours background sentences ("LLMs have had a profound impact
-...", "The aim of this study was ...") over the one holding the answer. A sentence is scored
-on its similarity to the question, the question's rare words it contains (an acronym its
-paper defines standing for its long form, both ways: "CVD" holds "cardiovascular disease"),
-whether it is in
-the paper the question names and its paper's retrieval rank, the part it plays in its
-abstract (:mod:`rag.answer.roles`: a result when the question asks what was found or how
-much, a method when it asks how something was done, the aim only when it asks for the aim),
-and what the question asks for: a figure with its comparison for "how much", the sentence
-introducing a system or spelling out an acronym for "what is X", the problem for "what
-problem".
+MiniLM similarity alone favours background sentences ("LLMs have had a profound impact ...",
+"The aim of this study was ...") over the one holding the answer. A sentence is scored on
+its similarity to the question, the question's rare words it contains (an acronym its paper
+defines standing for its long form, both ways: "CVD" holds "cardiovascular disease"),
+whether it is in the paper the question names and its paper's retrieval rank, the part it
+plays in its abstract (:mod:`rag.answer.roles`: a result when the question asks what was
+found or how much, a method when it asks how something was done, the aim only when it asks
+for the aim), and what the question asks for: a figure with its comparison for "how much",
+the sentence introducing a system or spelling out an acronym for "what is X", the problem
+for "what problem", the sentence saying whether a difference was found for a yes or no
+question.
 
 The weights are a logistic regression (a sentence is a positive when it holds one of the
 question's key facts) learnt by ``bench/fit_answers.py`` on libraries of three fields and
@@ -379,7 +379,7 @@ def features(question: Question, candidates: Sequence[Candidate], dense: np.ndar
                 float(t.verdict and yes_no),
                 float(c.position == 0),
                 c.position / max(c.of - 1, 1),
-                float(t.short),
+                float(t.short and not t.figure),
             ]
         )
     return np.asarray(rows, dtype=np.float32)
