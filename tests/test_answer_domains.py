@@ -125,7 +125,7 @@ def test_a_question_no_closer_than_everyday_ones_is_refused_whatever_words_it_sh
                         local=0.701, unknown=())  # fmt: skip
     weights = params.current().evidence
     assert refusal_score(measured, weights) > weights["threshold"]
-    assert _refusal(measured, -1.0) == "no paper is closer to it than to everyday questions"
+    assert _refusal(measured, -1.0) == "it comes no closer to any paper than everyday questions do"
     assert _refusal(measured, -1.0, gated=False) == ""
     assert _refusal(replace(measured, margin=0.05), -1.0) == ""
 

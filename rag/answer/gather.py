@@ -306,7 +306,7 @@ def _refusal(ev: Evidence | None, min_relevance: float, gated: bool = True) -> s
         return "no paper is similar enough"
     w = params.current().evidence
     if gated and ev.margin < w.get("min_margin", 0.0):  # no closer than everyday questions
-        return "no paper is closer to it than to everyday questions"
+        return "it comes no closer to any paper than everyday questions do"
     if refusal_score(ev, w) > w["threshold"]:
         return ""
     if ev.unknown:
