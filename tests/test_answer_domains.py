@@ -202,3 +202,20 @@ def test_a_result_question_quotes_no_aim_of_a_paper_with_results() -> None:
     ]
     picked = extractive._prose(question, pool, lambda _t: np.zeros(4, dtype=np.float32))
     assert [p.role for p in picked] == ["result"]
+
+
+def test_a_yes_or_no_question_quotes_what_was_found_not_the_design() -> None:
+    """ "Did treadmill training beat a weekly phone call?" is answered by the result; the
+    design repeats the question's words and says nothing of the outcome, so a paper that
+    states results is not quoted for its methods. "How was the training given?" still is."""
+    design = "Twelve 20-minute sessions of walking on a treadmill or a weekly phone call."
+    found = "No significant difference was found between the groups."
+    pool = [
+        _sentence(1, "p", 1, design, 2.0, "method"),
+        _sentence(1, "p", 2, found, -1.0, "result"),
+    ]
+    no_vector = lambda _t: np.zeros(4, dtype=np.float32)  # noqa: E731
+    question = analyse("Did treadmill training beat a weekly phone call?")
+    assert [p.text for p in extractive._prose(question, pool, no_vector)] == [found]
+    how = analyse("How was the training given?")
+    assert design in [p.text for p in extractive._prose(how, pool, no_vector)]

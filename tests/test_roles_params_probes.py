@@ -183,6 +183,25 @@ def test_here_we_show_is_a_result_not_an_aim() -> None:
     assert roles(["Telomeres shorten.", "Here we propose a way to restore them."])[1] == "aim"
 
 
+def test_a_heading_joining_methods_and_findings_holds_methods_then_results() -> None:
+    """PLoS Medicine's "METHODS AND FINDINGS" (and "Methods and Results") hold both: the
+    sentences under it are methods until the first result cue, not all methods ("All six
+    animals that received intermittent PrEP were protected" answers "did it protect?")."""
+    sentences = [
+        "BACKGROUND Pre-exposure prophylaxis could prevent infection.",
+        "METHODS AND FINDINGS We used a repeat-exposure macaque model.",
+        "Six macaques received the regimen before each challenge.",
+        "All six animals were protected, a significantly lower infection rate (p < 0.01).",
+        "The animals stayed uninfected for 14 weeks.",
+        "CONCLUSIONS Intermittent dosing can protect.",
+    ]
+    assert roles(sentences) == (
+        "background", "method", "method", "result", "result", "conclusion"
+    )  # fmt: skip
+    plain = ["BACKGROUND Aims.", "METHODS We used a model.", "All six were protected (p < 0.01)."]
+    assert roles(plain)[-1] == "method"  # under "METHODS" alone, what the heading says
+
+
 def test_a_count_of_what_was_found_is_a_result() -> None:
     """ "4 of 90 pterygia harboured HPV" reports what was found ("how many tested
     positive?"), whatever verb it says it with; a count inside a method sentence is not."""

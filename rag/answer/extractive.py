@@ -97,9 +97,14 @@ def _prose(
         # the figure a "how many" asks for ("we introduce WuDaoMM, containing more than
         # 650M image-text pairs"). (An abstract's parts, that is: a body passage is quoted
         # for what it says.)
+        # A yes or no question leaves the methods too: the design repeats what is asked
+        # ("twelve sessions of walking on a treadmill or weekly phone call") and says
+        # nothing of what was found.
         reporting = {s.source.paper_id for s in pool if s.role in ("result", "conclusion")}
         wanted = terms(question.own or question.text) if question.kind == "numeric" else set()
-        pool = [s for s in pool if s.passage >= 0 or s.role not in ("aim", "background")
+        unasked = ("aim", "background", "method") if rank.asks_yes_no(question) else (
+            "aim", "background")  # fmt: skip
+        pool = [s for s in pool if s.passage >= 0 or s.role not in unasked
                 or s.source.paper_id not in reporting
                 or (wanted and rank.states_figure(s.text, wanted))] or pool  # fmt: skip
     picked: list[cand.Sentence] = []

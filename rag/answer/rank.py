@@ -42,6 +42,7 @@ __all__ = [
     "asked_terms",
     "asks_code",
     "asks_result",
+    "asks_yes_no",
     "features",
     "gives_code",
     "score",
@@ -299,6 +300,12 @@ def asks_result(question: Question) -> bool:
     return question.kind == "how" and bool(_YES_NO.match(text) or _ASKS_RESULT.search(text))
 
 
+def asks_yes_no(question: Question) -> bool:
+    """Whether a yes or no answers the question ("Did treadmill training beat a weekly phone
+    call?"; not "Did they say what SHSe means?", a definition, nor "Did many ...?" numeric)."""
+    return bool(_YES_NO.match(question.own or question.text)) and question.kind == "how"
+
+
 def features(question: Question, candidates: Sequence[Candidate], dense: np.ndarray) -> np.ndarray:
     """One row of FEATURES per candidate; ``dense`` is each one's cosine to the question."""
     if not candidates:
@@ -325,7 +332,7 @@ def features(question: Question, candidates: Sequence[Candidate], dense: np.ndar
     asks_method = bool(_ASKS_METHOD.search(text))
     asks_aim = bool(_ASKS_AIM.search(text))
     how = kind == "how"
-    yes_no = bool(_YES_NO.match(text)) and kind not in ("definition", "numeric")
+    yes_no = asks_yes_no(question)
     acronyms = asked_terms(text)
     rarest = max(wanted, key=lambda t: (idf[t], t)) if wanted else ""
     best = float(np.max(dense))

@@ -1,18 +1,19 @@
 """What part an abstract sentence plays: background, aim, method, result or conclusion.
 
 A structured abstract says it with headings ("BACKGROUND:", "Methods:", "RESULTS" at the
-start of a sentence; "DESIGN, SETTING, AND PATIENTS" takes its first name's role); where
-two headings or more are printed, every sentence up to the next heading has that heading's
-role (a lone heading labels its own sentence only). An unstructured one is read by cues
-found in the prose of any field: "The aim of this study was ...", "To determine whether
-...", "We propose ..." (aim); "were randomised", "we collected", "a retrospective cohort"
-(method); a p-value, a confidence interval, "was significantly higher", "outperforms"
-(result); "These findings suggest ...", "In conclusion" (conclusion), unless the sentence
-states a measured share, p-value or confidence interval without saying what it means
-("Overall, 79% of participants had ...": a result); a question before the results states
-the aim. Sentences before the first cue are background; after the first result, every
-sentence is a result but a conclusion. The answerer prefers a result to an aim or
-background sentence when the question asks what was found (:mod:`rag.answer.rank`).
+start of a sentence; "DESIGN, SETTING, AND PATIENTS" takes its first name's role); where two
+headings or more are printed, every sentence up to the next heading has that heading's role
+(a lone heading labels its own sentence only), but under one joining methods and results
+("METHODS AND FINDINGS") the sentences are methods until the first result cue. An
+unstructured one is read by cues found in the prose of any field: "The aim of this study was
+...", "To determine whether ...", "We propose ..." (aim); "were randomised", "we collected",
+"a retrospective cohort" (method); a p-value, a confidence interval, "was significantly
+higher", "outperforms" (result); "These findings suggest ...", "In conclusion" (conclusion),
+unless the sentence states a measured share, p-value or confidence interval without saying
+what it means ("Overall, 79% of participants had ...": a result); a question before the
+results states the aim. Sentences before the first cue are background; after the first
+result, every sentence is a result but a conclusion. The answerer prefers a result to an aim
+or background sentence when the question asks what was found (:mod:`rag.answer.rank`).
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ _INLINE = re.compile(
     r"^\s*(?P<name>(?:" + "|".join(_HEADINGS.values()) + r"))\s+(?=(?-i:[A-Z]))", re.IGNORECASE
 )
 _ROLE_OF = [(role, re.compile(f"(?:{names})", re.IGNORECASE)) for role, names in _HEADINGS.items()]
+_FINDINGS = re.compile(r"\b(?:results?|findings)\b", re.IGNORECASE)
 
 _AIM = re.compile(
     r"^(?:the\s+)?(?:main\s+|primary\s+)?(?:aims?|objectives?|purposes?|goals?)\b|"
@@ -126,9 +128,16 @@ _INFERS = re.compile(
 def heading(sentence: str) -> tuple[str, str]:
     """(role, the sentence without its heading) when the sentence opens with a structured
     abstract's heading, else ("", sentence)."""
+    role, rest, _ = _heading(sentence)
+    return role, rest
+
+
+def _heading(sentence: str) -> tuple[str, str, bool]:
+    """heading(), and whether the heading joins methods and results ("METHODS AND
+    FINDINGS", PLoS Medicine's): its sentences are read by their cues."""
     match = _HEADING.match(sentence)
     if not match:
-        return "", sentence
+        return "", sentence, False
     name = " ".join(
         (match.group("name") or match.group("caps") or match.group("lower") or "").split()
     )
@@ -142,8 +151,9 @@ def heading(sentence: str) -> tuple[str, str]:
         first = re.split(r"\s*(?:/|,|&|\band\b)\s*", name, flags=re.IGNORECASE)[0]
         role = next((r for r, names in _ROLE_OF if names.fullmatch(first)), "")
     if not role:
-        return "", sentence
-    return role, sentence[match.end() :]
+        return "", sentence, False
+    mixed = role == "method" and bool(_FINDINGS.search(match.group(0)))
+    return role, sentence[match.end() :], mixed
 
 
 def inline_heading(line: str) -> tuple[str, str]:
@@ -172,15 +182,20 @@ def _roles(sentences: tuple[str, ...]) -> tuple[str, ...]:
     structured = False
     # Read as structured when two headings or more are printed; a lone one ("AIM:" left in
     # running text) gives its own sentence its role and the cues read the rest.
-    headed = [heading(s) for s in sentences]
-    sectioned = sum(bool(role) for role, _ in headed) >= 2
-    seen_aim = seen_result = False
-    for role, text in headed:
+    headed = [_heading(s) for s in sentences]
+    sectioned = sum(bool(role) for role, _, _ in headed) >= 2
+    seen_aim = seen_result = mixed = False
+    for role, text, joins in headed:
         if role:
-            current, structured = role, sectioned
-            out.append(role)
-            seen_aim = seen_aim or role == "aim"
-            seen_result = seen_result or role == "result"
+            current, structured, mixed = role, sectioned, joins and sectioned
+            if not mixed:
+                out.append(role)
+                seen_aim = seen_aim or role == "aim"
+                seen_result = seen_result or role == "result"
+                continue
+        if structured and mixed:  # "METHODS AND FINDINGS": methods until the first result
+            seen_result = seen_result or bool(_RESULT.search(text))
+            out.append("result" if seen_result else "method")
             continue
         if structured and current:
             out.append(current)
