@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rag.answer import rank
+from rag.answer import params, rank
 from rag.answer.events import Answer
 from rag.answer.followup import Turn, is_followup, rewrite_followup
 from rag.answer.prompts import EXTRACTIVE_NOTE, NO_ANSWER
@@ -161,8 +161,8 @@ def test_ranking_prefers_the_sentence_the_question_asks_for() -> None:
 def test_a_yes_or_no_question_is_answered_by_the_sentence_saying_whether_it_differed() -> None:
     """ "Did treadmill training beat a weekly phone call on depression or mobility?" repeats
     the methods' words; the result saying yes or no ("No significant difference was found")
-    holds none of them, and is the answer. Asked what was found, not yes or no, the words
-    the question shares decide as before."""
+    holds none of them, and is the answer: the feature marks it for a yes or no question
+    only, and lifts it by its shipped weight."""
     methods = [
         "Twenty individuals post stroke who acknowledged walking slower than before.",
         "Twelve 20-minute sessions of walking on a treadmill or a weekly phone call.",
@@ -173,16 +173,18 @@ def test_a_yes_or_no_question_is_answered_by_the_sentence_saying_whether_it_diff
              enumerate([*((m, "method") for m in methods), (verdict, "result")], 1)]  # fmt: skip
     col = rank.FEATURES.index("verdict_yes_no")
 
-    def best(question: str) -> tuple[str, list[float]]:
-        rows = rank.features(analyse(question, NAMES), cands, np.full(4, 0.5, np.float32))
-        return cands[int(np.argmax(rank.score(rows)))].text, rows[:, col].tolist()
-
-    said, marked = best(
-        "Did treadmill training beat a weekly phone call on depression or mobility?"
-    )
-    assert said == verdict and marked == [0, 0, 0, 1]
-    said, marked = best("What was found on treadmill training versus phone calls for mobility?")
-    assert said == methods[1] and marked == [0, 0, 0, 0]
+    asked = "Did treadmill training beat a weekly phone call on depression or mobility?"
+    rows = rank.features(analyse(asked, NAMES), cands, np.full(4, 0.5, np.float32))
+    scores = rank.score(rows)
+    assert cands[int(np.argmax(scores))].text == verdict
+    assert rows[:, col].tolist() == [0, 0, 0, 1]
+    without = rows.copy()
+    without[:, col] = 0.0
+    lift = float(scores[3] - rank.score(without)[3])
+    assert lift == pytest.approx(params.current().ranker["verdict_yes_no"], abs=1e-5) and lift > 0
+    what = "What was found on treadmill training versus phone calls for mobility?"
+    rows = rank.features(analyse(what, NAMES), cands, np.full(4, 0.5, np.float32))
+    assert rows[:, col].tolist() == [0, 0, 0, 0]  # not a yes or no question
 
 
 def test_a_short_sentence_is_a_fragment_only_without_a_figure() -> None:
