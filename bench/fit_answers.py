@@ -52,7 +52,7 @@ from bench.domains import NAMES, Domain, domains  # noqa: E402
 from rag.answer import params, rank  # noqa: E402
 from rag.answer.extractive import MAX_SENTENCES, MAX_WORDS, sentence_features  # noqa: E402
 from rag.answer.followup import Turn, rewrite_followup  # noqa: E402
-from rag.answer.gather import Evidence, gather  # noqa: E402
+from rag.answer.gather import Evidence, gather, held_to_floor  # noqa: E402
 from rag.answer.question import analyse  # noqa: E402
 from ui.app import App  # noqa: E402
 
@@ -96,7 +96,7 @@ def collect(app: App, domain: Domain, offtopic: list[dict], k: int) -> dict[str,
             if n == 0 and found.evidence is not None and set(gold) & ids:
                 # The library answers it, as retrieved: its gold paper is among the sources.
                 refusal.append({"x": _evidence_row(found.evidence), "y": 1.0,
-                                "gated": _gated(asked, found.evidence)})  # fmt: skip
+                                "gated": held_to_floor(asked, found.evidence)})  # fmt: skip
             facts = turn.get("key_facts") or []
             if turn.get("answerable") and facts and gold and found.sources:
                 pairs, x = sentence_features(asked, found.sources, engine.answer_embedder, query)
@@ -126,14 +126,9 @@ def collect(app: App, domain: Domain, offtopic: list[dict], k: int) -> dict[str,
         if found.evidence is not None:
             refusal.append({"x": _evidence_row(found.evidence), "y": 0.0, "type": item["type"],
                             "other_field": item["field"] != domain.field,
-                            "gated": _gated(asked, found.evidence)})  # fmt: skip
+                            "gated": held_to_floor(asked, found.evidence)})  # fmt: skip
     params.use(base)
     return {"ranker": ranker, "refusal": refusal}
-
-
-def _gated(asked: Any, ev: Evidence) -> bool:
-    """Whether the noise floor applies to the question (rag.answer.gather.gather)."""
-    return asked.kind != "list" and not ev.known
 
 
 def _evidence_row(ev: Evidence) -> np.ndarray:

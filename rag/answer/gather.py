@@ -46,7 +46,15 @@ if TYPE_CHECKING:
     from rag.records import PaperRow
     from rag.retrieve import Filters, Hit, Retriever
 
-__all__ = ["Evidence", "Gathered", "covered", "evidence", "gather", "refusal_score"]
+__all__ = [
+    "Evidence",
+    "Gathered",
+    "covered",
+    "evidence",
+    "gather",
+    "held_to_floor",
+    "refusal_score",
+]
 
 OVERVIEW_PAPERS = 60  # an overview of a larger library reads an even sample of it
 LIST_K = 10  # a list question looks at this many papers...
@@ -182,11 +190,7 @@ def gather(
     if filters is not None and filters.paper_ids and sources:  # papers the user picked
         return Gathered(sources=sources, answerable=True, reason="chosen papers")
     ev = evidence(query, hits, sources, retriever, noise)
-    # A list asks what kind of papers the library holds ("Are there any surveys?"), and a
-    # name the top paper holds is evidence of its own: neither needs to rise above the
-    # noise floor.
-    gated = question.kind != "list" and not (ev and ev.known)
-    why_not = _refusal(ev, min_relevance, gated)
+    why_not = _refusal(ev, min_relevance, ev is not None and held_to_floor(question, ev))
     if why_not:
         return Gathered(sources=(), answerable=False, reason=why_not, evidence=ev)
     return Gathered(sources=sources, answerable=True, reason="relevant", evidence=ev)
@@ -215,8 +219,8 @@ def evidence(
         for word in dict.fromkeys(re.findall(r"[\w][\w.+-]*", query))
         if word not in own_abbreviations
         and _MIXED_CASE.search(word)
-        and (own := index.analyze_one(word))
-        and df.get(max(own, key=len), 1) == 0
+        and (key := _key(word, retriever))
+        and df.get(key, 1) == 0
     )
     denses = sorted((h.dense for h in hits if h.dense is not None), reverse=True)
     dense = denses[0] if denses else -1.0
@@ -232,8 +236,7 @@ def evidence(
         for word in dict.fromkeys(re.findall(r"[\w][\w.+-]*[\w]", query))
         if len(word) > 2  # "QA", "US": two capitals stand for too many things
         and _NAME.search(word)
-        and (own := index.analyze_one(word))
-        and max(own, key=len) in have
+        and _key(word, retriever) in have
     )
     return Evidence(
         dense,
@@ -250,9 +253,22 @@ def evidence(
 def _unheard(terms: Sequence[str], retriever: Retriever) -> bool:
     """Whether a term the question asks about is in no paper of the library: "What is the
     CGRM method for knowledge base QA?" asks about CGRM, whatever paper defines QA."""
-    index = retriever.index
-    heads = {max(own, key=len) for t in terms if (own := index.analyze_one(t))}
-    return any(n == 0 for n in index.document_frequency(heads).values())
+    heads = {key for t in terms if (key := _key(t, retriever))}
+    return any(n == 0 for n in retriever.index.document_frequency(heads).values())
+
+
+def _key(word: str, retriever: Retriever) -> str:
+    """The term the lexical index keeps a word under (its longest analysed part; "" for
+    none): "Megatron-LM" is looked up as "megatron"."""
+    own = retriever.index.analyze_one(word)
+    return max(own, key=len) if own else ""
+
+
+def held_to_floor(question: Question, ev: Evidence) -> bool:
+    """Whether the question must rise above the library's noise floor to be answered: a list
+    asks what kind of papers the library holds ("Are there any surveys?"), and a name the
+    top paper holds is evidence of its own, so neither is."""
+    return question.kind != "list" and not ev.known
 
 
 def covered(text: str, source: Source, retriever: Retriever) -> float:

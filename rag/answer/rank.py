@@ -294,10 +294,9 @@ def asks_result(question: Question) -> bool:
     question with a word of findings, or one a yes or no answers ("Did treadmill training
     beat a weekly phone call on depression?": what the study found says yes or no); a
     definition ("what does SLT stand for in the paper comparing grafts?") does not."""
-    if question.kind == "numeric":
+    if question.kind == "numeric" or asks_yes_no(question):
         return True
-    text = question.own or question.text
-    return question.kind == "how" and bool(_YES_NO.match(text) or _ASKS_RESULT.search(text))
+    return question.kind == "how" and bool(_ASKS_RESULT.search(question.own or question.text))
 
 
 def asks_yes_no(question: Question) -> bool:
