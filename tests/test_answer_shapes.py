@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rag.answer import params, rank
+from rag.answer import params, quantities, rank
 from rag.answer.events import Answer
 from rag.answer.followup import Turn, is_followup, rewrite_followup
 from rag.answer.prompts import EXTRACTIVE_NOTE, NO_ANSWER
@@ -194,6 +194,65 @@ def test_a_short_sentence_is_a_fragment_only_without_a_figure() -> None:
     cands = [rank.Candidate(t, "p", "P", i, 5, 1, "result") for i, t in enumerate(texts, 1)]
     rows = rank.features(analyse("How many tested positive?"), cands, np.full(2, 0.5, np.float32))
     assert rows[:, rank.FEATURES.index("short")].tolist() == [1.0, 0.0]
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("What share of adults had one or more risk factors for heart disease?", "share"),
+        ("How many of the pterygium samples tested positive for HPV?", "share"),
+        ("In what percentage of tumours was the protein missing?", "share"),
+        ("How long were the children followed up?", "duration"),
+        ("What was the median survival after relapse?", "duration"),
+        ("And the doses?", "dose"),
+        ("How much faster is it than the baseline?", "ratio"),
+        ("How many patients were enrolled?", ""),  # a count: any figure by its words
+        ("What was the mean score?", ""),
+    ],
+)
+def test_a_numeric_question_asks_for_a_kind_of_figure(question: str, kind: str) -> None:
+    assert quantities.asked_quantity(question) == kind
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "states"),
+    [
+        ("Overall, 79% of study participants had at least one CVD risk factor.", "share", True),
+        ("4 of 90 pterygia harboured HPV.", "share", True),
+        ("One in five patients relapsed.", "share", True),
+        ("A total of 574 adults aged 18-65 years were sampled.", "share", False),
+        # a confidence interval's or p-value's percentages are no share
+        ("A higher risk (OR 1.94, 95% CI 1.15-3.26%, p = 0.013).", "share", False),
+        ("Median survival was 35 months versus 13 months.", "duration", True),
+        ("Groups 3 and 4 received 6 and 12 mg/kg edaravone.", "dose", True),
+        ("Twenty-eight rats were allocated to 4 groups.", "dose", False),
+        ("It achieves 2.2x higher throughput.", "ratio", True),
+        ("It achieves 2.2x higher throughput.", "", False),
+    ],
+)
+def test_a_sentence_states_a_kind_of_figure(text: str, kind: str, states: bool) -> None:
+    assert quantities.states_quantity(text, kind) is states
+
+
+def test_a_share_question_quotes_the_proportion_not_the_sample_size() -> None:
+    """The sentence describing the sample shares the question's words ("adults") and has a
+    figure by them; the share asked for is in another: the unit feature marks only that one,
+    and lifts it by the shipped weight."""
+    texts = [
+        "A total of 574 adults aged between 18-65 years were randomly sampled.",
+        "Overall, 79% of study participants were found to have at least one CVD risk factor.",
+    ]
+    cands = [rank.Candidate(t, "p", "P", i, 5, 1, r) for i, (t, r) in
+             enumerate(zip(texts, ["method", "result"], strict=True), 1)]  # fmt: skip
+    q = analyse("What share of adults had one or more risk factors?", NAMES)
+    assert q.kind == "numeric"
+    rows = rank.features(q, cands, np.full(2, 0.5, np.float32))
+    col = rank.FEATURES.index("unit_asked")
+    assert rows[:, col].tolist() == [0.0, 1.0]
+    without = rows.copy()
+    without[:, col] = 0.0
+    lift = float(rank.score(rows)[1] - rank.score(without)[1])
+    assert lift == pytest.approx(params.current().ranker["unit_asked"], abs=1e-5) and lift > 0
 
 
 @pytest.mark.parametrize(

@@ -8,9 +8,10 @@ whether it is in the paper the question names and its paper's retrieval rank, th
 plays in its abstract (:mod:`rag.answer.roles`: a result when the question asks what was
 found or how much, a method when it asks how something was done, the aim only when it asks
 for the aim), and what the question asks for: a figure with its comparison for "how much",
-the sentence introducing a system or spelling out an acronym for "what is X", the problem
-for "what problem", the sentence saying whether a difference was found for a yes or no
-question.
+of the kind asked (:mod:`rag.answer.quantities`: a share for "what share", a dose for "which
+doses", not the sample size stated beside the question's words), the sentence introducing
+a system or spelling out an acronym for "what is X", the problem for "what problem", the
+sentence saying whether a difference was found for a yes or no question.
 
 The weights are a logistic regression (a sentence is a positive when it holds one of the
 question's key facts) learnt by ``bench/fit_answers.py`` on libraries of three fields and
@@ -33,8 +34,17 @@ import numpy as np
 
 from rag.aliases import glossary, glossed
 from rag.answer import params
+from rag.answer.quantities import (
+    FIGURE,
+    WORD_NUMBER,
+    asked_quantity,
+    near,
+    states_figure,
+    states_quantity,
+    stems,
+)
 from rag.answer.question import SPELL_OUT, Question
-from rag.terms import share, stem, terms
+from rag.terms import share, terms
 
 __all__ = [
     "FEATURES",
@@ -63,23 +73,12 @@ _BACKGROUND = re.compile(
     r"bottleneck|suffer\w*|limit\w*|difficult\w*|costly|expensive)\b",
     re.IGNORECASE,
 )
-_FIGURE = re.compile(
-    r"\d+(\.\d+)?\s*(%|x\b|×|times|fold|percent|[KMGT]B|billion|million|B\b)|"
-    r"\b\d+(\.\d+)?x\b|\b\d+(\.\d+)?[KMBT]\b|\b\d+\.\d+\b|\b\d{2,}\b|"
-    r"\b\d+\s*(ml|mg|kg|g|mmol|µg|mcg|cm|mm|ms|min|"
-    r"h|hours?|days?|weeks?|months?|years?|patients|subjects|participants|cases|per)\b",
-    re.IGNORECASE,
-)
 # What a system's mechanism reads like ("we design", "consists of", "via").
 _METHOD = re.compile(
     r"\b(specifically|in particular|we (design|adopt|leverage|employ|use|devise|utili[sz]e|"
     r"formulate|decompose|combine|incorporate|exploit)|by (using|leveraging|introducing|"
     r"applying|combining|exploiting)|consists? of|composed of|mechanism|algorithm|strategy|"
     r"module|component|scheme|protocol|via|through)\b",
-    re.IGNORECASE,
-)
-_WORD_NUMBER = re.compile(
-    r"\b(two|three|four|five|six|seven|eight|nine|ten|twelve|dozens?|hundreds?|thousands?)\b",
     re.IGNORECASE,
 )
 _ASKS_CODE = re.compile(r"\b(code|github|repository|repo|download|open[- ]source|link|url)\b", re.I)
@@ -131,8 +130,6 @@ _VERDICT = re.compile(
     r"affect\w*|reduc\w*|increas\w*|associated|related|correlated|predict\w*)\b",
     re.IGNORECASE,
 )
-_TOKEN = re.compile(r"\d[\d.,]*|[^\W\d_][\w-]*")
-NEAR = 6  # words between a figure and the question's word it measures
 
 _WHAT_IS = re.compile(r"\bwhat (?:is|are|was|were)\b", re.IGNORECASE)
 _ACRONYM = re.compile(r"\b[A-Za-z]*[A-Z][A-Za-z0-9-]*[A-Z0-9][A-Za-z0-9-]*\b")
@@ -160,6 +157,7 @@ FEATURES = (
     "figure_numeric",
     "comparison_numeric",
     "figure_near",
+    "unit_asked",
     "rarest",
     "intro",
     "intro_definition",
@@ -212,30 +210,16 @@ def _traits(text: str) -> _Traits:
     return _Traits(
         frozenset(terms(text)),
         bool(_INTRO.search(text)),
-        bool(_FIGURE.search(text)),
-        bool(_WORD_NUMBER.search(text)),
+        bool(FIGURE.search(text)),
+        bool(WORD_NUMBER.search(text)),
         bool(_URL.search(text)),
         bool(_METHOD.search(text)),
         bool(_BACKGROUND.search(text)),
         bool(_COMPARISON.search(text)),
         bool(_VERDICT.search(text)),
         len(text.split()) < 8,
-        tuple("#" if w[0].isdigit() else stem(w) for w in _TOKEN.findall(text.casefold())),
+        stems(text),
     )
-
-
-def _near(tokens: Sequence[str], wanted: Set[str], reach: int = NEAR) -> bool:
-    """A number within ``reach`` words of a word of the question ("mortality ... was 9.1%")."""
-    numbers = [i for i, t in enumerate(tokens) if t == "#"]
-    return any(abs(i - j) <= reach for j, t in enumerate(tokens) if t in wanted for i in numbers)
-
-
-def states_figure(text: str, wanted: Set[str]) -> bool:
-    """Whether ``text`` gives a figure by one of the question's words (``wanted``: stems),
-    within NEAR words ("we use 2.8 billion tokens as input"), or a number in words ("five
-    orders of magnitude"): what a "how much / how many" question asks for."""
-    t = _traits(text)
-    return (t.figure and _near(t.tokens, wanted)) or t.word_number
 
 
 def _idf(sentences: Sequence[Set[str]]) -> dict[str, float]:
@@ -322,7 +306,8 @@ def features(question: Question, candidates: Sequence[Candidate], dense: np.ndar
     text = question.own or question.text
     asked = frozenset(terms(text))
     wanted = {t for t in asked if t in idf}
-    near = {pid: {t for t in glossed(asked, g) if t in idf} for pid, g in glossaries.items()}
+    close = {pid: {t for t in glossed(asked, g) if t in idf} for pid, g in glossaries.items()}
+    quantity = asked_quantity(text)
     kind = question.kind
     problem = bool(_ASKS_PROBLEM.search(text))
     code = asks_code(question)
@@ -373,7 +358,8 @@ def features(question: Question, candidates: Sequence[Candidate], dense: np.ndar
                 float(figure),
                 float(figure and numeric),
                 float(figure and numeric and t.comparison),
-                float(numeric and _near(t.tokens, near[c.paper_id])),
+                float(numeric and near(t.tokens, close[c.paper_id])),
+                float(numeric and states_quantity(c.text, quantity)),
                 float(rarest in w),
                 float(t.intro),
                 float(t.intro and kind == "definition"),

@@ -1,0 +1,112 @@
+"""Figures in sentences, and the kind of quantity a "how much / how many" question asks for.
+
+A numeric question is answered by a figure, but not by any figure: "what share of adults had
+a risk factor?" asks for a proportion ("79% of participants"), not the sample size ("574
+adults were sampled"), which the sentence describing the sample states next to the same
+words; "how long", "which doses", "how much faster" ask for a duration, an amount of a
+drug, a ratio. :func:`asked_quantity` reads which of these a question asks for and
+:func:`states_quantity` whether a sentence gives one; the ranker (:mod:`rag.answer.rank`)
+weighs the match with a learnt weight, as it weighs any figure near the question's words
+(:func:`states_figure`).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence, Set
+
+from rag.terms import stem
+
+__all__ = ["FIGURE", "NEAR", "WORD_NUMBER", "asked_quantity", "near", "states_figure",
+           "states_quantity", "stems"]  # fmt: skip
+
+FIGURE = re.compile(
+    r"\d+(\.\d+)?\s*(%|x\b|×|times|fold|percent|[KMGT]B|billion|million|B\b)|"
+    r"\b\d+(\.\d+)?x\b|\b\d+(\.\d+)?[KMBT]\b|\b\d+\.\d+\b|\b\d{2,}\b|"
+    r"\b\d+\s*(ml|mg|kg|g|mmol|µg|mcg|cm|mm|ms|min|"
+    r"h|hours?|days?|weeks?|months?|years?|patients|subjects|participants|cases|per)\b",
+    re.IGNORECASE,
+)
+WORD_NUMBER = re.compile(
+    r"\b(two|three|four|five|six|seven|eight|nine|ten|twelve|dozens?|hundreds?|thousands?)\b",
+    re.IGNORECASE,
+)
+NEAR = 6  # words between a figure and the question's word it measures
+_TOKEN = re.compile(r"\d[\d.,]*|[^\W\d_][\w-]*")
+
+# What each kind of question reads like, and what a sentence answering it states. A share
+# is a percentage or a part of a whole ("4 of 90", "one in five"), not a confidence level.
+_ASKS = {
+    "share": r"\b(share|proportion|percentage|fraction|percent|prevalence|incidence)\b|"
+    r"\bhow many of\b|\bhow (common|prevalent|frequent|often)\b|\bwhat rate\b|%",
+    "duration": r"\bhow long\b|\bduration\b|\bhow many (seconds|minutes|hours|days|weeks|months|"
+    r"years)\b|\b(median|mean|average) (time|survival|follow-?up)\b|\bfollow-?up (time|period)\b",
+    "dose": r"\b(doses?|dosages?|dosing)\b|\bhow much \w+ (was|were|is|are) (given|administered)\b",
+    "ratio": r"\bhow (much|many times) (faster|slower|smaller|larger|bigger|fewer|more|less|"
+    r"cheaper|quicker)\b|\bspeed-?ups?\b|\bhow many times\b|\bby how much\b|\bwhat factor\b",
+    "size": r"\bhow (big|large)\b|\bwhat size\b|\bhow many (parameters|tokens|tensors|images|"
+    r"pairs|documents|samples|examples|sequences|words)\b",
+}
+_STATES = {
+    "share": r"\d(\.\d+)?\s*(%|percent\b)|\b\d+\s*(of|out of|/)\s*(the )?\d+\b|"
+    r"\b(one|two|three|four) (in|of|out of) (every )?(two|three|four|five|six|seven|eight|"
+    r"nine|ten|\d+)\b|\b(half|a third|a quarter|two-thirds|three-quarters)\b",
+    "duration": r"\b\d+(\.\d+)?(\s*(-|–|to|and)\s*\d+(\.\d+)?)?\s*(seconds?|s|minutes?|mins?|"
+    r"hours?|hrs?|h|days?|d|weeks?|wks?|months?|mo|years?|yrs?)\b",
+    "dose": r"\b\d+(\.\d+)?((\s*(,|-|–|to|and|or)\s*\d+(\.\d+)?)*)\s*(mg|g|µg|μg|mcg|ug|ng|ml|"
+    r"mL|l|IU|units?|mmol|µmol|mol|Gy|cGy|mg/kg|mg/m2|mg/day|g/day)\b",
+    "ratio": r"\d+(\.\d+)?\s*(x\b|×|times\b|-?fold\b|%)|\b\d+(\.\d+)?x\b",
+    "size": r"\d+(\.\d+)?\s*([KMBT]\b|[KMGTP]B\b|billion|million|thousand|trillion)|"
+    r"\b\d{1,3}(,\d{3})+\b",
+}
+_ASK_RE = {kind: re.compile(p, re.IGNORECASE) for kind, p in _ASKS.items()}
+_STATE_RE = {kind: re.compile(p, re.IGNORECASE if kind != "dose" else 0) for kind, p in
+             _STATES.items()}  # fmt: skip
+# A figure that is no answer: a confidence level or interval, a p-value.
+_NOT_ANSWER = re.compile(
+    r"(?:\b9[059](?:\.0)?\s*%\s*)?\b(?:CI|C\.I\.|confidence intervals?|credible intervals?)\b"
+    r"[^;)\]]{0,30}|\bp\s*[<=>≤]\s*0?\.\d+",
+    re.IGNORECASE,
+)
+
+
+def asked_quantity(text: str) -> str:
+    """The kind of figure a numeric question asks for ("share", "duration", "dose",
+    "ratio"), or "" when it asks for none of these (a count, a score: any figure by the
+    question's words answers it)."""
+    for kind, pattern in _ASK_RE.items():
+        if pattern.search(text):
+            return kind
+    return ""
+
+
+@functools.lru_cache(maxsize=65_536)
+def _stated(text: str) -> frozenset[str]:
+    plain = _NOT_ANSWER.sub(" ", text)
+    return frozenset(kind for kind, pattern in _STATE_RE.items() if pattern.search(plain))
+
+
+def states_quantity(text: str, kind: str) -> bool:
+    """Whether ``text`` gives a figure of the ``kind`` :func:`asked_quantity` names."""
+    return bool(kind) and kind in _stated(text)
+
+
+def stems(text: str) -> tuple[str, ...]:
+    """The stems of a text's words in order, numbers as "#"."""
+    return tuple("#" if w[0].isdigit() else stem(w) for w in _TOKEN.findall(text.casefold()))
+
+
+def near(tokens: Sequence[str], wanted: Set[str], reach: int = NEAR) -> bool:
+    """A number within ``reach`` words of a word of the question ("mortality ... was 9.1%")."""
+    numbers = [i for i, t in enumerate(tokens) if t == "#"]
+    return any(abs(i - j) <= reach for j, t in enumerate(tokens) if t in wanted for i in numbers)
+
+
+def states_figure(text: str, wanted: Set[str]) -> bool:
+    """Whether ``text`` gives a figure by one of the question's words (``wanted``: stems),
+    within NEAR words ("we use 2.8 billion tokens as input"), or a number in words ("five
+    orders of magnitude"): what a "how much / how many" question asks for."""
+    return (bool(FIGURE.search(text)) and near(stems(text), wanted)) or bool(
+        WORD_NUMBER.search(text)
+    )
