@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rag.answer import candidates, extractive, params
+from rag.answer import candidates, extractive, params, rank
 from rag.answer.cite import Source
 from rag.answer.followup import Turn
 from rag.answer.gather import Evidence, Gathered, _refusal, gather, refusal_score
@@ -219,3 +219,31 @@ def test_a_yes_or_no_question_quotes_what_was_found_not_the_design() -> None:
     assert [p.text for p in extractive._prose(question, pool, no_vector)] == [found]
     how = analyse("How was the training given?")
     assert design in [p.text for p in extractive._prose(how, pool, no_vector)]
+
+
+def test_a_yes_or_no_question_quotes_the_lead_papers_verdict_first() -> None:
+    """Whether a difference was found answers "did aspirating the fluid improve success?",
+    however low the ranker scores it against a results sentence sharing the question's
+    words; another paper's verdict is not forced in, and a question a yes or no does not
+    answer is left to the scores."""
+    success = (
+        "Most patients showed complete disappearance of the cystic portion of the thyroid "
+        "nodule on the first follow-up ultrasonography after the ethanol injection, with or "
+        "without aspiration of the ethanol-mixed fluid, and they revealed no recurrence on "
+        "any later follow-up ultrasonography of the neck."
+    )
+    verdict = "There was no statistical difference in the success rates between group A and B."
+    other = "No significant difference was found in the other cohort."
+    pool = [
+        _sentence(1, "p", 3, success, 2.0, "result"),
+        _sentence(1, "p", 4, verdict, -9.0, "result"),
+        _sentence(2, "q", 2, other, -9.0, "result"),
+    ]
+    assert len(success.split()) >= extractive.MIN_WORDS
+    no_vector = lambda _t: np.zeros(4, dtype=np.float32)  # noqa: E731
+    asked = analyse("Did aspirating the ethanol-mixed fluid improve success?")
+    assert rank.asks_yes_no(asked)
+    assert [p.text for p in extractive._prose(asked, pool, no_vector)] == [success, verdict]
+    how = analyse("How did the success rates of the two groups compare?")
+    assert not rank.asks_yes_no(how)
+    assert [p.text for p in extractive._prose(how, pool, no_vector)] == [success]

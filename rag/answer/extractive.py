@@ -108,6 +108,14 @@ def _prose(
                 or s.source.paper_id not in reporting
                 or (wanted and rank.states_figure(s.text, wanted))] or pool  # fmt: skip
     picked: list[cand.Sentence] = []
+    lead = min((s.source.n for s in pool), default=0)
+    if rank.asks_yes_no(question):
+        # "Did treadmill training beat a weekly phone call?": the lead paper's sentence saying
+        # whether a difference or effect was found answers it, whatever else scores higher.
+        verdicts = [s for s in pool if s.source.n == lead and rank.states_verdict(s.text)]
+        verdict = cand.best(verdicts, picked)
+        if verdict is not None:
+            picked.append(verdict)
     if question.kind == "definition":
         # "What does SHSe mean?": the sentence that spells it out answers it, whatever else
         # scores higher.
@@ -125,7 +133,6 @@ def _prose(
         picked.append(best)
     # What retrieval ranked first (or the paper named first) is always quoted: a sentence of
     # another paper may score higher, but the answer must not drop the best paper found.
-    lead = min((s.source.n for s in pool), default=0)
     if picked and all(p.source.n != lead for p in picked):
         mine = cand.best([s for s in pool if s.source.n == lead], picked)
         if mine is not None:

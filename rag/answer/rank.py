@@ -58,6 +58,7 @@ __all__ = [
     "score",
     "spells_out",
     "states_figure",
+    "states_verdict",
 ]
 
 _INTRO = re.compile(
@@ -122,12 +123,14 @@ _COMPARISON = re.compile(
     re.IGNORECASE,
 )
 # A sentence saying whether a difference or effect was found, as a yes or no question asks
-# ("No significant difference was found between groups", "was not associated with").
+# ("No significant difference was found between groups", "was not associated with", "is not
+# required for granuloma formation").
 _VERDICT = re.compile(
     r"\b(?:statistically |not |non-?)?significan(?:t|tly|ce)\b|\bno (?:\w+ ){0,2}"
     r"(?:difference|change|effect|association|correlation|relationship|benefit|improvement)s?\b|"
     r"\b(?:did|does|do|was|were|is|are) not (?:\w+ )?(?:differ\w*|change\w*|improv\w*|"
-    r"affect\w*|reduc\w*|increas\w*|associated|related|correlated|predict\w*)\b",
+    r"affect\w*|reduc\w*|increas\w*|associated|related|correlated|predict\w*|required|"
+    r"necessary|needed|essential|sufficient)\b|\bdispensable\b",
     re.IGNORECASE,
 )
 
@@ -281,6 +284,12 @@ def asks_result(question: Question) -> bool:
     if question.kind == "numeric" or asks_yes_no(question):
         return True
     return question.kind == "how" and bool(_ASKS_RESULT.search(question.own or question.text))
+
+
+def states_verdict(text: str) -> bool:
+    """Whether the sentence says whether a difference or effect was found ("No significant
+    difference was found between groups", "was not associated with")."""
+    return _traits(text).verdict
 
 
 def asks_yes_no(question: Question) -> bool:
