@@ -204,6 +204,22 @@ def test_a_result_question_quotes_no_aim_of_a_paper_with_results() -> None:
     assert [p.role for p in picked] == ["result"]
 
 
+def test_an_aim_giving_the_kind_of_figure_asked_is_kept() -> None:
+    """ "How big is PLATO-XL?" asks for a size, which the paper gives only where it states
+    its aim ("we present PLATO-XL with up to 11 billion parameters"): that sentence stays
+    among those the answer may quote; an aim without one does not."""
+    question = analyse("How big is PLATO-XL?")
+    assert question.kind == "numeric"
+    size = "To explore the limit, we present PLATO-XL with up to 11 billion parameters."
+    aim = "To explore the limit of dialogue generation, we present the models of PLATO-XL."
+    found = "PLATO-XL obtains state-of-the-art results across multiple conversational tasks."
+    no_vector = lambda _t: np.zeros(4, dtype=np.float32)  # noqa: E731
+    for text, kept in ((size, True), (aim, False)):
+        pool = [_sentence(1, "p", 0, text, 1.0, "aim"), _sentence(1, "p", 4, found, 0.0, "result")]
+        picked = [p.text for p in extractive._prose(question, pool, no_vector)]
+        assert (text in picked) is kept
+
+
 def test_a_yes_or_no_question_quotes_what_was_found_not_the_design() -> None:
     """ "Did treadmill training beat a weekly phone call?" is answered by the result; the
     design repeats the question's words and says nothing of the outcome, so a paper that

@@ -269,6 +269,32 @@ def test_a_definition_asks_for_the_term_it_singles_out(question: str, asked: lis
     assert rank.asked_terms(question) == asked
 
 
+@pytest.mark.parametrize(
+    ("question", "text", "spells"),
+    [
+        (
+            "What is PINP?",
+            "Markers of formation (bone ALP; procollagen type I N-terminal "
+            "propeptide [PINP]) were assessed.",
+            True,
+        ),  # brackets inside parentheses
+        (
+            "What is the DAR?",
+            "Lenke et al have proposed the DAR, which is a measure of curve "
+            "magnitude per level of deformity.",
+            True,
+        ),
+        ("What does PCD stand for?", "Programmed cell death (PCD) is a process.", True),
+        ("What is PINP?", "Bone ALP and PINP were significantly correlated.", False),
+        ("What is PINP?", "Median values were: ALP, 10.2 ng/mL; PINP, 56.", False),
+    ],
+)
+def test_a_definition_is_told_by_how_abstracts_spell_terms_out(
+    question: str, text: str, spells: bool
+) -> None:
+    assert rank.spells_out(analyse(question, NAMES), text) is spells
+
+
 def test_the_sentence_spelling_out_the_asked_term_is_quoted_not_another() -> None:
     q = analyse("What does SHSe mean in the Houston NICU family smoking study?", NAMES)
     nicu = "Infants were discharged from a neonatal intensive care unit (NICU) in Houston."

@@ -30,6 +30,7 @@ from rag.answer.body import from_body
 from rag.answer.cite import Citation, Source, check_citations, parse_markers
 from rag.answer.events import DeltaEvent, Event, FinalEvent, SourcesEvent, refusal
 from rag.answer.prompts import EXTRACTIVE_MODE, EXTRACTIVE_NOTE
+from rag.answer.quantities import asked_quantity, states_quantity
 from rag.answer.question import Question, analyse
 from rag.sentences import split_sentences
 from rag.terms import terms
@@ -95,18 +96,22 @@ def _prose(
         # A question of what was found or how much is answered by results: a paper's aim or
         # background sentence is not quoted when the paper states results, unless it gives
         # the figure a "how many" asks for ("we introduce WuDaoMM, containing more than
-        # 650M image-text pairs"). (An abstract's parts, that is: a body passage is quoted
-        # for what it says.)
+        # 650M image-text pairs", "we present PLATO-XL with up to 11 billion parameters" for
+        # "how big": the kind of figure asked, rag.answer.quantities). (An abstract's
+        # parts, that is: a body passage is quoted for what it says.)
         # A yes or no question leaves the methods too: the design repeats what is asked
         # ("twelve sessions of walking on a treadmill or weekly phone call") and says
         # nothing of what was found.
         reporting = {s.source.paper_id for s in pool if s.role in ("result", "conclusion")}
-        wanted = terms(question.own or question.text) if question.kind == "numeric" else set()
+        numeric = question.kind == "numeric"
+        wanted = terms(question.own or question.text) if numeric else set()
+        kind = asked_quantity(question.own or question.text) if numeric else ""
         unasked = ("aim", "background", "method") if rank.asks_yes_no(question) else (
             "aim", "background")  # fmt: skip
         pool = [s for s in pool if s.passage >= 0 or s.role not in unasked
                 or s.source.paper_id not in reporting
-                or (wanted and rank.states_figure(s.text, wanted))] or pool  # fmt: skip
+                or (wanted and rank.states_figure(s.text, wanted))
+                or states_quantity(s.text, kind)] or pool  # fmt: skip
     picked: list[cand.Sentence] = []
     lead = min((s.source.n for s in pool), default=0)
     if rank.asks_yes_no(question):

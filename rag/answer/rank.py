@@ -233,13 +233,15 @@ def _idf(sentences: Sequence[Set[str]]) -> dict[str, float]:
 
 def _defines(text: str, asked: Sequence[str]) -> bool:
     """The sentence spells out an acronym or term of the question: "programmed cell death
-    (PCD)", "PCD (programmed cell death)", "X is defined as / refers to / stands for", "RHR,
-    the ratio of ..." ("These cells, designated as AG-haESCs" is left: it says what they
-    are in the sentence before)."""
+    (PCD)", "PCD (programmed cell death)", "procollagen type I N-terminal propeptide [PINP]"
+    (brackets, inside parentheses), "X is defined as / refers to / stands for", "RHR, the
+    ratio of ...", "the DAR, which is a measure of ..." ("These cells, designated as
+    AG-haESCs" is left: it says what they are in the sentence before)."""
     for term in asked:
         t = re.escape(term)
-        if re.search(rf"\(\s*{t}\s*[),;]|\b{t}\s*\(|\b{t}\s+(?:is defined as|refers to|"
-                     rf"stands for|means|denotes)\b|\b{t},\s+(?:the|a|an)\s", text):  # fmt: skip
+        if re.search(rf"[(\[]\s*{t}\s*[)\],;]|\b{t}\s*[(\[]|\b{t}\s+(?:is defined as|refers to|"
+                     rf"stands for|means|denotes)\b|\b{t},\s+(?:the|a|an)\s|"
+                     rf"\b{t},?\s+which (?:is|are) (?:a|an|the)\s", text):  # fmt: skip
             return True
     return False
 
