@@ -206,6 +206,9 @@ def test_a_short_sentence_is_a_fragment_only_without_a_figure() -> None:
         ("What was the median survival after relapse?", "duration"),
         ("And the doses?", "dose"),
         ("How much faster is it than the baseline?", "ratio"),
+        ("What was the hazard ratio for all-cause mortality?", "effect"),
+        ("What adjusted HR for progressing to AIDS did they find?", "effect"),
+        ("Was it given in the morning or at night?", ""),  # "or" is no odds ratio
         ("How many patients were enrolled?", ""),  # a count: any figure by its words
         ("What was the mean score?", ""),
     ],
@@ -227,6 +230,9 @@ def test_a_numeric_question_asks_for_a_kind_of_figure(question: str, kind: str) 
         ("Groups 3 and 4 received 6 and 12 mg/kg edaravone.", "dose", True),
         ("Twenty-eight rats were allocated to 4 groups.", "dose", False),
         ("It achieves 2.2x higher throughput.", "ratio", True),
+        ("It raised mortality (HR: 1.74; 95% CI: 1.13-2.65).", "effect", True),
+        ("The adjusted odds ratio was 9.80.", "effect", True),
+        ("It was given to 12 or 13 patients.", "effect", False),
         ("It achieves 2.2x higher throughput.", "", False),
     ],
 )

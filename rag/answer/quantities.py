@@ -3,11 +3,11 @@
 A numeric question is answered by a figure, but not by any figure: "what share of adults had
 a risk factor?" asks for a proportion ("79% of participants"), not the sample size ("574
 adults were sampled"), which the sentence describing the sample states next to the same
-words; "how long", "which doses", "how much faster" ask for a duration, an amount of a
-drug, a ratio. :func:`asked_quantity` reads which of these a question asks for and
-:func:`states_quantity` whether a sentence gives one; the ranker (:mod:`rag.answer.rank`)
-weighs the match with a learnt weight, as it weighs any figure near the question's words
-(:func:`states_figure`).
+words; "how long", "which doses", "how much faster", "what was the hazard ratio" ask for a
+duration, an amount of a drug, a ratio, an effect measure. :func:`asked_quantity` reads
+which of these a question asks for and :func:`states_quantity` whether a sentence gives
+one; the ranker (:mod:`rag.answer.rank`) weighs the match with a learnt weight, as it
+weighs any figure near the question's words (:func:`states_figure`).
 """
 
 from __future__ import annotations
@@ -38,6 +38,8 @@ _TOKEN = re.compile(r"\d[\d.,]*|[^\W\d_][\w-]*")
 # What each kind of question reads like, and what a sentence answering it states. A share
 # is a percentage or a part of a whole ("4 of 90", "one in five"), not a confidence level.
 _ASKS = {
+    "effect": r"\b(hazard|odds|risk|rate|incidence) ratios?\b|\brelative risks?\b|"
+    r"\b(?-i:a?HR|a?OR|RR|IRR)s?\b",
     "share": r"\b(share|proportion|percentage|fraction|percent|prevalence|incidence)\b|"
     r"\bhow many of\b|\bhow (common|prevalent|frequent|often)\b|\bwhat rate\b|%",
     "duration": r"\bhow long\b|\bduration\b|\bhow many (seconds|minutes|hours|days|weeks|months|"
@@ -49,6 +51,8 @@ _ASKS = {
     r"pairs|documents|samples|examples|sequences|words)\b",
 }
 _STATES = {
+    "effect": r"\b(?:(?-i:a?HR|a?OR|RR|IRR)s?|(?:hazard|odds|risk|rate|incidence) ratios?|"
+    r"relative risks?)\b[^.;]{0,25}?\d",
     "share": r"\d(\.\d+)?\s*(%|percent\b)|\b\d+\s*(of|out of|/)\s*(the )?\d+\b|"
     r"\b(one|two|three|four) (in|of|out of) (every )?(two|three|four|five|six|seven|eight|"
     r"nine|ten|\d+)\b|\b(half|a third|a quarter|two-thirds|three-quarters)\b",
