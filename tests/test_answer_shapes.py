@@ -292,6 +292,8 @@ def test_a_definition_asks_for_the_term_it_singles_out(question: str, asked: lis
         ),
         ("What does PCD stand for?", "Programmed cell death (PCD) is a process.", True),
         ("What is PINP?", "Bone ALP and PINP were significantly correlated.", False),
+        # a restrictive "which" says what it does, not what it is
+        ("What is FIDD?", "We add one more condition to FIDD which is the influence score.", False),
         ("What is PINP?", "Median values were: ALP, 10.2 ng/mL; PINP, 56.", False),
     ],
 )

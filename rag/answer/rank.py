@@ -241,7 +241,7 @@ def _defines(text: str, asked: Sequence[str]) -> bool:
         t = re.escape(term)
         if re.search(rf"[(\[]\s*{t}\s*[)\],;]|\b{t}\s*[(\[]|\b{t}\s+(?:is defined as|refers to|"
                      rf"stands for|means|denotes)\b|\b{t},\s+(?:the|a|an)\s|"
-                     rf"\b{t},?\s+which (?:is|are) (?:a|an|the)\s", text):  # fmt: skip
+                     rf"\b{t},\s+which (?:is|are) (?:a|an|the)\s", text):  # fmt: skip
             return True
     return False
 
