@@ -572,6 +572,8 @@ def test_how_many_papers_mention_a_name_decides_whether_it_names_one(engine: Eng
     assert index.mentions("ERNIE") >= 4  # the family's word: in several abstracts
     assert index.mentions("Llumnix") == 1
     assert index.mentions("ERNIE 3.0") == 0  # "3.0" is not indexed: the index cannot tell
+    # a dropped letter or stopword says no more than the words kept ("CD4+ T" cells)
+    assert index.mentions("the ERNIE") == index.mentions("ERNIE T") == index.mentions("ERNIE")
     answer = engine.ask("What is ERNIE 3.0?")
     assert _cited(answer)[0] == "ERNIE 3.0"
 

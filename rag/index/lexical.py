@@ -288,10 +288,12 @@ class LexicalIndex:
             limit *= 4  # filtered out too many: look further down
 
     def mentions(self, text: str) -> int:
-        """How many papers hold every word of ``text``; 0 when the index keeps not all of
-        its words (a number, a letter, a stopword: "ERNIE 3.0" is more than "ernie")."""
+        """How many papers hold every word of ``text`` the index keeps; 0 when it keeps none,
+        or drops a number ("ERNIE 3.0" is more than "ernie": the index cannot tell). A letter
+        or a stopword it drops says no more: "CD4+ T" is as common as "CD4"."""
         terms = list(dict.fromkeys(self.analyze_one(text)))
-        if not terms or len(terms) < len(set(re.findall(r"\w+", text.casefold()))):
+        dropped = [w for w in set(re.findall(r"\w+", text.casefold())) if not self.analyze_one(w)]
+        if not terms or any(c.isdigit() for w in dropped for c in w):
             return 0
         return self._postings.count_all(self._searcher, terms)
 
