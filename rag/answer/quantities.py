@@ -76,9 +76,9 @@ _NOT_ANSWER = re.compile(
 
 
 def asked_quantity(text: str) -> str:
-    """The kind of figure a numeric question asks for ("share", "duration", "dose",
-    "ratio"), or "" when it asks for none of these (a count, a score: any figure by the
-    question's words answers it)."""
+    """The kind of figure a numeric question asks for ("effect": a hazard or odds ratio;
+    "share", "duration", "dose", "ratio", "size"), or "" when it asks for none of these (a
+    count, a score: any figure by the question's words answers it)."""
     for kind, pattern in _ASK_RE.items():
         if pattern.search(text):
             return kind
@@ -96,6 +96,7 @@ def states_quantity(text: str, kind: str) -> bool:
     return bool(kind) and kind in _stated(text)
 
 
+@functools.lru_cache(maxsize=65_536)
 def stems(text: str) -> tuple[str, ...]:
     """The stems of a text's words in order, numbers as "#"."""
     return tuple("#" if w[0].isdigit() else stem(w) for w in _TOKEN.findall(text.casefold()))
