@@ -90,6 +90,7 @@ def _prose(
     from the named papers only when the question names any."""
     pool = [s for s in scored if not question.named or s.source.paper_id in question.named]
     pool = pool or scored
+    yes_no = rank.asks_yes_no(question)
     if rank.asks_code(question) and any(rank.gives_code(s.text) for s in pool):
         pool = [s for s in pool if rank.gives_code(s.text)]  # "where is the code?": the link
     elif rank.asks_result(question):
@@ -106,7 +107,7 @@ def _prose(
         numeric = question.kind == "numeric"
         wanted = terms(question.own or question.text) if numeric else set()
         kind = asked_quantity(question.own or question.text) if numeric else ""
-        unasked = ("aim", "background", "method") if rank.asks_yes_no(question) else (
+        unasked = ("aim", "background", "method") if yes_no else (
             "aim", "background")  # fmt: skip
         pool = [s for s in pool if s.passage >= 0 or s.role not in unasked
                 or s.source.paper_id not in reporting
@@ -114,7 +115,7 @@ def _prose(
                 or states_quantity(s.text, kind)] or pool  # fmt: skip
     picked: list[cand.Sentence] = []
     lead = min((s.source.n for s in pool), default=0)
-    if rank.asks_yes_no(question):
+    if yes_no:
         # "Did treadmill training beat a weekly phone call?": the lead paper's sentence saying
         # whether a difference or effect was found answers it, whatever else scores higher.
         verdicts = [s for s in pool if s.source.n == lead and rank.states_verdict(s.text)]

@@ -7,7 +7,7 @@ words; "how long", "which doses", "how much faster", "what was the hazard ratio"
 duration, an amount of a drug, a ratio, an effect measure. :func:`asked_quantity` reads
 which of these a question asks for and :func:`states_quantity` whether a sentence gives
 one; the ranker (:mod:`rag.answer.rank`) weighs the match with a learnt weight, as it
-weighs any figure near the question's words (:func:`states_figure`).
+weighs any figure near the question's words (:func:`near`).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from collections.abc import Sequence, Set
 
 from rag.terms import stem
 
-__all__ = ["FIGURE", "NEAR", "WORD_NUMBER", "asked_quantity", "near", "states_figure",
-           "states_quantity", "stems"]  # fmt: skip
+__all__ = ["FIGURE", "NEAR", "WORD_NUMBER", "asked_quantity", "near", "states_quantity",
+           "stems"]  # fmt: skip
 
 FIGURE = re.compile(
     r"\d+(\.\d+)?\s*(%|x\b|×|times|fold|percent|[KMGT]B|billion|million|B\b)|"
@@ -96,7 +96,6 @@ def states_quantity(text: str, kind: str) -> bool:
     return bool(kind) and kind in _stated(text)
 
 
-@functools.lru_cache(maxsize=65_536)
 def stems(text: str) -> tuple[str, ...]:
     """The stems of a text's words in order, numbers as "#"."""
     return tuple("#" if w[0].isdigit() else stem(w) for w in _TOKEN.findall(text.casefold()))
@@ -106,12 +105,3 @@ def near(tokens: Sequence[str], wanted: Set[str], reach: int = NEAR) -> bool:
     """A number within ``reach`` words of a word of the question ("mortality ... was 9.1%")."""
     numbers = [i for i, t in enumerate(tokens) if t == "#"]
     return any(abs(i - j) <= reach for j, t in enumerate(tokens) if t in wanted for i in numbers)
-
-
-def states_figure(text: str, wanted: Set[str]) -> bool:
-    """Whether ``text`` gives a figure by one of the question's words (``wanted``: stems),
-    within NEAR words ("we use 2.8 billion tokens as input"), or a number in words ("five
-    orders of magnitude"): what a "how much / how many" question asks for."""
-    return (bool(FIGURE.search(text)) and near(stems(text), wanted)) or bool(
-        WORD_NUMBER.search(text)
-    )

@@ -34,15 +34,7 @@ import numpy as np
 
 from rag.aliases import glossary, glossed
 from rag.answer import params
-from rag.answer.quantities import (
-    FIGURE,
-    WORD_NUMBER,
-    asked_quantity,
-    near,
-    states_figure,
-    states_quantity,
-    stems,
-)
+from rag.answer.quantities import FIGURE, WORD_NUMBER, asked_quantity, near, states_quantity, stems
 from rag.answer.question import SPELL_OUT, Question
 from rag.terms import share, terms
 
@@ -223,6 +215,14 @@ def _traits(text: str) -> _Traits:
         len(text.split()) < 8,
         stems(text),
     )
+
+
+def states_figure(text: str, wanted: Set[str]) -> bool:
+    """Whether ``text`` gives a figure by one of the question's words (``wanted``: stems),
+    within NEAR words ("we use 2.8 billion tokens as input"), or a number in words ("five
+    orders of magnitude"): what a "how much / how many" question asks for."""
+    t = _traits(text)
+    return (t.figure and near(t.tokens, wanted)) or t.word_number
 
 
 def _idf(sentences: Sequence[Set[str]]) -> dict[str, float]:
