@@ -263,3 +263,46 @@ def test_a_yes_or_no_question_quotes_the_lead_papers_verdict_first() -> None:
     how = analyse("How did the success rates of the two groups compare?")
     assert not rank.asks_yes_no(how)
     assert [p.text for p in extractive._prose(how, pool, no_vector)] == [success]
+
+
+def test_an_enumeration_is_quoted_whole() -> None:
+    """ "What are the two stages of its training method?": a picked "The first stage ..."
+    brings the sentences going on with it ("The second stage ...", "Finally, ..."), however
+    they score; an ordinal that opens nothing ("first-line", a "second" alone, a "third"
+    out of order) brings nothing."""
+    first = "The first stage, termed Scale-Up, initializes the larger model from a smaller one."
+    second = "The second stage, Scale-Out, initializes the experts from a dense model."
+    aside = "Training from scratch costs a lot of compute in general settings."
+    pool = [
+        _sentence(1, "p", 2, first, 1.0, "result"),
+        _sentence(1, "p", 3, second, -9.0, "result"),
+        _sentence(1, "p", 4, aside, -9.5, "result"),
+    ]
+    no_vector = lambda _t: np.zeros(4, dtype=np.float32)  # noqa: E731
+    asked = analyse("What are the two stages of its training method?")
+    assert [p.text for p in extractive._prose(asked, pool, no_vector)][:2] == [
+        first,
+        second,
+    ]
+    assert candidates.enumerated(pool[0], pool) == pool[:2]
+
+    def texts(*lines: str) -> list[str]:
+        group = [_sentence(1, "p", i, t, 0.0, "result") for i, t in enumerate(lines)]
+        return [s.text for s in candidates.enumerated(group[0], group)]
+
+    assert texts("First, we count.", "Second, we weigh.", "Third, we sort.", "Then it ends.") == [
+        "First, we count.",
+        "Second, we weigh.",
+        "Third, we sort.",
+    ]
+    assert texts("First, we count.", "Finally, we weigh.", "It ends there.") == [
+        "First, we count.",
+        "Finally, we weigh.",
+    ]
+    assert texts("First-line therapy failed.", "Second, we weigh.") == [
+        "First-line therapy failed."
+    ]
+    assert texts("First, we count.", "Third, we sort.") == ["First, we count."]
+    assert texts("Second, we weigh.", "Third, we sort.") == ["Second, we weigh."]
+    other = _sentence(2, "q", 1, "Second, another paper goes on.", 0.0, "result")
+    assert candidates.enumerated(pool[0], [pool[0], other]) == [pool[0]]

@@ -5,6 +5,7 @@ else embedded now) and their rank scores (:mod:`rag.answer.rank`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -25,6 +26,7 @@ __all__ = [
     "NEAR_DUPLICATE",
     "Sentence",
     "best",
+    "enumerated",
     "features_of",
     "is_new",
     "scored",
@@ -36,6 +38,14 @@ __all__ = [
 
 NEAR_DUPLICATE = 0.9  # a sentence this close (cosine) to a picked one is never picked
 MIN_SENTENCE_WORDS = 4  # shorter "sentences" are headings or split artefacts
+# A sentence opening with an ordinal: "First, we ...", "The second stage, Scale-Out, ...",
+# "Finally, ..." (not "first-line", "First author").
+_ORDINAL = re.compile(
+    r"^(?:(?:the|a|in the|at the|during the)\s+)?"
+    r"(first|second|third|fourth|fifth|sixth|finally|lastly)(?![\w-])",
+    re.IGNORECASE,
+)
+_NEXT = {"second": "third", "third": "fourth", "fourth": "fifth", "fifth": "sixth"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +130,27 @@ def scored(question: Question, sentences: Sequence[Sentence], qvec: np.ndarray) 
         return []
     scores = rank.score(features_of(question, sentences, qvec))
     return [replace(s, score=float(v)) for s, v in zip(sentences, scores, strict=True)]
+
+
+def enumerated(s: Sentence, pool: Sequence[Sentence]) -> list[Sentence]:
+    """``s`` with the sentences that go on with the enumeration it opens ("The first stage,
+    termed Scale-Up, ..." then "The second stage, Scale-Out, ..."): the next ones of the
+    same text, while each names the next ordinal (or "finally"); ``s`` alone otherwise. Half
+    an enumeration answers half the question ("What are the two stages ...?")."""
+    group = [s]
+    opened = _ORDINAL.match(s.text)
+    if not opened or opened[1].casefold() != "first":
+        return group
+    after = {(p.passage, p.position): p for p in pool if p.source.paper_id == s.source.paper_id}
+    expected = "second"
+    while (nxt := after.get((s.passage, group[-1].position + 1))) is not None:
+        said = _ORDINAL.match(nxt.text)
+        ordinal = said[1].casefold() if said else ""
+        if not ordinal or ordinal not in (expected, "finally", "lastly"):
+            break
+        group.append(nxt)
+        expected = _NEXT.get(ordinal, "")
+    return group
 
 
 def best(pool: Sequence[Sentence], picked: Sequence[Sentence]) -> Sentence | None:

@@ -136,7 +136,7 @@ def _prose(
                 picked.append(best)
     best = cand.best(pool, picked)
     if best is not None and not picked:
-        picked.append(best)
+        picked += cand.enumerated(best, scored)
     # What retrieval ranked first (or the paper named first) is always quoted: a sentence of
     # another paper may score higher, but the answer must not drop the best paper found.
     if picked and all(p.source.n != lead for p in picked):
@@ -148,8 +148,10 @@ def _prose(
         words = sum(len(p.text.split()) for p in picked)
         if len(picked) >= room or (s.score < floor and words >= MIN_WORDS):
             break
-        if words + len(s.text.split()) <= MAX_WORDS and cand.is_new(s, picked):
-            picked.append(s)
+        # An enumeration is quoted whole ("The first stage ... The second stage ...").
+        group = [g for g in cand.enumerated(s, scored) if cand.is_new(g, picked)]
+        if cand.is_new(s, picked) and words + sum(len(g.text.split()) for g in group) <= MAX_WORDS:
+            picked += group
     return sorted(picked, key=lambda s: (s.source.n, s.passage, s.position))
 
 
