@@ -158,6 +158,19 @@ def test_the_questions_own_abbreviation_is_no_name_the_library_lacks(engine: Eng
     assert unknown("Did student examiners score the sOSCE stations well?") == ("sOSCE",)
 
 
+def test_names_no_paper_holds_are_said_and_only_mixed_case_ones_weigh(engine: Engine) -> None:
+    """ "Did the PSN workshop raise OSCE scores?": PSN is in no paper, so the answer says so
+    before quoting the closest passages; only a mixed-case name ("sOSCE") is evidence
+    against answering, and a quantity ("400mg") is no name."""
+    ev = _gathered(engine, "Did the PSN workshop raise OSCE scores at 400mg?").evidence
+    assert ev is not None and ev.absent == ("PSN",) and ev.unknown == ()
+    ev = _gathered(engine, "Did the PSN workshop raise sOSCE scores?").evidence
+    assert ev is not None and ev.absent == ("PSN", "sOSCE") and ev.unknown == ("sOSCE",)
+    answer = engine.ask("Did the PSN workshop raise OSCE scores of student examiners?").final
+    assert not answer.refused
+    assert _body(answer.answer).startswith("No paper in the library mentions PSN;")
+
+
 def test_names_of_the_question_the_top_paper_holds_are_known(engine: Engine) -> None:
     question = "Did student examiners score OSCE stations as faculty did?"
     found = _gathered(engine, question)

@@ -156,7 +156,7 @@ def _answer(
             fallback_reason=reason,
             paper_vectors=retriever.store.paper_vectors,
             library=found.library,
-            unknown=found.evidence.unknown if found.evidence else (),
+            unknown=found.evidence.absent if found.evidence else (),
         )
 
     events: Iterator[Event]
