@@ -315,7 +315,17 @@ def test_an_enumeration_is_quoted_whole() -> None:
     assert texts("First-line therapy failed.", "Second, we weigh.") == [
         "First-line therapy failed."
     ]
+    assert texts("Firstly, we count.", "Secondly, we weigh.") == [
+        "Firstly, we count.",
+        "Secondly, we weigh.",
+    ]
     assert texts("First, we count.", "Third, we sort.") == ["First, we count."]
     assert texts("Second, we weigh.", "Third, we sort.") == ["Second, we weigh."]
     other = _sentence(2, "q", 1, "Second, another paper goes on.", 0.0, "result")
     assert candidates.enumerated(pool[0], [pool[0], other]) == [pool[0]]
+    # The answer's word limit holds: a long enumeration is quoted as far as it fits.
+    long = " ".join(["word"] * 60)
+    items = ["First", "Second", "Third", "Fourth"]
+    pool = [_sentence(1, "p", i, f"{w}, {long}.", -float(i), "result") for i, w in enumerate(items)]
+    picked = extractive._prose(asked, pool, no_vector)
+    assert [p.text.split(",")[0] for p in picked] == ["First", "Second"]

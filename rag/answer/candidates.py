@@ -38,11 +38,11 @@ __all__ = [
 
 NEAR_DUPLICATE = 0.9  # a sentence this close (cosine) to a picked one is never picked
 MIN_SENTENCE_WORDS = 4  # shorter "sentences" are headings or split artefacts
-# A sentence opening with an ordinal: "First, we ...", "The second stage, Scale-Out, ...",
-# "Finally, ..." (not "first-line", "First author").
+# A sentence opening with an ordinal: "First, we ...", "Secondly, ...", "The second stage,
+# Scale-Out, ...", "Finally, ..." (not "First-line therapy", "Firstborn").
 _ORDINAL = re.compile(
     r"^(?:(?:the|a|in the|at the|during the)\s+)?"
-    r"(first|second|third|fourth|fifth|sixth|finally|lastly)(?![\w-])",
+    r"(first|second|third|fourth|fifth|sixth|finally|lastly)(?:ly)?(?![\w-])",
     re.IGNORECASE,
 )
 _NEXT = {"second": "third", "third": "fourth", "fourth": "fifth", "fifth": "sixth"}

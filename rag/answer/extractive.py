@@ -136,7 +136,10 @@ def _prose(
                 picked.append(best)
     best = cand.best(pool, picked)
     if best is not None and not picked:
-        picked += cand.enumerated(best, scored)
+        for g in cand.enumerated(best, scored):  # the best, and the enumeration it opens
+            if g is not best and _words(picked) + len(g.text.split()) > MAX_WORDS:
+                break
+            picked.append(g)
     # What retrieval ranked first (or the paper named first) is always quoted: a sentence of
     # another paper may score higher, but the answer must not drop the best paper found.
     if picked and all(p.source.n != lead for p in picked):
@@ -145,7 +148,7 @@ def _prose(
             picked.insert(0, mine)
     floor = params.current().prose["floor"]
     for s in sorted(pool, key=lambda s: -s.score):
-        words = sum(len(p.text.split()) for p in picked)
+        words = _words(picked)
         if len(picked) >= room or (s.score < floor and words >= MIN_WORDS):
             break
         # An enumeration is quoted whole ("The first stage ... The second stage ...").
@@ -153,6 +156,10 @@ def _prose(
         if cand.is_new(s, picked) and words + sum(len(g.text.split()) for g in group) <= MAX_WORDS:
             picked += group
     return sorted(picked, key=lambda s: (s.source.n, s.passage, s.position))
+
+
+def _words(picked: Sequence[cand.Sentence]) -> int:
+    return sum(len(p.text.split()) for p in picked)
 
 
 def _per_paper(
