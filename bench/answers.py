@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.domains import NAMES, Domain, domains, half  # noqa: E402
-from rag.answer import params  # noqa: E402
+from rag.answer import extractive, params  # noqa: E402
 from rag.answer.chat import OpenAIChat  # noqa: E402
 from rag.answer.cite import parse_markers  # noqa: E402
 from rag.answer.events import ErrorEvent, FinalEvent  # noqa: E402
@@ -286,6 +286,9 @@ def main() -> None:
     ap.add_argument("--scifact", type=Path, help="folder with SciFact's corpus, queries, qrels")
     ap.add_argument("--held-out", type=Path, help="answer each domain with the parameters "
                     "bench/fit_answers.py fitted without it (that script's JSON)")  # fmt: skip
+    ap.add_argument("--tie", type=float, default=extractive.TIE,
+                    help="quote too the papers scored within this share of the best "
+                    "(rag.answer.extractive.TIE; bench/fit_tie.py chooses it)")  # fmt: skip
     ap.add_argument("--offtopic-limit", type=int, default=0,
                     help="at most N off-topic questions of each other domain (0: all)")  # fmt: skip
     ap.add_argument("--index-dir", type=Path,
@@ -298,13 +301,14 @@ def main() -> None:
     ap.add_argument("--rows", action="store_true", help="save every answer (else the wrong ones)")
     ap.add_argument("--out", type=Path, default=ROOT / "bench/results/answers.json")
     args = ap.parse_args()
+    extractive.TIE = args.tie
 
     wanted = set(args.domains)
     known = [n for n in NAMES if n in wanted or (n == "pubmedqa" and args.pubmedqa)
              or (n == "scifact" and args.scifact) or n == "sample"]  # fmt: skip
     every = domains(known, pubmedqa=args.pubmedqa, scifact=args.scifact)
     fitted = json.loads(args.held_out.read_text())["held_out"] if args.held_out else {}
-    result: dict[str, Any] = {"held_out": bool(fitted), "domains": {}}
+    result: dict[str, Any] = {"held_out": bool(fitted), "tie": args.tie, "domains": {}}
     for name in args.domains:
         domain = every[name]
         if fitted:

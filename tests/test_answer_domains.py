@@ -186,7 +186,9 @@ def _sentence(n: int, paper: str, position: int, text: str, score: float, role: 
                    position=n, n_chunks=1, abstract=text)  # fmt: skip
     vector = np.zeros(4, dtype=np.float32)
     vector[n % 4] = 1.0  # distinct papers' sentences are never near-duplicates
-    return candidates.Sentence(Source(n, row), position, 5, text, score, vector, role)
+    # Retrieval's order is clear: the first paper far ahead of the rest.
+    source = Source(n, row, share=1.0 if n == 1 else 0.5)
+    return candidates.Sentence(source, position, 5, text, score, vector, role)
 
 
 def test_the_paper_retrieval_ranked_first_is_always_quoted() -> None:
@@ -204,6 +206,27 @@ def test_the_paper_retrieval_ranked_first_is_always_quoted() -> None:
     ]
     picked = extractive._prose(question, pool, lambda _t: np.zeros(4, dtype=np.float32))
     assert {p.source.paper_id for p in picked} >= {"first", "second"}
+
+
+def test_a_paper_retrieval_can_hardly_tell_from_the_first_is_quoted_too() -> None:
+    """Two papers on the same trial, scored 1.0 and 0.95 by retrieval: which holds the answer
+    is not for the ranker's preference for the first to decide, so each is quoted; a paper
+    scored well below (0.6) is left to the sentence scores."""
+    question = analyse("How many women took part in the screening trial?")
+    long = " ".join(["detail"] * 40)
+    rows = [  # (source n, paper, its retrieval share, text, sentence score)
+        (1, "first", 1.0, f"The first report gives the design: {long}.", 2.0),
+        (2, "second", 0.95, "The second report counts the 12,527 women enrolled.", -6.0),
+        (3, "third", 0.6, "A third paper on another trial, far behind in retrieval.", -6.0),
+    ]
+    pool = []
+    for n, paper, share, text, score in rows:
+        s = _sentence(n, paper, 1, text, score, "result")
+        pool.append(replace(s, source=replace(s.source, share=share)))
+    no_vector = lambda _t: np.zeros(4, dtype=np.float32)  # noqa: E731
+    picked = [p.source.paper_id for p in extractive._prose(question, pool, no_vector)]
+    assert picked == ["first", "second"]
+    assert 1 - extractive.TIE > 0.6  # the third is no tie
 
 
 def test_a_result_question_quotes_no_aim_of_a_paper_with_results() -> None:

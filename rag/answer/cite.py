@@ -59,6 +59,9 @@ class Source:
     # where none), or None: the extractive answerer then embeds the sentences itself.
     sentence_vectors: np.ndarray | None = field(default=None, compare=False, repr=False)
     passages: tuple[Passage, ...] = field(default=(), compare=False, repr=False)
+    # Its retrieval score as a share of the best paper's (1.0 for that one, for a paper the
+    # question names, and where no retrieval ranked the papers).
+    share: float = field(default=1.0, compare=False, repr=False)
 
     @classmethod
     def from_paper(cls, n: int, paper: PaperRow) -> Source:

@@ -49,6 +49,10 @@ MAX_WORDS = 150  # a prose answer stops adding sentences past this many words
 MAX_SENTENCES = 4
 MIN_WORDS = 40  # a shorter answer takes its next best sentence, however it scores
 MAX_LINES = 8  # papers in a list, comparison or author answer
+# A paper whose retrieval score is at least 1 - TIE of the best one's is quoted too: chosen
+# leaving one library out (bench/fit_tie.py: 0.1 with the sample or PubMedQA held out, 0.06
+# with SciFact; 0.1 on all three), docs/benchmarks.md.
+TIE = 0.1
 PaperVectors = Callable[[Sequence[str]], dict[str, np.ndarray]]
 
 
@@ -85,9 +89,10 @@ def _prose(
     room: int = MAX_SENTENCES,
 ) -> list[cand.Sentence]:
     """The sentence spelling out what a definition asks, the best sentence for each part of
-    the question, the best of the first source when none is from it, then more while they
-    score above the floor (or the answer is under MIN_WORDS) and the answer stays short;
-    from the named papers only when the question names any."""
+    the question, the best of the first source when none is from it (and of any source
+    retrieval scores within TIE of it), then more while they score above the floor (or the
+    answer is under MIN_WORDS) and the answer stays short; from the named papers only when
+    the question names any."""
     pool = [s for s in scored if not question.named or s.source.paper_id in question.named]
     pool = pool or scored
     yes_no = rank.asks_yes_no(question)
@@ -146,6 +151,14 @@ def _prose(
         mine = cand.best([s for s in pool if s.source.n == lead], picked)
         if mine is not None:
             picked.insert(0, mine)
+    # Nor is a paper that retrieval can hardly tell from the first (its score within TIE of
+    # the best): which of two papers on the same trial or finding holds the answer is not
+    # for the answer to decide.
+    for n in sorted({s.source.n for s in pool if s.source.share >= 1 - TIE} - {lead}):
+        if picked and all(p.source.n != n for p in picked):
+            mine = cand.best([s for s in pool if s.source.n == n], picked)
+            if mine is not None and _words(picked) + len(mine.text.split()) <= MAX_WORDS:
+                picked.append(mine)
     floor = params.current().prose["floor"]
     for s in sorted(pool, key=lambda s: -s.score):
         words = _words(picked)

@@ -113,11 +113,15 @@ class Gathered:
 
 
 def _numbered(
-    rows: Sequence[PaperRow], retriever: Retriever, query: str = ""
+    rows: Sequence[PaperRow],
+    retriever: Retriever,
+    query: str = "",
+    shares: Mapping[str, float] | None = None,
 ) -> tuple[Source, ...]:
-    """Rows as sources 1..n, each with its whole stored abstract, and (given the ``query``)
-    the body passages of those whose full text is stored. A reference stored without an
-    abstract has nothing to quote: search lists it, answers draw only on the others."""
+    """Rows as sources 1..n, each with its whole stored abstract, its share of the best
+    retrieval score (``shares``; 1.0 without) and (given the ``query``) the body passages of
+    those whose full text is stored. A reference stored without an abstract has nothing to
+    quote: search lists it, answers draw only on the others."""
     rows = [r for r in rows if r.has_abstract]
     firsts = retriever.store.first_chunks([r.id for r in rows])
     full = [r for r in rows if r.n_chunks > 1 and firsts.get(r.id, {}).get("body")]
@@ -128,6 +132,7 @@ def _numbered(
             replace(r, abstract=str(firsts.get(r.id, {}).get("abstract", r.abstract))),
             sentence_vectors(firsts.get(r.id, {})),
             passages.get(r.id, ()),
+            shares.get(r.id, 0.0) if shares is not None else 1.0,
         )
         for n, r in enumerate(rows, 1)
     )
@@ -187,7 +192,9 @@ def gather(
     defining = question.defined if question.kind == "definition" else ()
     found = {r.id for r in rows}
     rows += _rows([p for p in defining if p not in found], retriever, filters)[:2]
-    sources = _numbered(rows, retriever, query)
+    top = max((h.score for h in hits), default=0.0)
+    shares = {h.paper.id: h.score / top if top > 0 else 1.0 for h in hits}
+    sources = _numbered(rows, retriever, query, shares | dict.fromkeys(question.named, 1.0))
     if named and trust_names:
         return Gathered(sources=sources, answerable=True, reason="named")
     if defining and sources and not _unheard(asked_terms(question.own or question.text), retriever):
