@@ -181,6 +181,11 @@ def test_names_of_the_question_the_top_paper_holds_are_known(engine: Engine) -> 
 # -- the prose rules on their own ------------------------------------------------------------
 
 
+def no_vector(_text: str) -> np.ndarray:
+    """The question vector of the prose rules' tests: the scores given decide."""
+    return np.zeros(4, dtype=np.float32)
+
+
 def _sentence(n: int, paper: str, position: int, text: str, score: float, role: str):  # type: ignore[no-untyped-def]
     row = PaperRow(id=paper, label=paper, title="", authors=(), year=None, source="s",
                    position=n, n_chunks=1, abstract=text)  # fmt: skip
@@ -204,7 +209,7 @@ def test_the_paper_retrieval_ranked_first_is_always_quoted() -> None:
         _sentence(n, paper, 1, text, score, "method")
         for n, (paper, text, score) in enumerate(zip(papers, texts, scores, strict=True), 1)
     ]
-    picked = extractive._prose(question, pool, lambda _t: np.zeros(4, dtype=np.float32))
+    picked = extractive._prose(question, pool, no_vector)
     assert {p.source.paper_id for p in picked} >= {"first", "second"}
 
 
@@ -223,7 +228,6 @@ def test_a_paper_retrieval_can_hardly_tell_from_the_first_is_quoted_too() -> Non
     for n, paper, share, text, score in rows:
         s = _sentence(n, paper, 1, text, score, "result")
         pool.append(replace(s, source=replace(s.source, share=share)))
-    no_vector = lambda _t: np.zeros(4, dtype=np.float32)  # noqa: E731
     picked = [p.source.paper_id for p in extractive._prose(question, pool, no_vector)]
     assert picked == ["first", "second"]
     assert 1 - extractive.TIE > 0.6  # the third is no tie
@@ -236,7 +240,7 @@ def test_a_result_question_quotes_no_aim_of_a_paper_with_results() -> None:
         _sentence(1, "p", 0, "The aim was to count the patients with complications.", 3.0, "aim"),
         _sentence(1, "p", 3, "Complications occurred in 21 of the 100 patients.", 1.0, "result"),
     ]
-    picked = extractive._prose(question, pool, lambda _t: np.zeros(4, dtype=np.float32))
+    picked = extractive._prose(question, pool, no_vector)
     assert [p.role for p in picked] == ["result"]
 
 
@@ -249,7 +253,6 @@ def test_an_aim_giving_the_kind_of_figure_asked_is_kept() -> None:
     size = "To explore the limit, we present PLATO-XL with up to 11 billion parameters."
     aim = "To explore the limit of dialogue generation, we present the models of PLATO-XL."
     found = "PLATO-XL obtains state-of-the-art results across multiple conversational tasks."
-    no_vector = lambda _t: np.zeros(4, dtype=np.float32)  # noqa: E731
     for text, kept in ((size, True), (aim, False)):
         pool = [_sentence(1, "p", 0, text, 1.0, "aim"), _sentence(1, "p", 4, found, 0.0, "result")]
         picked = [p.text for p in extractive._prose(question, pool, no_vector)]
@@ -266,7 +269,6 @@ def test_a_yes_or_no_question_quotes_what_was_found_not_the_design() -> None:
         _sentence(1, "p", 1, design, 2.0, "method"),
         _sentence(1, "p", 2, found, -1.0, "result"),
     ]
-    no_vector = lambda _t: np.zeros(4, dtype=np.float32)  # noqa: E731
     question = analyse("Did treadmill training beat a weekly phone call?")
     assert [p.text for p in extractive._prose(question, pool, no_vector)] == [found]
     how = analyse("How was the training given?")
@@ -292,7 +294,6 @@ def test_a_yes_or_no_question_quotes_the_lead_papers_verdict_first() -> None:
         _sentence(2, "q", 2, other, -9.0, "result"),
     ]
     assert len(success.split()) >= extractive.MIN_WORDS
-    no_vector = lambda _t: np.zeros(4, dtype=np.float32)  # noqa: E731
     asked = analyse("Did aspirating the ethanol-mixed fluid improve success?")
     assert rank.asks_yes_no(asked)
     assert [p.text for p in extractive._prose(asked, pool, no_vector)] == [success, verdict]
@@ -314,7 +315,6 @@ def test_an_enumeration_is_quoted_whole() -> None:
         _sentence(1, "p", 3, second, -9.0, "result"),
         _sentence(1, "p", 4, aside, -9.5, "result"),
     ]
-    no_vector = lambda _t: np.zeros(4, dtype=np.float32)  # noqa: E731
     asked = analyse("What are the two stages of its training method?")
     assert [p.text for p in extractive._prose(asked, pool, no_vector)][:2] == [
         first,

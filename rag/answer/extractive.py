@@ -142,22 +142,19 @@ def _prose(
     best = cand.best(pool, picked)
     if best is not None and not picked:
         for g in cand.enumerated(best, scored):  # the best, and the enumeration it opens
-            if g is not best and _words(picked) + len(g.text.split()) > MAX_WORDS:
+            if g is not best and _words([*picked, g]) > MAX_WORDS:
                 break
             picked.append(g)
     # What retrieval ranked first (or the paper named first) is always quoted: a sentence of
     # another paper may score higher, but the answer must not drop the best paper found.
-    if picked and all(p.source.n != lead for p in picked):
-        mine = cand.best([s for s in pool if s.source.n == lead], picked)
-        if mine is not None:
-            picked.insert(0, mine)
-    # Nor is a paper that retrieval can hardly tell from the first (its score within TIE of
-    # the best): which of two papers on the same trial or finding holds the answer is not
-    # for the answer to decide.
-    for n in sorted({s.source.n for s in pool if s.source.share >= 1 - TIE} - {lead}):
+    # Nor, within the answer's words, is a paper retrieval can hardly tell from the first
+    # (its score within TIE of the best): which of two papers on the same trial or finding
+    # holds the answer is not for the answer to decide.
+    ties = sorted({s.source.n for s in pool if s.source.share >= 1 - TIE} - {lead})
+    for n in [lead, *ties]:
         if picked and all(p.source.n != n for p in picked):
             mine = cand.best([s for s in pool if s.source.n == n], picked)
-            if mine is not None and _words(picked) + len(mine.text.split()) <= MAX_WORDS:
+            if mine is not None and (n == lead or _words([*picked, mine]) <= MAX_WORDS):
                 picked.append(mine)
     floor = params.current().prose["floor"]
     for s in sorted(pool, key=lambda s: -s.score):
@@ -166,7 +163,7 @@ def _prose(
             break
         # An enumeration is quoted whole ("The first stage ... The second stage ...").
         group = [g for g in cand.enumerated(s, scored) if cand.is_new(g, picked)]
-        if cand.is_new(s, picked) and words + sum(len(g.text.split()) for g in group) <= MAX_WORDS:
+        if cand.is_new(s, picked) and words + _words(group) <= MAX_WORDS:
             picked += group
     return sorted(picked, key=lambda s: (s.source.n, s.passage, s.position))
 

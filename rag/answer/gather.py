@@ -226,14 +226,18 @@ def evidence(
     # The question's own abbreviations ("human dialyzable leukocyte extract (hDLE)") are no
     # names the library lacks: their spelled-out words are weighed with the rest.
     own_abbreviations = set(re.findall(r"\(([\w.+-]+)\)", query))
+    # The question's names ("vLLM", "AM404", "GPT-4") and the terms the index keeps them as.
+    names = {
+        word: _key(word, retriever)
+        for word in dict.fromkeys(re.findall(r"[\w][\w.+-]*[\w]", query))
+        if _NAME.search(word)
+    }
     absent = tuple(
         word
-        for word in dict.fromkeys(re.findall(r"[\w][\w.+-]*[\w]", query))
+        for word, key in names.items()
         if word not in own_abbreviations
-        and (
-            _MIXED_CASE.search(word) or (len(word) > 2 and word[0].isalpha() and _NAME.search(word))
-        )
-        and (key := _key(word, retriever))
+        and (_MIXED_CASE.search(word) or (len(word) > 2 and word[0].isalpha()))
+        and key
         and df.get(key, 1) == 0
     )
     unknown = tuple(word for word in absent if _MIXED_CASE.search(word))
@@ -248,10 +252,8 @@ def evidence(
     windows = [a | b for a, b in zip(sentences, [*sentences[1:], set()], strict=True)]
     known = tuple(
         word
-        for word in dict.fromkeys(re.findall(r"[\w][\w.+-]*[\w]", query))
-        if len(word) > 2  # "QA", "US": two capitals stand for too many things
-        and _NAME.search(word)
-        and _key(word, retriever) in have
+        for word, key in names.items()
+        if len(word) > 2 and key in have  # "QA", "US": two capitals stand for too many things
     )
     return Evidence(
         dense,
