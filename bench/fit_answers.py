@@ -56,7 +56,7 @@ from rag.answer.gather import Evidence, gather, held_to_floor  # noqa: E402
 from rag.answer.question import analyse  # noqa: E402
 from ui.app import App  # noqa: E402
 
-EVIDENCE_FEATURES = ("margin", "coverage", "focus", "gap", "local", "unknown_name")
+EVIDENCE_FEATURES = ("margin", "coverage", "focus", "gap", "local", "sentence", "unknown_name")
 WORD_COST = 0.001
 # Below the library's noise floor a question is refused whatever the model says (rag.answer.
 # gather): a fixed cut, not fitted: the floor itself says how close everyday questions come.

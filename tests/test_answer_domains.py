@@ -121,8 +121,8 @@ def test_a_question_no_closer_than_everyday_ones_is_refused_whatever_words_it_sh
     alone would answer it; its best dense score stays below the library's noise floor
     (how close everyday questions come), so it is refused. A list question, and one with
     a name the top paper holds, are not held to the floor."""
-    measured = Evidence(dense=0.31, margin=-0.157, coverage=0.701, focus=1.0, gap=0.039,
-                        local=0.701, unknown=())  # fmt: skip
+    measured = Evidence(dense=0.238, margin=-0.157, coverage=0.701, focus=1.0, gap=0.039,
+                        local=0.701, sentence=0.003, unknown=())  # fmt: skip
     weights = params.current().evidence
     assert refusal_score(measured, weights) > weights["threshold"]
     assert _refusal(measured, -1.0) == "it comes no closer to any paper than everyday questions do"
@@ -169,6 +169,28 @@ def test_names_no_paper_holds_are_said_and_only_mixed_case_ones_weigh(engine: En
     answer = engine.ask("Did the PSN workshop raise OSCE scores of student examiners?").final
     assert not answer.refused
     assert _body(answer.answer).startswith("No paper in the library mentions PSN;")
+
+
+def test_the_evidence_holds_the_top_papers_sentence_nearest_the_question(engine: Engine) -> None:
+    """Whether one sentence says what is asked: the best cosine of a sentence of the top
+    paper (as the answer quotes it) to the question, less the library's noise floor; an
+    everyday question comes no closer to any sentence than everyday questions do."""
+    question = "What share of women counseled by telephone were screened on schedule?"
+    found = _gathered(engine, question)
+    ev = found.evidence
+    assert ev is not None and found.sources[0].paper_id == "mammo"
+    quotable = candidates.sentences(found.sources[:1])
+    vectors = candidates.with_vectors_of(quotable, engine.answer_embedder)
+    cosines = vectors @ engine.answer_embedder.embed_query(question)
+    assert len(quotable) == 4
+    assert ev.sentence == pytest.approx(float(cosines.max()) - engine.noise_floor(), abs=1e-5)
+    assert ev.features()["sentence"] == ev.sentence
+    everyday = _gathered(engine, "How do volcanoes form?").evidence
+    assert everyday is not None and everyday.sentence < 0 < ev.sentence
+    weights = params.current().evidence
+    assert refusal_score(replace(ev, sentence=ev.sentence + 0.1), weights) > refusal_score(
+        ev, weights
+    )
 
 
 def test_names_of_the_question_the_top_paper_holds_are_known(engine: Engine) -> None:

@@ -4,14 +4,19 @@ several layouts; every broken kind of PDF is one clear Skipped and the run goes 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import httpx
+import numpy as np
 import pytest
 
 from ingest.parse import pdf as pdf_module
 from ingest.parse.dispatch import parse_file
 from rag.answer import body as answer_body
+from rag.answer import candidates, params
+from rag.answer.gather import gather
+from rag.answer.question import analyse
 from rag.engine import Engine
 from rag.index.connect import open_store
 from rag.records import Notice, Paper, Skipped
@@ -389,3 +394,39 @@ def test_a_pdf_read_again_under_another_id_replaces_its_paper(
     assert again.added == 1 and again.replaced == [old]
     ids = {row.id for row in app.engine.papers()[1]}
     assert ids == {"pdf:0123456789abcdef", "bib:a1"}
+
+
+def test_the_refusal_evidence_weighs_the_body_passage_nearest_the_question(
+    tmp_path: Path,
+) -> None:
+    """A question the body of a full-text paper answers, and its abstract does not, is
+    weighed on the sentence of its nearest body passage too (the real PDFs' "how long does
+    the VM wait before recording again?" was refused on the abstract's sentences alone)."""
+    body = (
+        "Serving requests at scale is a question of memory. " * 8
+        + "After a failed recording the monitor waits for 32 further loop iterations. "
+        + "Batches are formed every ten milliseconds. " * 8
+    ) + "\n"
+    app = _full_text_app(tmp_path, body)
+    engine = app.engine
+    question = "How many loop iterations does the monitor wait after a failed recording?"
+    shipped = params.current()  # nothing refused: the sources are kept beside the evidence
+    never = {**shipped.evidence, "threshold": -1e9, "min_margin": -1e9}
+    params.use(replace(shipped, evidence=never))
+    try:
+        found = gather(analyse(question), question, retriever=engine.retriever, names=None,
+                       filters=None, k=5, min_relevance=-1.0,
+                       noise=engine.noise_floor())  # fmt: skip
+    finally:
+        params.use(shipped)
+    ev, [top] = found.evidence, found.sources
+    assert ev is not None and top.passages
+    query = engine.answer_embedder.embed_query(question)
+
+    def nearest(sentences: list[candidates.Sentence]) -> float:
+        return float(np.max(candidates.with_vectors_of(sentences, engine.answer_embedder) @ query))
+
+    abstract = nearest(candidates.sentences([top]))
+    passage = nearest(candidates.sentences([replace(top, passages=top.passages[:1])], body=True))
+    assert passage > abstract
+    assert ev.sentence == pytest.approx(passage - engine.noise_floor(), abs=1e-5)

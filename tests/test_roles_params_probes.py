@@ -232,9 +232,8 @@ def test_after_the_first_result_everything_but_a_conclusion_is_a_result() -> Non
 def test_the_shipped_parameters_hold_every_weight_the_answerer_reads() -> None:
     loaded = params.load()
     assert set(rank.FEATURES) <= set(loaded.ranker)
-    evidence = Evidence(
-        dense=0.5, margin=0.1, coverage=0.5, focus=0.5, gap=0.1, local=0.5, unknown=()
-    )
+    evidence = Evidence(dense=0.5, margin=0.1, coverage=0.5, focus=0.5, gap=0.1, local=0.5,
+                        sentence=0.2, unknown=())  # fmt: skip
     assert {*evidence.features(), "bias", "threshold"} <= set(loaded.evidence)
     assert "floor" in loaded.prose
     assert all(np.isfinite(list(loaded.ranker.values())))
