@@ -18,13 +18,13 @@ rarity, the paper holds (in all, in two adjacent sentences, of its rarest words)
 clearly it beats the second paper, and how many mixed-case names of the question ("vLLM")
 no paper of the library holds. A logistic model of these, fitted by bench/fit_answers.py on
 libraries of different fields and kept in :mod:`rag.answer.params`, refuses below its
-threshold. A question whose best dense score
-does not rise above the noise floor is refused whatever words it shares with a paper ("What
-is the capital of Australia?" in a library holding the "Australian Capital Territory"): of
-the bench libraries' own questions whose gold paper retrieval brings, 7 of 1,371 fall below
-it, against 88-100% of other fields' questions; a list question ("Are there any surveys?")
-and one with a name the top paper holds ("What is AM404 chemically?") are not held to it.
-So is a best dense score below ``min_relevance``.
+threshold. A question whose best dense score does not rise above the noise floor is refused
+whatever words it shares with a paper ("What is the capital of Australia?" in a library
+holding the "Australian Capital Territory"): of the bench libraries' own questions whose
+gold paper retrieval brings, 7 of 1,371 fall below it, against 88-100% of other fields'
+questions; a list question ("Are there any surveys?") and one with a name the top paper
+holds ("What is AM404 chemically?") are not held to it. So is a best dense score below
+``min_relevance``.
 """
 
 from __future__ import annotations
