@@ -348,13 +348,8 @@ def main() -> None:
 def plot_length(result: dict[str, Any], path: Path) -> None:
     """Key facts held against words per answer as the floor moves, each domain held out,
     the fitted floor marked (needs matplotlib, the bench extra)."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib is not installed (pip install -e '.[bench]'): no plot")
+    plt = _pyplot()
+    if plt is None:
         return
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     for name, curve in result["length_curve"].items():
@@ -367,24 +362,15 @@ def plot_length(result: dict[str, Any], path: Path) -> None:
     ax.set_xlabel("words per answer (mean)")
     ax.set_ylabel("key facts held by the quoted sentences (%)")
     ax.set_title("Longer extractive answers hold more facts; dots: the fitted floor")
-    ax.grid(alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    print(f"saved {path}")
+    _save(fig, ax, path)
 
 
 def plot_refusal(result: dict[str, Any], path: Path) -> None:
     """Each domain held out: other fields' questions answered against its own answerable
     questions refused, as the threshold moves (the weights fitted on the other domains);
     the issue's target is the box at 1% and 1%, the fitted threshold a dot."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib is not installed (pip install -e '.[bench]'): no plot")
+    plt = _pyplot()
+    if plt is None:
         return
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     for name, held in result["held_out"].items():
@@ -398,6 +384,24 @@ def plot_refusal(result: dict[str, Any], path: Path) -> None:
     ax.set_xlabel("answerable questions refused (%)")
     ax.set_ylabel("other fields' questions answered (%)")
     ax.set_title("Refusal held out: the threshold moved; dots: the fitted one")
+    _save(fig, ax, path)
+
+
+def _pyplot() -> Any:
+    """matplotlib's pyplot drawing to files; None (and says so) without the bench extra."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib is not installed (pip install -e '.[bench]'): no plot")
+        return None
+    return plt
+
+
+def _save(fig: Any, ax: Any, path: Path) -> None:
+    """A plot's grid and legend, saved to ``path``."""
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()
