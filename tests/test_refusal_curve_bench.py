@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from bench.fit_answers import EVIDENCE_FEATURES, REFUSED_STEPS, refusal_curve
+from bench.fit_answers import EVIDENCE_FEATURES, REFUSED_STEPS, refusal_ceiling, refusal_curve
 
 MARGIN = 1 + EVIDENCE_FEATURES.index("margin")
 
@@ -61,3 +61,38 @@ def test_the_noise_floor_gate_refuses_whatever_the_threshold() -> None:
 
 def test_no_curve_without_both_kinds_of_question() -> None:
     assert refusal_curve([_row(1.0, 1.0)], _weights(0.0)) == {"curve": [], "fitted": []}
+
+
+def _separable_by_focus(n: int = 200) -> list[dict[str, Any]]:
+    """A library whose own questions and other fields' overlap in coverage (what _weights
+    reads) but are told apart by focus: what weights fitted elsewhere may not see."""
+    rng = np.random.default_rng(0)
+    rows = []
+    for y in (1.0, 0.0):
+        for _ in range(n):
+            row = _row(float(rng.normal()), y)
+            row["x"][1 + EVIDENCE_FEATURES.index("focus")] = (1.0 if y else -1.0) + rng.normal(
+                scale=0.1
+            )
+            rows.append(row)
+    return rows
+
+
+def test_the_ceiling_is_the_model_fitted_on_the_library_itself() -> None:
+    rows = _separable_by_focus()
+    held = refusal_curve(rows, _weights(0.0))  # weights that read coverage only
+    ceiling = refusal_ceiling(rows, l2=1.0, max_refused=0.01)
+    at = REFUSED_STEPS.index(0.01)
+    assert held["curve"][at][1] > 0.5  # coverage alone cannot tell them apart
+    assert ceiling["curve"][at] == [0.01, 0.0]  # focus does, fitted on the library
+    refused, answered = ceiling["fitted"]  # its own threshold: at most 1% refused
+    assert refused <= 0.01 and answered == 0.0
+
+
+def test_a_ceiling_that_misses_the_box_says_no_weights_can_meet_it() -> None:
+    # The same score for both kinds: nothing tells them apart, fitted anywhere.
+    rows = [_row(float(s % 10), 1.0) for s in range(100)]
+    rows += [_row(float(s % 10), 0.0) for s in range(100)]
+    ceiling = refusal_ceiling(rows, l2=1.0, max_refused=0.01)
+    refused_1, answered_1 = ceiling["curve"][REFUSED_STEPS.index(0.01)]
+    assert refused_1 <= 0.01 and answered_1 > 0.5
