@@ -42,6 +42,7 @@ import json
 import pickle
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -83,9 +84,17 @@ def _ask(app: App, question: str, history: list[Turn], k: int) -> tuple[Any, Any
     return asked, found, query
 
 
-def collect(app: App, domain: Domain, offtopic: list[dict], k: int) -> dict[str, Any]:
+def collect(
+    app: App,
+    domain: Domain,
+    offtopic: list[dict],
+    k: int,
+    extra: Callable[[str, Any], dict[str, float]] | None = None,
+) -> dict[str, Any]:
     """The domain's ranker examples and refusal examples (nothing refused meanwhile: every
-    question gets its sources, so that a positive can be told by its gold paper)."""
+    question gets its sources, so that a positive can be told by its gold paper). Given
+    ``extra`` (the query and what gather found -> named values), each refusal example keeps
+    those too (candidate features: bench/refusal_study.py)."""
     ranker: list[dict[str, Any]] = []
     refusal: list[dict[str, Any]] = []
     engine = app.engine
@@ -101,6 +110,8 @@ def collect(app: App, domain: Domain, offtopic: list[dict], k: int) -> dict[str,
                 # The library answers it, as retrieved: its gold paper is among the sources.
                 refusal.append({"x": _evidence_row(found.evidence), "y": 1.0,
                                 "gated": held_to_floor(asked, found.evidence)})  # fmt: skip
+                if extra is not None:
+                    refusal[-1]["extra"] = extra(query, found)
             facts = turn.get("key_facts") or []
             if turn.get("answerable") and facts and gold and found.sources:
                 pairs, x = sentence_features(asked, found.sources, engine.answer_embedder, query)
@@ -126,11 +137,13 @@ def collect(app: App, domain: Domain, offtopic: list[dict], k: int) -> dict[str,
                 Turn("assistant", "...", tuple(gold)),
             ]
     for item in offtopic:
-        asked, found, _ = _ask(app, item["question"], [], k)
+        asked, found, query = _ask(app, item["question"], [], k)
         if found.evidence is not None:
             refusal.append({"x": _evidence_row(found.evidence), "y": 0.0, "type": item["type"],
                             "other_field": item["field"] != domain.field,
                             "gated": held_to_floor(asked, found.evidence)})  # fmt: skip
+            if extra is not None:
+                refusal[-1]["extra"] = extra(query, found)
     params.use(base)
     return {"ranker": ranker, "refusal": refusal}
 
