@@ -214,26 +214,40 @@ def fit_floor(data: list[dict[str, Any]], w: np.ndarray, word_cost: float = WORD
     return FLOORS[best]
 
 
+def fit_balanced(
+    groups: list[list[dict[str, Any]]],
+    row: Callable[[dict[str, Any]], np.ndarray],
+    l2: float,
+    max_refused: float,
+) -> tuple[np.ndarray, float]:
+    """Refusal weights over ``row`` of each example (its first column the bias) on these
+    libraries' examples, each library and class weighed alike (other fields' questions only
+    as negatives), and the threshold that refuses at most ``max_refused`` of every library's
+    own questions."""
+    rows, ys, ws = [], [], []
+    for examples in groups:
+        for label in (0.0, 1.0):
+            group = [e for e in examples if e["y"] == label and (label or e["other_field"])]
+            for e in group:
+                rows.append(row(e))
+                ys.append(label)
+                ws.append(1.0 / len(group))
+    x, y, sw = np.stack(rows), np.asarray(ys), np.asarray(ws) * len(ys) / (2 * len(groups))
+    w = fit(x, y, l2, sw)
+    threshold = float("inf")
+    for examples in groups:
+        scores = np.sort([float(row(e) @ w) for e in examples if e["y"] == 1.0])
+        if len(scores):
+            cut = scores[int(np.floor(max_refused * len(scores)))]
+            threshold = min(threshold, cut - 1e-6)
+    return w, threshold
+
+
 def fit_refusal(by_domain: dict[str, list[dict[str, Any]]], l2: float, max_refused: float) -> dict:
     """The refusal model on these domains' examples, each domain and class weighed alike;
     its threshold refuses at most ``max_refused`` of the answerable questions of every
     training domain."""
-    rows, ys, ws = [], [], []
-    for examples in by_domain.values():
-        for label in (0.0, 1.0):
-            group = [e for e in examples if e["y"] == label and (label or e["other_field"])]
-            for e in group:
-                rows.append(e["x"])
-                ys.append(label)
-                ws.append(1.0 / len(group))
-    x, y, sw = np.stack(rows), np.asarray(ys), np.asarray(ws) * len(ys) / (2 * len(by_domain))
-    w = fit(x, y, l2, sw)
-    threshold = float("inf")
-    for examples in by_domain.values():
-        scores = np.sort([float(e["x"] @ w) for e in examples if e["y"] == 1.0])
-        if len(scores):
-            cut = scores[int(np.floor(max_refused * len(scores)))]
-            threshold = min(threshold, cut - 1e-6)
+    w, threshold = fit_balanced(list(by_domain.values()), lambda e: e["x"], l2, max_refused)
     weights = {"bias": round(float(w[0]), 3)}
     weights |= {f: round(float(v), 3) for f, v in zip(EVIDENCE_FEATURES, w[1:], strict=True)}
     return weights | {"threshold": round(threshold, 3), "min_margin": MIN_MARGIN}

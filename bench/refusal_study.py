@@ -57,7 +57,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.answers import open_domain  # noqa: E402
 from bench.domains import NAMES, domains  # noqa: E402
-from bench.fit_answers import EVIDENCE_FEATURES, MIN_MARGIN, collect, fit  # noqa: E402
+from bench.fit_answers import EVIDENCE_FEATURES, MIN_MARGIN, collect, fit_balanced  # noqa: E402
 from rag.answer.probes import NOISE_QUANTILE, PROBES  # noqa: E402
 from rag.sentences import split_sentences  # noqa: E402
 from rag.tokens import get_encoding  # noqa: E402
@@ -186,29 +186,10 @@ def _score(e: dict[str, Any], w: np.ndarray, keys: Sequence[str]) -> float:
     return float("-inf") if gated else float(_row(e, keys) @ w)
 
 
-def fit_on(groups: Sequence[list[dict[str, Any]]], keys: Sequence[str], l2: float = 1.0,
-           max_refused: float = 0.01) -> tuple[np.ndarray, float]:  # fmt: skip
-    """Weights over the evidence and ``keys`` on these libraries' examples (each library and
-    class weighed alike; other fields' questions only as negatives), and the threshold that
-    refuses at most ``max_refused`` of every library's own questions."""
-    rows, ys, ws = [], [], []
-    for examples in groups:
-        for label in (0.0, 1.0):
-            group = [e for e in examples if e["y"] == label and (label or e["other_field"])]
-            for e in group:
-                rows.append(_row(e, keys))
-                ys.append(label)
-                ws.append(1.0 / len(group))
-    y = np.asarray(ys)
-    w = fit(np.stack(rows), y, l2, np.asarray(ws) * len(y) / (2 * len(groups)))
-    threshold = min(
-        np.sort([float(_row(e, keys) @ w) for e in ex if e["y"] == 1.0])[
-            int(max_refused * sum(e["y"] == 1.0 for e in ex))
-        ]
-        - 1e-6
-        for ex in groups
-    )
-    return w, threshold
+def fit_on(groups: Sequence[list[dict[str, Any]]], keys: Sequence[str]) -> tuple[np.ndarray, float]:
+    """The refusal model over the evidence and ``keys``, fitted as bench/fit_answers.py
+    fits the product's (threshold at 1% of every library's own questions refused)."""
+    return fit_balanced(list(groups), lambda e: _row(e, keys), l2=1.0, max_refused=0.01)
 
 
 def answered_at(own: np.ndarray, other: np.ndarray, refused: float) -> int:
