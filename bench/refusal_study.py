@@ -29,7 +29,7 @@ Held out says what carries from one library to another; within says what the fea
 could give if a library's own labelled questions were at hand. Every reading keeps the
 noise-floor gate (a question held to the floor and below it is refused whatever the model).
 
-    python bench/refusal_study.py --pubmedqa ../shared/bench/pubmedqa \
+    python bench/refusal_study.py --pubmedqa ../shared/bench/pubmedqa \\
         --scifact ../shared/bench/scifact
 
 wordfreq and WordLlama come with the bench extra (pip install -e '.[bench]'); a family
