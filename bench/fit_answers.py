@@ -253,13 +253,18 @@ def fit_refusal(by_domain: dict[str, list[dict[str, Any]]], l2: float, max_refus
     return weights | {"threshold": round(threshold, 3), "min_margin": MIN_MARGIN}
 
 
+def gated_out(e: dict[str, Any], min_margin: float = MIN_MARGIN) -> bool:
+    """Whether the noise-floor gate refuses the example whatever the model says: it is held
+    to the floor (rag.answer.gather.held_to_floor) and its margin stays below it."""
+    return bool(e.get("gated", True)) and e["x"][1 + EVIDENCE_FEATURES.index("margin")] < min_margin
+
+
 def refusal_rates(examples: list[dict[str, Any]], weights: dict[str, float]) -> dict[str, Any]:
     w = np.asarray([weights["bias"], *(weights[f] for f in EVIDENCE_FEATURES)])
     t, floor = weights["threshold"], weights["min_margin"]
 
     def answered(e: dict[str, Any]) -> bool:
-        margin = e["x"][1 + EVIDENCE_FEATURES.index("margin")]
-        return float(e["x"] @ w) > t and (margin >= floor or not e.get("gated", True))
+        return float(e["x"] @ w) > t and not gated_out(e, floor)
 
     ans = [answered(e) for e in examples if e["y"] == 1.0]
     out = {"answerable_refused": f"{ans.count(False)}/{len(ans)}"}
@@ -278,11 +283,9 @@ def refusal_curve(examples: list[dict[str, Any]], weights: dict[str, float]) -> 
     paper retrieved), [answerable refused, other fields' questions answered], and the same
     pair at the fitted threshold. The noise-floor gate stands throughout."""
     w = np.asarray([weights["bias"], *(weights[f] for f in EVIDENCE_FEATURES)])
-    at = 1 + EVIDENCE_FEATURES.index("margin")
 
     def score(e: dict[str, Any]) -> float:  # -inf: refused by the gate whatever the threshold
-        gated = e.get("gated", True) and e["x"][at] < weights["min_margin"]
-        return float("-inf") if gated else float(e["x"] @ w)
+        return float("-inf") if gated_out(e, weights["min_margin"]) else float(e["x"] @ w)
 
     pos = np.sort([score(e) for e in examples if e["y"] == 1.0])
     off = np.asarray([score(e) for e in examples if e["y"] == 0.0 and e.get("other_field")])

@@ -57,14 +57,13 @@ sys.path.insert(0, str(ROOT))
 
 from bench.answers import open_domain  # noqa: E402
 from bench.domains import NAMES, domains  # noqa: E402
-from bench.fit_answers import EVIDENCE_FEATURES, MIN_MARGIN, collect, fit_balanced  # noqa: E402
+from bench.fit_answers import collect, fit_balanced, gated_out  # noqa: E402
 from rag.answer.probes import NOISE_QUANTILE, PROBES  # noqa: E402
 from rag.sentences import split_sentences  # noqa: E402
 from rag.tokens import get_encoding  # noqa: E402
 from ui.app import App  # noqa: E402
 
 Features = Callable[[str, Any], dict[str, float]]  # (query, what gather found) -> values
-MARGIN = 1 + EVIDENCE_FEATURES.index("margin")
 ZIPF_TECHNICAL = 3.5  # below this a word is rare in English (wordfreq: "the" is 7.7)
 _WORD = re.compile(r"[^\W\d_][\w-]*")
 
@@ -182,8 +181,7 @@ def _row(e: dict[str, Any], keys: Sequence[str]) -> np.ndarray:
 
 def _score(e: dict[str, Any], w: np.ndarray, keys: Sequence[str]) -> float:
     """The model's score, -inf for a question the noise-floor gate refuses."""
-    gated = e.get("gated", True) and e["x"][MARGIN] < MIN_MARGIN
-    return float("-inf") if gated else float(_row(e, keys) @ w)
+    return float("-inf") if gated_out(e) else float(_row(e, keys) @ w)
 
 
 def fit_on(groups: Sequence[list[dict[str, Any]]], keys: Sequence[str]) -> tuple[np.ndarray, float]:
