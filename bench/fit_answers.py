@@ -277,6 +277,12 @@ def refusal_rates(examples: list[dict[str, Any]], weights: dict[str, float]) -> 
 REFUSED_STEPS = [round(float(q), 3) for q in np.arange(0.0, 0.1001, 0.005)]
 
 
+def refusing(own: np.ndarray, share: float) -> float:
+    """The threshold that refuses ``share`` of a library's own questions (``own``: their
+    scores, sorted; a question is refused at or below the threshold)."""
+    return float(own[min(int(np.floor(share * len(own))), len(own) - 1)]) - 1e-9
+
+
 def refusal_curve(examples: list[dict[str, Any]], weights: dict[str, float]) -> dict[str, Any]:
     """The held-out trade-off, the weights kept and the threshold moved: at the thresholds
     that refuse a share of REFUSED_STEPS of the library's answerable questions (its own, gold
@@ -295,7 +301,7 @@ def refusal_curve(examples: list[dict[str, Any]], weights: dict[str, float]) -> 
     def pair(t: float) -> list[float]:
         return [round(float(np.mean(pos <= t)), 4), round(float(np.mean(off > t)), 4)]
 
-    cuts = [pos[min(int(np.floor(q * len(pos))), len(pos) - 1)] - 1e-9 for q in REFUSED_STEPS]
+    cuts = [refusing(pos, q) for q in REFUSED_STEPS]
     return {"curve": [pair(t) for t in cuts], "fitted": pair(weights["threshold"])}
 
 

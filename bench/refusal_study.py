@@ -57,7 +57,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.answers import open_domain  # noqa: E402
 from bench.domains import NAMES, domains  # noqa: E402
-from bench.fit_answers import collect, fit_balanced, gated_out  # noqa: E402
+from bench.fit_answers import collect, fit_balanced, gated_out, refusing  # noqa: E402
 from rag.answer.probes import NOISE_QUANTILE, PROBES  # noqa: E402
 from rag.sentences import split_sentences  # noqa: E402
 from rag.tokens import get_encoding  # noqa: E402
@@ -194,9 +194,7 @@ def answered_at(own: np.ndarray, other: np.ndarray, refused: float) -> int:
     """How many of ``other`` score above the threshold that refuses ``refused`` of ``own``
     (-inf: refused by the gate; when the gate alone refuses more, every other one it lets
     through is answered)."""
-    own = np.sort(own)
-    cut = own[min(int(refused * len(own)), len(own) - 1)] - 1e-9
-    return int(np.sum(other > cut))
+    return int(np.sum(other > refusing(np.sort(own), refused)))
 
 
 def _split(examples: list[dict[str, Any]]) -> tuple[list[dict], list[dict]]:
