@@ -550,6 +550,26 @@ def test_a_weak_question_is_tried_in_the_conversations_subject(engine: Engine) -
     assert off.final.refused  # the subject is no evidence for an off-topic question
 
 
+@pytest.mark.parametrize("question", ["What is the capital of France?", "How do I boil an egg?"])
+def test_a_short_off_topic_question_after_a_turn_is_refused(engine: Engine, question: str) -> None:
+    """Short enough to pass for a follow-up, but its own words are in no sentence of the
+    study discussed: asked alone, and refused as it is with no history."""
+    history = [Turn("user", "What is KCache?"), Turn("assistant", "... [1].", ("KCache",))]
+    answer = engine.ask(question, history=history)
+    assert answer.final.query == question
+    assert answer.final.refused and answer.final.citations == ()
+
+
+@pytest.mark.parametrize("question", ["Where is the code?", "Was there a downside?",
+                                      "How much faster is it?"])  # fmt: skip
+def test_a_short_question_on_a_part_of_any_study_keeps_the_subject(
+    engine: Engine, question: str
+) -> None:
+    history = [Turn("user", "What is KCache?"), Turn("assistant", "... [1].", ("KCache",))]
+    answer = engine.ask(question, history=history)
+    assert "KCache" in answer.final.query
+
+
 def test_the_cli_shows_the_query_it_searched(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                              engine: Engine) -> None:  # fmt: skip
     import io

@@ -30,6 +30,8 @@ __all__ = [
     "condense_question",
     "is_followup",
     "may_follow",
+    "own_topic",
+    "points_back",
     "rewrite_followup",
     "turns",
 ]
@@ -88,6 +90,18 @@ _ASKING = frozenset(
     please well much many fast slow good better best really exactly else instead versus vs
     """.split()  # noqa: SIM905
 )
+# Words naming a part or property any study has ("Where is the code?", "Was there a
+# downside?", "How long were the sessions?"): asked of the study under discussion, they say
+# nothing of a new topic.
+_ASPECTS = frozenset(
+    """
+    code data dataset datasets result results finding findings limitation limitations
+    drawback drawbacks downside downsides advantage advantages benefit benefits cost costs
+    risk risks sample samples size accuracy speed performance author authors year years
+    conclusion conclusions effect effects outcome outcomes baseline baselines hardware
+    parameters evaluation evaluated tested measured long big large small old often
+    """.split()  # noqa: SIM905
+)
 FOLLOWUP_MAX_WORDS = 15  # a longer question stands on its own, pronouns or not
 # A rewritten query longer than this is the model rambling, not a query.
 MAX_REWRITE_CHARS = 300
@@ -125,7 +139,9 @@ def _content(text: str) -> list[str]:
     return out
 
 
-def _points_back(question: str) -> bool:
+def points_back(question: str) -> bool:
+    """Whether the question points back into the conversation: "it", "their", "this
+    study", "and what about ...", "How was this measured?" (a short question only)."""
     words = _words(question)
     if len(words) > FOLLOWUP_MAX_WORDS:
         return False
@@ -144,11 +160,18 @@ def is_followup(question: str, names: Names | None = None) -> bool:
     own to search for ("why?", "where is the code?")."""
     if not _words(question):
         return False
-    if _points_back(question):
+    if points_back(question):
         return True
     if names is not None and names.named(question):
         return False
     return len(_content(question)) <= 2
+
+
+def own_topic(question: str) -> list[str]:
+    """The words of a question that say what it is about beyond what any study has (its
+    code, data, results, size ...): [] for "Was there a downside?", ["capital", "France"]
+    for "What is the capital of France?"."""
+    return [w for w in _content(question) if w.casefold() not in _ASPECTS]
 
 
 def may_follow(question: str, names: Names | None = None) -> bool:

@@ -32,7 +32,14 @@ from typing import TYPE_CHECKING
 
 from rag.answer.events import DeltaEvent, ErrorEvent, Event, FinalEvent, refusal
 from rag.answer.extractive import extractive_answer
-from rag.answer.followup import HistoryItem, condense_question, may_follow, rewrite_followup
+from rag.answer.followup import (
+    HistoryItem,
+    condense_question,
+    may_follow,
+    own_topic,
+    points_back,
+    rewrite_followup,
+)
 from rag.answer.gather import covered, gather
 from rag.answer.generate import LLMOptions, llm_answer
 from rag.answer.prompts import EXTRACTIVE_MODE, LLM_MODE
@@ -128,6 +135,13 @@ def _answer(
     )
     asked = analyse(query, names, own=question)
     found = look(asked, query)
+    if query != question and not points_back(question) and (topic := own_topic(question)):
+        # Rewritten for being short only: a question whose own words the conversation's
+        # study holds none of starts a new topic ("What is the capital of France?" after a
+        # turn on KCache), and is asked on its own, refused there if nothing answers it.
+        if not found.sources or covered(" ".join(topic), found.sources[0], retriever) == 0:
+            query, asked = question, analyse(question, names, own=question)
+            found = look(asked, query)
     if history and query == question and (not found.answerable or may_follow(question, names)):
         # Too weak on its own ("Whose capabilities did the classifier distill?"), or a short
         # question that names no paper and may still be about the study just discussed
