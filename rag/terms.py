@@ -1,12 +1,15 @@
 """Content words for matching claims, quotes and questions against abstract sentences:
-lowercase words minus English stopwords, Snowball-stemmed (PyStemmer, as the BM25 index's
-analyzer, :mod:`rag.index.lexical`, which keeps its own stopword list)."""
+lowercase words minus English stopwords, in one spelling (:mod:`rag.spelling`), Snowball-
+stemmed (PyStemmer, as the BM25 index's analyzer, :mod:`rag.index.lexical`, which keeps its
+own stopword list)."""
 
 from __future__ import annotations
 
 import functools
 import re
 from collections.abc import Callable, Mapping, Set
+
+from rag.spelling import american, plain_text
 
 __all__ = ["STOPWORDS", "share", "stem", "terms"]
 
@@ -34,13 +37,14 @@ def _snowball() -> Callable[[str], str]:
 
 @functools.lru_cache(maxsize=200_000)
 def stem(word: str) -> str:
-    """English Snowball stem: "sensitive" = "sensitivity", "models" = "model"."""
-    return _snowball()(word)
+    """English Snowball stem of the word's one spelling: "sensitive" = "sensitivity",
+    "models" = "model", "catalogue" = "catalog"."""
+    return _snowball()(american(word))
 
 
 def terms(text: str) -> set[str]:
     """The stemmed content words of ``text`` (stopwords out; numbers kept)."""
-    words = re.findall(r"\w+", text.casefold())
+    words = re.findall(r"\w+", plain_text(text).casefold())
     return {stem(w) for w in words if w not in STOPWORDS and (len(w) > 1 or w.isdigit())}
 
 

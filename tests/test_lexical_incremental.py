@@ -15,7 +15,7 @@ import pytest
 
 from ingest.chunk import Chunker
 from ingest.pipeline import ingest_paths
-from rag.index import journal
+from rag.index import journal, lexical
 from rag.index import store as store_module
 from rag.index import sync as sync_module
 from rag.index.catalogue import Catalogue
@@ -392,7 +392,7 @@ def test_an_index_of_the_previous_format_is_rebuilt_once(
     (directory / "meta.json").write_text(json.dumps(meta))
     index = sync_lexical(store, directory, Bm25Params())
     assert len(index) == len(PAPERS) and _lexical(retriever, "federated") == ["fed"]
-    assert json.loads((directory / "meta.json").read_text())["format"] == 9
+    assert json.loads((directory / "meta.json").read_text())["format"] == lexical._FORMAT
 
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("rebuilt twice")

@@ -1,0 +1,117 @@
+"""One spelling for words people write several ways, so a question finds the words of an
+abstract however either is spelt.
+
+Applied alike to what is indexed and to what is asked (the BM25 analyzer,
+:mod:`rag.index.lexical`, and the answer's content words, :mod:`rag.terms`), so the form a
+word is mapped to matters less than that both spellings reach it:
+
+- British and American spelling: "catalogue"/"catalog", "behaviour"/"behavior",
+  "optimisation"/"optimization", "analyse"/"analyze", "centre"/"center",
+  "haemoglobin"/"hemoglobin", "programme"/"program", "artefact"/"artifact";
+- Greek letters, as printed ("β", "Hα") or written out ("beta", "H-alpha"), and TeX's own
+  ("$\\alpha$"): all read as the letter's name;
+- TeX markup of arXiv abstracts ("$z\\sim 2$", "\\textit{in situ}", "M$_\\odot$") is not
+  read as words: its commands and braces go, their arguments stay.
+
+Possessives need nothing here: "the galaxy's wind" splits at the apostrophe. Hyphenated
+compounds are the analyzer's (it also indexes "self-supervised" as "selfsupervised").
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+__all__ = ["american", "plain_text"]
+
+_GREEK = {
+    "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon", "ϵ": "epsilon",
+    "ζ": "zeta", "η": "eta", "θ": "theta", "ϑ": "theta", "ι": "iota", "κ": "kappa",
+    "λ": "lambda", "μ": "mu", "µ": "mu", "ν": "nu", "ξ": "xi", "ο": "omicron", "π": "pi",
+    "ρ": "rho", "σ": "sigma", "ς": "sigma", "τ": "tau", "υ": "upsilon", "φ": "phi",
+    "ϕ": "phi", "χ": "chi", "ψ": "psi", "ω": "omega", "Γ": "gamma", "Δ": "delta",
+    "Θ": "theta", "Λ": "lambda", "Ξ": "xi", "Π": "pi", "Σ": "sigma", "Φ": "phi",
+    "Ψ": "psi", "Ω": "omega",
+}  # fmt: skip
+_GREEK_CHAR = re.compile("([A-Za-z]?)([" + "".join(_GREEK) + "])")
+# TeX: formatting commands whose argument is the text ("\textit{in situ}" -> "in situ"),
+# then any other command's backslash ("\alpha" -> "alpha", "\sim" -> "sim"), then the
+# math, group, sub- and superscript marks.
+_TEX_FORMAT = re.compile(
+    r"\\(?:text(?:it|bf|rm|sc|tt|sf|up)?|emph|math(?:rm|it|bf|cal|bb|sf|tt|frak)|"
+    r"operatorname|mbox|rm|it|bf|cal|boldsymbol|bm|left|right|big|Big)\b\s*"
+)
+_TEX_MARKS = re.compile(r"[$^_{}\\]")
+
+# Whole words or stems spelt apart in ways no general rule catches.
+_WORDS = {
+    "aluminium": "aluminum", "sulphur": "sulfur", "sulphate": "sulfate", "sulphide": "sulfide",
+    "grey": "gray", "mould": "mold", "moulds": "molds", "odour": "odor", "odours": "odors",
+    "programme": "program", "programmes": "programs", "gramme": "gram", "grammes": "grams",
+    "artefact": "artifact", "artefacts": "artifacts", "defence": "defense",
+    "offence": "offense", "licence": "license", "licences": "licenses", "pretence": "pretense",
+    "practise": "practice", "practised": "practiced", "practising": "practicing",
+    "manoeuvre": "maneuver", "manoeuvres": "maneuvers", "sceptical": "skeptical",
+    "sceptic": "skeptic", "scepticism": "skepticism", "tyre": "tire", "tyres": "tires",
+    "plough": "plow", "draught": "draft", "whilst": "while", "amongst": "among",
+    "enrolment": "enrollment", "fulfil": "fulfill", "fulfilment": "fulfillment",
+    "mediaeval": "medieval", "aeroplane": "airplane", "aeroplanes": "airplanes",
+}  # fmt: skip
+# Classical digraphs of British spelling: "haemoglobin", "anaemia", "oesophagus", "foetal",
+# "paediatric", "aetiology", "diarrhoea", "gynaecology", "anaesthesia", "palaeo-", "coeliac".
+_DIGRAPHS = re.compile(
+    r"haem|aemi|oesoph|oestr|oedem|foet|paed|aetio|rrhoe|gynaec|anaest|palaeo|faec|coeli|amoeb|"
+    r"caesar|leukaem|ischaem"
+)
+_DIGRAPH_FOR = {
+    "haem": "hem", "aemi": "emi", "oesoph": "esoph", "oestr": "estr", "oedem": "edem",
+    "foet": "fet", "paed": "ped", "aetio": "etio", "rrhoe": "rrhe", "gynaec": "gynec",
+    "anaest": "anest", "palaeo": "paleo", "faec": "fec", "coeli": "celi", "amoeb": "ameb",
+    "caesar": "cesar", "leukaem": "leukem", "ischaem": "ischem",
+}  # fmt: skip
+# -our after three letters or more ("colour", "behaviour", "tumour"; not "four", "flour").
+_OUR = re.compile(r"^([a-z]{3,})our(s|ed|ing|ite|ites|able|ably|al|ful|less|er|ers|hood)?$")
+_OUR_KEPT = frozenset({"contour", "detour", "devour", "troubadour", "paramour", "velour"})
+# -ise, -isation, -yse after three letters or more ("optimise", "organisation", "analyse").
+_ISE = re.compile(r"^([a-z]{3,}[^aeiou\W])is(e|es|ed|ing|er|ers|ation|ations|ational|able)$")
+_YSE = re.compile(r"^([a-z]{2,})ys(e|es|ed|ing|er|ers)$")
+_OGUE = re.compile(r"^([a-z]{3,})ogue(s|d)?$")  # "catalogue", "analogue"; not "vogue"
+_RE = re.compile(r"^([a-z]{2,}[bgt])re(s|d)?$")  # "centre", "fibre", "litre", "metre"
+_JUDGEMENT = re.compile(r"dgement(s)?$")
+
+
+@functools.lru_cache(maxsize=100_000)
+def american(word: str) -> str:
+    """The American spelling of a lower-case word where British spelling differs by a
+    regular rule or a known exception; the word itself otherwise. Mapping a word no one
+    spells otherwise ("exercise" -> "exercize") does no harm: both sides are mapped."""
+    if word in _WORDS:
+        return _WORDS[word]
+    if len(word) < 5 or not word.isascii():
+        return word
+    if _DIGRAPHS.search(word):
+        word = _DIGRAPHS.sub(lambda m: _DIGRAPH_FOR[m[0]], word)
+    if (m := _OUR.match(word)) and f"{m[1]}our" not in _OUR_KEPT:
+        return f"{m[1]}or{m[2] or ''}"
+    if m := _ISE.match(word):
+        return f"{m[1]}iz{m[2]}"
+    if m := _YSE.match(word):
+        return f"{m[1]}yz{m[2]}"
+    if m := _OGUE.match(word):
+        return f"{m[1]}og{m[2] or ''}"
+    if m := _RE.match(word):
+        return f"{m[1]}er{'ed' if m[2] == 'd' else m[2] or ''}"
+    return _JUDGEMENT.sub(r"dgment\1", word)
+
+
+def plain_text(text: str) -> str:
+    """``text`` with Greek letters written out ("TGF-β" -> "TGF-beta", "Hα" -> "H alpha")
+    and TeX markup gone ("H$\\alpha$" -> "H alpha", "$z\\sim 2$" -> "z sim 2"), for
+    matching words; never for what is shown."""
+    if "\\" in text or "$" in text:
+        text = _TEX_FORMAT.sub("", text)
+        text = _TEX_MARKS.sub(" ", text)
+    if _GREEK_CHAR.search(text):
+        # "Hα" is H-alpha, "TGF-β1" TGF-beta1, "α-helix" alpha-helix.
+        text = _GREEK_CHAR.sub(lambda m: f"{m[1]} {_GREEK[m[2]]}" if m[1] else _GREEK[m[2]], text)
+    return text

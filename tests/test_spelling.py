@@ -1,0 +1,77 @@
+"""One spelling for words people write several ways (rag/spelling.py), in the BM25 index
+and in the answer's content words."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rag.index.lexical import Analyzer, Bm25Params, LexicalIndex
+from rag.records import PaperRow
+from rag.spelling import american, plain_text
+from rag.terms import terms
+
+VARIANTS = [
+    ("catalogue", "catalog"), ("artefacts", "artifacts"), ("behaviour", "behavior"),
+    ("analysed", "analyzed"), ("optimisation", "optimization"), ("organisations", "organizations"),
+    ("colour", "color"), ("centre", "center"), ("centred", "centered"), ("fibres", "fibers"),
+    ("haemoglobin", "hemoglobin"), ("oesophageal", "esophageal"), ("paediatric", "pediatric"),
+    ("tumours", "tumors"), ("programme", "program"), ("defence", "defense"),
+    ("aluminium", "aluminum"), ("sulphur", "sulfur"), ("grey", "gray"), ("litres", "liters"),
+    ("anaemia", "anemia"), ("oestrogen", "estrogen"), ("foetal", "fetal"),
+    ("characterise", "characterize"), ("dialogue", "dialog"), ("analogues", "analogs"),
+    ("neighbouring", "neighboring"), ("favourable", "favorable"), ("randomised", "randomized"),
+    ("licence", "license"), ("judgement", "judgment"), ("leukaemia", "leukemia"),
+    ("modelling", "modeling"), ("labelled", "labeled"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("british", "us"), VARIANTS)
+def test_british_and_american_spellings_are_one_word(british: str, us: str) -> None:
+    analyze = Analyzer(Bm25Params())
+    assert analyze(british) == analyze(us) != []
+    assert terms(british) == terms(us)
+
+
+@pytest.mark.parametrize("word", ["four", "hours", "flour", "contour", "vogue", "genre", "acre",
+                                  "analysis", "this", "basis", "crisis"])  # fmt: skip
+def test_words_no_one_spells_otherwise_are_left_alone(word: str) -> None:
+    assert american(word) == word
+
+
+def test_greek_letters_and_tex_read_as_their_names() -> None:
+    assert plain_text("TGF-β1 and Hα emission") == "TGF-beta1 and H alpha emission"
+    assert plain_text("the α-helix") == "the alpha-helix"
+    assert " ".join(plain_text(r"H$\alpha$ line at $z\sim 2$").split()) == "H alpha line at z sim 2"
+    assert " ".join(plain_text(r"\textit{in situ} M$_\odot$").split()) == "in situ M odot"
+    analyze = Analyzer(Bm25Params())
+    assert analyze("TGF-β signalling") == analyze("TGF-beta signaling")
+    assert "alpha" in analyze("H-alpha") and "alpha" in analyze(r"H$\alpha$ emission")
+    assert terms("the Hα line") == terms("the H-alpha line")
+
+
+def test_possessives_and_hyphenated_compounds_match() -> None:
+    analyze = Analyzer(Bm25Params())
+    assert analyze("the galaxy's wind") == analyze("the galaxy wind")
+    assert analyze("the firm’s costs") == analyze("firm costs")
+    assert set(analyze("selfsupervised")) <= set(analyze("self-supervised"))
+    assert set(analyze("non-linear")) >= set(analyze("nonlinear"))
+
+
+def test_a_question_in_british_spelling_finds_the_american_abstract(tmp_path: Path) -> None:
+    papers = [
+        ("cat", "A catalog of artifacts", "We build a catalog of imaging artifacts and model "
+         "their behavior with optimized fibers."),
+        ("other", "Something else", "We study the color of tumors in pediatric patients."),
+    ]  # fmt: skip
+    rows = [
+        PaperRow(id=pid, label="", title=t, authors=(), year=None, source="s", position=i,
+                 n_chunks=1, abstract=a)
+        for i, (pid, t, a) in enumerate(papers)
+    ]  # fmt: skip
+    index = LexicalIndex.build(rows, params=Bm25Params(), generation="g",
+                               directory=tmp_path / "lex")  # fmt: skip
+    assert [p for p, _ in index.search("catalogue of artefacts", k=2)] == ["cat"]
+    assert [p for p, _ in index.search("modelling the behaviour", k=2)] == ["cat"]
+    assert [p for p, _ in index.search("colour of paediatric tumours", k=2)][0] == "other"
