@@ -17,7 +17,7 @@ SourcesEvent, deltas, a FinalEvent): a face drops what the failed model had stre
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -31,6 +31,7 @@ __all__ = [
     "ErrorEvent",
     "Event",
     "FinalEvent",
+    "Related",
     "SourcesEvent",
     "collect",
     "refusal",
@@ -78,6 +79,21 @@ class ErrorEvent:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class Related:
+    """A paper offered as related reading beside a refusal: the closest the library holds,
+    with its sentence nearest the question. It is no citation: nothing in the answer rests
+    on it, and it carries no marker number."""
+
+    source: Source
+    sentence: str
+
+    def to_json(self) -> dict[str, Any]:
+        out = self.source.to_json()
+        del out["n"]
+        return out | {"sentence": self.sentence}
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class FinalEvent:
     """The checked answer: every marker in ``answer`` is within 1..len(citations), and
@@ -97,6 +113,8 @@ class FinalEvent:
     usage: dict[str, int | bool] = field(default_factory=dict)
     fallback_reason: str = ""  # set when this extractive answer stands in for a failed LLM
     refusal_reason: str = ""  # why a refused answer was refused ("no paper matches", ...)
+    # A refusal's closest papers, as reading: never cited, shown apart from the answer.
+    related: tuple[Related, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -111,6 +129,7 @@ class FinalEvent:
             "usage": dict(self.usage),
             "fallback_reason": self.fallback_reason,
             "refusal_reason": self.refusal_reason,
+            "related": [r.to_json() for r in self.related],
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
         }
 
@@ -119,22 +138,40 @@ Event = SourcesEvent | DeltaEvent | ErrorEvent | FinalEvent
 
 
 def refusal(
-    query: str, timings: dict[str, float], *, answerer: str, model: str = "", reason: str = ""
+    query: str,
+    timings: dict[str, float],
+    *,
+    answerer: str,
+    model: str = "",
+    reason: str = "",
+    missing: Sequence[str] = (),
+    related: Sequence[Related] = (),
 ) -> list[Event]:
-    """The events of a refused answer: nothing offered, the sentinel, no citations."""
+    """The events of a refused answer: nothing offered, the sentinel (and, given the names
+    of the question no paper mentions, one line naming them), no citations; the closest
+    papers, if any, as ``related`` reading."""
+    text = NO_ANSWER
+    if missing:
+        text += f" No paper in the library mentions {_listed(missing)}."
     return [
         SourcesEvent(sources=()),
-        DeltaEvent(text=NO_ANSWER),
+        DeltaEvent(text=text),
         FinalEvent(
-            answer=NO_ANSWER,
+            answer=text,
             refused=True,
             answerer=answerer,
             timings=timings,
             query=query,
             model=model,
             refusal_reason=reason,
+            related=tuple(related),
         ),
     ]
+
+
+def _listed(names: Sequence[str]) -> str:
+    shown = list(names[:3])
+    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -64,6 +64,7 @@ __all__ = [
 OVERVIEW_PAPERS = 60  # an overview of a larger library reads an even sample of it
 LIST_K = 10  # a list question looks at this many papers...
 LIST_SHARE = 0.7  # ...and keeps those whose fused score is at least this share of the best
+RELATED = 3  # papers offered as related reading beside a refusal
 # Words that say what kind of answer is wanted, not what it is about: no evidence either way.
 _ASKING = re.compile(
     r"\b(papers?|collection|library|corpus|abstracts?|stud(y|ies)|works?|articles?|any|there|"
@@ -117,6 +118,9 @@ class Gathered:
     reason: str  # "named", "author", "overview", "relevant", or why not
     library: int = 0  # for an overview: how many papers the (filtered) library holds
     evidence: Evidence | None = None  # what decided it, when the evidence did
+    # Refused, but the question is of the library's field (it rises above the noise floor):
+    # its closest papers, offered as reading beside the refusal, never cited.
+    related: tuple[Source, ...] = ()
 
 
 def _numbered(
@@ -211,7 +215,11 @@ def gather(
     ev = evidence(query, hits, sources, retriever, noise)
     why_not = _refusal(ev, min_relevance, ev is not None and held_to_floor(question, ev))
     if why_not:
-        return Gathered(sources=(), answerable=False, reason=why_not, evidence=ev)
+        floor = params.current().evidence.get("min_margin", 0.0)
+        in_field = ev is not None and ev.margin >= floor and ev.dense >= min_relevance
+        related = sources[:RELATED] if in_field else ()
+        return Gathered(sources=(), answerable=False, reason=why_not, evidence=ev,
+                        related=related)  # fmt: skip
     return Gathered(sources=sources, answerable=True, reason="relevant", evidence=ev)
 
 

@@ -44,6 +44,7 @@ from rag.answer.gather import covered, gather
 from rag.answer.generate import LLMOptions, llm_answer
 from rag.answer.prompts import EXTRACTIVE_MODE, LLM_MODE
 from rag.answer.question import Names, analyse
+from rag.answer.related import related_reading
 from rag.errors import LLMError, QueryError
 
 if TYPE_CHECKING:
@@ -135,13 +136,13 @@ def _answer(
     )
     asked = analyse(query, names, own=question)
     found = look(asked, query)
-    if query != question and not points_back(question) and (topic := own_topic(question)):
+    topic = own_topic(question) if query != question and not points_back(question) else []
+    if topic and (not found.sources or covered(" ".join(topic), found.sources[0], retriever) == 0):
         # Rewritten for being short only: a question whose own words the conversation's
         # study holds none of starts a new topic ("What is the capital of France?" after a
         # turn on KCache), and is asked on its own, refused there if nothing answers it.
-        if not found.sources or covered(" ".join(topic), found.sources[0], retriever) == 0:
-            query, asked = question, analyse(question, names, own=question)
-            found = look(asked, query)
+        query, asked = question, analyse(question, names, own=question)
+        found = look(asked, query)
     if history and query == question and (not found.answerable or may_follow(question, names)):
         # Too weak on its own ("Whose capabilities did the classifier distill?"), or a short
         # question that names no paper and may still be about the study just discussed
@@ -176,7 +177,10 @@ def _answer(
     events: Iterator[Event]
     if not found.answerable:
         mode, model = (LLM_MODE, chat.name) if chat else (EXTRACTIVE_MODE, "")
-        events = iter(refusal(query, timings, answerer=mode, model=model, reason=found.reason))
+        missing = found.evidence.absent if found.evidence else ()
+        related = related_reading(question, found.related, embedder)
+        events = iter(refusal(query, timings, answerer=mode, model=model, reason=found.reason,
+                              missing=missing, related=related))  # fmt: skip
     elif chat is None:
         events = extractive()
     else:

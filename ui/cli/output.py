@@ -55,3 +55,11 @@ def print_answer(answer: Answer, question: str = "") -> None:
         for quote, passage in c.quotes():
             where = f" ({passage.where})" if passage is not None else ""
             print(f'    "{shorten(quote, 300)}"{where}')
+    if final.related:
+        # Not an answer: no markers, under a heading that says so.
+        print("\nRelated reading (the closest papers; they do not answer the question)")
+        for r in final.related:
+            s = r.source
+            print(f"- {s.name}\n    {meta_line(s.authors, s.year, s.source)}")
+            if r.sentence:
+                print(f"    {shorten(r.sentence, 300)}")

@@ -126,6 +126,7 @@ def openai_router(app: App) -> APIRouter:
                          "message": {"role": "assistant", "content": content}}],
             "usage": rendering.usage(result, content),
             "citations": result["citations"],
+            "related": result["related"],
             "paperchat": extras(result),
         }  # fmt: skip
 

@@ -42,6 +42,8 @@ log = logging.getLogger("paperchat.api")
 
 MODEL_ID = "paperchat"
 SOURCES_HEADING = "**Sources**"
+# A refusal's closest papers: listed apart, without markers, so no one reads them as cited.
+RELATED_HEADING = "**Related reading** (the closest papers; they do not answer the question)"
 
 
 def dumps(data: Any) -> str:
@@ -107,9 +109,28 @@ def sources_block(citations: Sequence[dict[str, Any]]) -> str:
     return f"\n\n{SOURCES_HEADING}\n\n" + "\n".join(lines)
 
 
+def related_block(related: Sequence[dict[str, Any]]) -> str:
+    """A refusal's related reading as a Markdown list after it: ``- **Title** — authors
+    (year): its sentence nearest the question`` ("" when there is none)."""
+    if not related:
+        return ""
+    lines = []
+    for r in related:
+        name = r.get("title") or r.get("label") or r.get("paper_id")
+        authors = format_authors(r.get("authors") or ())
+        year = f" ({r['year']})" if r.get("year") else ""
+        meta = f" — {authors}{year}" if authors or year else ""
+        sentence = f": {r['sentence']}" if r.get("sentence") else ""
+        lines.append(f"- **{name}**{meta}{sentence}")
+    return f"\n\n{RELATED_HEADING}\n\n" + "\n".join(lines)
+
+
 def strip_sources(text: str) -> str:
-    """An earlier reply as the conversation saw it, without the Sources list we appended."""
-    return text.split(f"\n\n{SOURCES_HEADING}\n", 1)[0]
+    """An earlier reply as the conversation saw it, without the Sources list (or related
+    reading) we appended."""
+    for heading in (SOURCES_HEADING, RELATED_HEADING):
+        text = text.split(f"\n\n{heading}\n", 1)[0]
+    return text
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,14 +191,18 @@ def openai_chunks(
             return
         elif isinstance(event, FinalEvent):
             final = event.to_json()
-            if block := sources_block(final["citations"]):
+            if block := sources_block(final["citations"]) + related_block(final["related"]):
                 sent.append(block)
                 yield chunk({"content": block})
-            yield chunk({}, "stop", citations=final["citations"],
+            yield chunk({}, "stop", citations=final["citations"], related=final["related"],
                         usage=how.usage(final, "".join(sent)), paperchat=extras(final))  # fmt: skip
     yield "data: [DONE]\n\n"
 
 
 def completion_text(final: dict[str, Any], rendering: Rendering) -> str:
     """The whole reply's ``content``: what :func:`openai_chunks` streams, joined."""
-    return rendering.text(final["answer"]) + sources_block(final["citations"])
+    return (
+        rendering.text(final["answer"])
+        + sources_block(final["citations"])
+        + related_block(final["related"])
+    )

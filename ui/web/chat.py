@@ -172,6 +172,7 @@ def reply_markdown(final: dict[str, Any], question: str, index: int) -> str:
         mode=mode,
         searched=searched,
         refusal=str(final.get("refusal_reason") or "") if final.get("refused") else "",
+        related=list(final.get("related") or ()),
     )
 
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from rag.answer.cite import Citation
@@ -66,16 +66,27 @@ def answer_markdown(
     mode: str = "",
     searched: str = "",
     refusal: str = "",
+    related: Sequence[Mapping[str, Any]] = (),
 ) -> str:
     """The answer as one chat message: its text with clickable markers, then quietly, what
     wrote it (for a model), what was searched when it was not the question as asked, and
-    why a refusal refused. The sources are listed once, in the sources panel."""
+    why a refusal refused; after a refusal, the closest papers as related reading, in a
+    block of their own without markers (they answer nothing). The sources are listed once,
+    in the sources panel."""
     parts = [_linked(md_escape(answer), index).replace("\n", "  \n")]
     quiet = [md_escape(x) for x in (mode, f"searched: {searched}" if searched else "") if x]
     if refusal:
         quiet.append(md_escape(f"why: {refusal}"))
     if quiet:
         parts.append("*" + " · ".join(quiet) + "*")
+    if related:
+        lines = ["> *Related reading: the closest papers; they do not answer the question*", ">"]
+        for r in related:
+            name = md_escape(str(r.get("title") or r.get("label") or r.get("paper_id") or ""))
+            year = f" ({r['year']})" if r.get("year") else ""
+            sentence = f": {md_escape(str(r['sentence']))}" if r.get("sentence") else ""
+            lines.append(f"> - **{name}**{year}{sentence}")
+        parts.append("\n".join(lines))
     return "\n\n".join(parts)
 
 
