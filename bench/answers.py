@@ -42,7 +42,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.domains import NAMES, Domain, domains, half  # noqa: E402
+from bench.domains import FIELDS, NAMES, Domain, domains, half  # noqa: E402
 from rag.answer import extractive, params  # noqa: E402
 from rag.answer.chat import OpenAIChat  # noqa: E402
 from rag.answer.cite import parse_markers  # noqa: E402
@@ -305,7 +305,7 @@ def main() -> None:
 
     wanted = set(args.domains)
     known = [n for n in NAMES if n in wanted or (n == "pubmedqa" and args.pubmedqa)
-             or (n == "scifact" and args.scifact) or n == "sample"]  # fmt: skip
+             or (n == "scifact" and args.scifact) or n == "sample" or n in FIELDS]  # fmt: skip
     every = domains(known, pubmedqa=args.pubmedqa, scifact=args.scifact)
     fitted = json.loads(args.held_out.read_text())["held_out"] if args.held_out else {}
     result: dict[str, Any] = {"held_out": bool(fitted), "tie": args.tie, "domains": {}}

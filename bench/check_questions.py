@@ -9,7 +9,8 @@ gold abstract. Ids are unique; a single question has a type.
     python bench/check_questions.py --corpus ../shared/bench/pubmedqa/corpus.jsonl \\
         --questions bench/data/answers_pubmedqa.jsonl
 
-Corpus files are BEIR JSONL (``_id``, ``title``, ``text``) or the seed text of data/sample
+Corpus files are BEIR JSONL (``_id``, ``title``, ``text``), generic JSONL (``id``,
+``title``, ``abstract``: bench/data/fields/) or the seed text of data/sample
 (matched by label or paper id after ingest is not needed: pass ``--ids-are-labels`` to skip
 the gold checks there). Exits 1 and lists every problem when there is one.
 """
@@ -41,7 +42,9 @@ def load_corpus(paths: list[Path]) -> dict[str, str]:
             for line in fh:
                 if line.strip():
                     rec = json.loads(line)
-                    out[str(rec["_id"])] = _norm(f"{rec.get('title', '')}. {rec.get('text', '')}")
+                    key = rec["_id"] if "_id" in rec else rec["id"]
+                    text = rec.get("text", rec.get("abstract", ""))
+                    out[str(key)] = _norm(f"{rec.get('title', '')}. {text}")
     return out
 
 

@@ -11,6 +11,11 @@ are paper ids; the sample's hand-written sets name them by label, which is also 
   DIR``; bench/data/answers_pubmedqa.jsonl and the 500 dev questions (gold: their pubid).
 - ``scifact``: the SciFact corpus (5,183 titled abstracts) from ``--scifact DIR``;
   bench/data/answers_scifact.jsonl and the 809 train claims (gold: qrels/train.tsv).
+- the ten fields of bench/data/fields/ (:data:`FIELDS`: condensed-matter physics, economics,
+  ...; bench/data/fields/SOURCES.md): each folder's ``corpus.jsonl`` (real abstracts with
+  titles, authors and years) and ``questions.jsonl``, written over it by writers who saw
+  only the abstracts and the rules (key facts, conversations, in-field questions no paper
+  answers, type ``unanswerable``, and everyday ones, type ``everyday``).
 """
 
 from __future__ import annotations
@@ -22,7 +27,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-NAMES = ("sample", "pubmedqa", "scifact")
+FIELDS_DIR = ROOT / "bench" / "data" / "fields"
+FIELDS = tuple(sorted(p.name for p in FIELDS_DIR.glob("*") if (p / "questions.jsonl").exists()))
+NAMES = ("sample", "pubmedqa", "scifact", *FIELDS)
 
 
 @dataclass
@@ -75,6 +82,8 @@ def load_written(path: Path) -> list[dict[str, Any]]:
         rec = json.loads(line)
         rec.setdefault("id", f"{path.stem}-{n}")
         rec.setdefault("type", "sample" if rec.get("answerable") else "offtopic")
+        if rec["type"] == "everyday":
+            rec["field"] = "general"  # another field's for every library: off-topic for sure
         if rec["type"] == "offtopic":
             rec["type"] = "unanswerable"  # the set's own near misses, not another domain's
         items.append(rec | {"file": path.name})
@@ -139,6 +148,9 @@ def domains(names: list[str], *, pubmedqa: Path | None, scifact: Path | None) ->
             written = load_written(data / "answers_dev.jsonl")
             written += load_written(ROOT / "tests" / "data" / "sample_questions.jsonl")
             out[name] = Domain(name, "ml-systems", [ROOT / "data" / "sample"], written)
+        elif name in FIELDS:
+            written = load_written(FIELDS_DIR / name / "questions.jsonl")
+            out[name] = Domain(name, name, [FIELDS_DIR / name / "corpus.jsonl"], written)
         elif name in public:
             folder, questions = public[name]
             if folder is None:
