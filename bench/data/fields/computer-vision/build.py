@@ -53,7 +53,7 @@ def main() -> None:
             if RESERVED_WORDS.search(f"{title} {abstract}"):
                 continue
             words = len(abstract.split())
-            if not 80 <= words <= 400 or not abstract.isascii() and _mostly_foreign(abstract):
+            if not 80 <= words <= 400 or (not abstract.isascii() and _mostly_foreign(abstract)):
                 continue
             year = 2000 + int(pid[:2]) if re.match(r"^\d{4}\.\d{4,5}$", pid) else None
             pool[pid] = {

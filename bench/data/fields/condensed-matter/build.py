@@ -41,7 +41,23 @@ TOPIC = re.compile(
     r"Weyl|Dirac|Majorana|Luttinger|Fermi liquid|heavy fermion",
     re.I,
 )
-STOP = {"the", "of", "and", "in", "to", "a", "we", "is", "that", "for", "with", "this", "on", "by", "are"}
+STOP = {
+    "the",
+    "of",
+    "and",
+    "in",
+    "to",
+    "a",
+    "we",
+    "is",
+    "that",
+    "for",
+    "with",
+    "this",
+    "on",
+    "by",
+    "are",
+}
 
 
 def ws(text: str) -> str:
@@ -57,7 +73,13 @@ def entries(path: Path):
         if m:
             if cur:
                 yield cur
-            cur = {"id": m.group(3), "title": m.group(2), "authors": None, "type": None, "abs": None}
+            cur = {
+                "id": m.group(3),
+                "title": m.group(2),
+                "authors": None,
+                "type": None,
+                "abs": None,
+            }
             continue
         if cur is None or not line:
             continue
@@ -69,7 +91,7 @@ def entries(path: Path):
         if a:
             cur["type"] = a.group(3)
         elif line.startswith("Abstract:") and cur["abs"] is None:
-            cur["abs"] = [line[len("Abstract:"):]]
+            cur["abs"] = [line[len("Abstract:") :]]
         elif cur["abs"] is not None:
             cur["abs"].append(line)
         elif cur["authors"] is None:
@@ -112,15 +134,17 @@ def main() -> None:
             titles.add(key_t)
             texts.add(key_a)
             m = re.match(r"(\d{2})(\d{2})\.\d+$", pid)
-            pool.append({
-                "id": pid,
-                "title": title,
-                "authors": [ws(a) for a in e["authors"].split(",") if a.strip()],
-                "year": 2000 + int(m.group(1)) if m else None,
-                "abstract": abstract,
-                "url": f"https://arxiv.org/abs/{pid}",
-                "source": "arXiv cond-mat (iopwsy/arXiv_cond-mat)",
-            })
+            pool.append(
+                {
+                    "id": pid,
+                    "title": title,
+                    "authors": [ws(a) for a in e["authors"].split(",") if a.strip()],
+                    "year": 2000 + int(m.group(1)) if m else None,
+                    "abstract": abstract,
+                    "url": f"https://arxiv.org/abs/{pid}",
+                    "source": "arXiv cond-mat (iopwsy/arXiv_cond-mat)",
+                }
+            )
     pool.sort(key=lambda r: r["id"])
     chosen = sorted(random.Random(SEED).sample(pool, min(N, len(pool))), key=lambda r: r["id"])
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -16,11 +16,13 @@ Usage (standard library only):
 Selection: records of document type Article/Review, language English, with an
 abstract of 80-400 words, whose WoS categories (WC) include an ecology /
 evolution / conservation / behaviour / zoology category and none of the
-earth/space-science categories nor "Biochemistry & Molecular Biology"; records whose title or abstract mention any
-excluded term (climate, galax, stellar, ...) are dropped. Duplicates (same UT,
-or same normalised title) are dropped. Candidates are sorted by UT and 350 are
-drawn with random.Random(41).sample; the output is written sorted by id.
+earth/space-science categories nor "Biochemistry & Molecular Biology"; records
+whose title or abstract mention any excluded term (climate, galax, stellar, ...)
+are dropped. Duplicates (same UT, or same normalised title) are dropped.
+Candidates are sorted by UT and 350 are drawn with random.Random(41).sample;
+the output is written sorted by id.
 """
+
 import argparse
 import json
 import random
@@ -30,18 +32,43 @@ N = 350
 SEED = 41
 SOURCE = "Web of Science export (GabrielNakamura/Decolonizing_expertise)"
 
-KEEP_WC = ("ecology", "evolutionary biology", "biodiversity conservation",
-           "zoology", "behavioral sciences", "ornithology", "entomology",
-           "plant sciences", "biology", "marine & freshwater biology",
-           "genetics & heredity", "forestry", "mycology")
-DROP_WC = ("astronomy", "astrophysics", "geoscience", "meteorology",
-           "atmospheric", "oceanography", "geography, physical",
-           "geochemistry", "geology", "remote sensing", "water resources",
-           "limnology", "physics", "biochemistry & molecular biology")
+KEEP_WC = (
+    "ecology",
+    "evolutionary biology",
+    "biodiversity conservation",
+    "zoology",
+    "behavioral sciences",
+    "ornithology",
+    "entomology",
+    "plant sciences",
+    "biology",
+    "marine & freshwater biology",
+    "genetics & heredity",
+    "forestry",
+    "mycology",
+)
+DROP_WC = (
+    "astronomy",
+    "astrophysics",
+    "geoscience",
+    "meteorology",
+    "atmospheric",
+    "oceanography",
+    "geography, physical",
+    "geochemistry",
+    "geology",
+    "remote sensing",
+    "water resources",
+    "limnology",
+    "physics",
+    "biochemistry & molecular biology",
+)
 DROP_TERMS = re.compile(
     r"climate|galax|stellar|cosmolog|astro|planet|telescope|solar|atmospher|"
     r"ocean|glacier|earthquake|seismic|weather|black hole|dark matter|"
-    r"redshift|supernova", re.I)
+    r"redshift|supernova",
+    re.I,
+)
 LIST_TAGS = {"AU", "AF"}
 
 

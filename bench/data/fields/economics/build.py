@@ -18,6 +18,7 @@ duplicates (same title and year, or same abstract text) dropped, records matchin
 reserved-field exclusion words dropped; then sort by id and draw a seeded random sample
 (seed 41) of N records (default 350); output sorted by id.
 """
+
 import argparse
 import csv
 import json
@@ -25,9 +26,26 @@ import random
 import re
 import sys
 
-EXCLUDE = ["climate", "galax", "stellar", "cosmolog", "astro", "planet", "telescope",
-           "solar", "atmospher", "ocean", "glacier", "earthquake", "seismic", "weather",
-           "black hole", "dark matter", "redshift", "supernova"]
+EXCLUDE = [
+    "climate",
+    "galax",
+    "stellar",
+    "cosmolog",
+    "astro",
+    "planet",
+    "telescope",
+    "solar",
+    "atmospher",
+    "ocean",
+    "glacier",
+    "earthquake",
+    "seismic",
+    "weather",
+    "black hole",
+    "dark matter",
+    "redshift",
+    "supernova",
+]
 SOURCE = "NBER Summer Institute programmes (Michael-E-Rose/Discussants)"
 
 
@@ -36,7 +54,8 @@ def ws(s):
 
 
 def short_key(title):
-    # the key the Discussants repository uses for a presentation ("short"): upper-case title, letters and digits only
+    # the key the Discussants repository uses for a presentation ("short"):
+    # upper-case title, letters and digits only
     return re.sub(r"[^A-Z0-9]", "", title.upper())
 
 
@@ -107,7 +126,7 @@ def main():
             continue
         seen_key.add(key)
         seen_abs.add(ab)
-        rid = "NBER-SI-%s-%s" % (year, short_key(title))
+        rid = f"NBER-SI-{year}-{short_key(title)}"
         if rid in recs:
             continue
         rec = {"id": rid, "title": title}
@@ -125,7 +144,7 @@ def main():
     with open(a.out, "w", encoding="utf-8") as f:
         for i in ids:
             f.write(json.dumps(recs[i], ensure_ascii=False) + "\n")
-    print("candidates %d, written %d -> %s" % (len(recs), len(ids), a.out), file=sys.stderr)
+    print(f"candidates {len(recs)}, written {len(ids)} -> {a.out}", file=sys.stderr)
 
 
 if __name__ == "__main__":

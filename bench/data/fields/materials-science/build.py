@@ -17,6 +17,7 @@ id and N=350 sampled with random.Random(41).sample.
 Usage: python build.py data/papers-*.json --out corpus.jsonl
 Standard library only.
 """
+
 import argparse
 import json
 import os
@@ -25,23 +26,40 @@ import re
 
 PRIMARY = "cond-mat.mtrl-sci"
 EXCLUDE_CATS = ("cond-mat.supr-con", "cond-mat.str-el", "cond-mat.mes-hall")
-EXCLUDE_WORDS_FIELD = (r"superconduct|magnet|\bspin|\bMott\b|Kondo|correlated electron|"
-                       r"topolog|quantum Hall|Weyl|Dirac|Majorana|Luttinger|"
-                       r"Fermi liquid|heavy fermion")
+EXCLUDE_WORDS_FIELD = (
+    r"superconduct|magnet|\bspin|\bMott\b|Kondo|correlated electron|"
+    r"topolog|quantum Hall|Weyl|Dirac|Majorana|Luttinger|"
+    r"Fermi liquid|heavy fermion"
+)
 N = 350
 SEED = 41
 
-BAD_CAT_PREFIXES = ("astro-ph", "gr-qc", "physics.ao-ph", "physics.geo-ph",
-                    "physics.space-ph")
+BAD_CAT_PREFIXES = ("astro-ph", "gr-qc", "physics.ao-ph", "physics.geo-ph", "physics.space-ph")
 ML_CAT_PREFIXES = ("cs.", "stat.")
 BAD_WORDS = re.compile(
     r"climate|galax|stellar|cosmolog|astro|planet|telescope|solar|atmospher|"
     r"ocean|glacier|earthquake|seismic|weather|black hole|dark matter|"
     r"redshift|supernova|geoscien|meteorolog|oceanograph|climatolog",
-    re.I)
+    re.I,
+)
 LLM_WORDS = re.compile(r"language model|\bLLMs?\b|ChatGPT|\bGPT-?\d", re.I)
-ENGLISH_WORDS = {"the", "of", "and", "in", "to", "a", "is", "we", "for",
-                 "with", "that", "by", "on", "are", "this"}
+ENGLISH_WORDS = {
+    "the",
+    "of",
+    "and",
+    "in",
+    "to",
+    "a",
+    "is",
+    "we",
+    "for",
+    "with",
+    "that",
+    "by",
+    "on",
+    "are",
+    "this",
+}
 
 
 def ws(text):
@@ -52,6 +70,7 @@ def as_list(x):
     if isinstance(x, list):
         return x
     import ast
+
     return ast.literal_eval(x)
 
 
@@ -131,7 +150,7 @@ def main():
                 "source": "arXiv",
             }
             out.write(json.dumps(obj, ensure_ascii=False) + "\n")
-    print("pool %d, wrote %d to %s" % (len(pool), len(chosen), args.out))
+    print(f"pool {len(pool)}, wrote {len(chosen)} to {args.out}")
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ id and sampled with random.Random(41).sample; output is sorted by id.
 Usage: python bench/data/fields/mathematics/build.py RAW_FILE... --out corpus.jsonl
 Standard library only.
 """
+
 import argparse
 import json
 import random
@@ -31,11 +32,32 @@ STAT_OK = {"stat.ME", "stat.AP", "stat.CO", "stat.TH", "stat.OT"}
 BAD_CAT = re.compile(r"^(astro-ph|gr-qc|physics\.ao-ph|physics\.geo-ph|physics\.space-ph)")
 RESERVED = re.compile(
     r"climate|galax|stellar|cosmolog|astro|planet|telescope|solar|atmospher|ocean|glacier|"
-    r"earthquake|seismic|weather|black hole|dark matter|redshift|supernova", re.I)
+    r"earthquake|seismic|weather|black hole|dark matter|redshift|supernova",
+    re.I,
+)
 ML = re.compile(
     r"neural|deep learning|machine learning|language model|LLM|transformer|training|"
-    r"diffusion model|reinforcement", re.I)
-STOP = {"the", "of", "and", "a", "in", "to", "is", "we", "for", "that", "with", "on", "this", "are", "by", "an"}
+    r"diffusion model|reinforcement",
+    re.I,
+)
+STOP = {
+    "the",
+    "of",
+    "and",
+    "a",
+    "in",
+    "to",
+    "is",
+    "we",
+    "for",
+    "that",
+    "with",
+    "on",
+    "this",
+    "are",
+    "by",
+    "an",
+}
 
 
 def ws(s):
@@ -89,9 +111,13 @@ def keep(r):
         return None
     if not english(abstract):
         return None
-    rec = {"id": aid, "title": title,
-           "authors": [ws(a) for a in (r.get("authors") or []) if ws(a)],
-           "year": year_from_id(aid), "abstract": abstract}
+    rec = {
+        "id": aid,
+        "title": title,
+        "authors": [ws(a) for a in (r.get("authors") or []) if ws(a)],
+        "year": year_from_id(aid),
+        "abstract": abstract,
+    }
     if rec["year"] is None:
         del rec["year"]
     rec["url"] = ws(r.get("abs")) or "https://arxiv.org/abs/" + aid

@@ -19,6 +19,7 @@ Keeps English abstracts of 80-400 words, drops duplicates (same DOI or same abst
 records matching the reserved-field exclusion words; then sorts by id (the DOI) and draws
 a seeded random sample (seed 41) of N records (default 350); output sorted by id.
 """
+
 import argparse
 import csv
 import html
@@ -27,9 +28,26 @@ import random
 import re
 import sys
 
-EXCLUDE = ["climate", "galax", "stellar", "cosmolog", "astro", "planet", "telescope",
-           "solar", "atmospher", "ocean", "glacier", "earthquake", "seismic", "weather",
-           "black hole", "dark matter", "redshift", "supernova"]
+EXCLUDE = [
+    "climate",
+    "galax",
+    "stellar",
+    "cosmolog",
+    "astro",
+    "planet",
+    "telescope",
+    "solar",
+    "atmospher",
+    "ocean",
+    "glacier",
+    "earthquake",
+    "seismic",
+    "weather",
+    "black hole",
+    "dark matter",
+    "redshift",
+    "supernova",
+]
 SOURCE = "World Politics (soodoku/meta_ps)"
 MARKER = "' + '"
 
@@ -38,12 +56,27 @@ def ws(s):
     return re.sub(r"\s+", " ", s or "").strip()
 
 
-PARTICLES = {"de", "van", "von", "da", "del", "der", "la", "le", "du", "dos", "bueno",
-             "jr", "jr.", "ii", "iii"}
+PARTICLES = {
+    "de",
+    "van",
+    "von",
+    "da",
+    "del",
+    "der",
+    "la",
+    "le",
+    "du",
+    "dos",
+    "bueno",
+    "jr",
+    "jr.",
+    "ii",
+    "iii",
+}
 
 
 def clean_name(s):
-    s = re.sub(r"<[^>]*>.*$", "", s or "")          # footnote links after the name
+    s = re.sub(r"<[^>]*>.*$", "", s or "")  # footnote links after the name
     s = ws(html.unescape(s)).rstrip("*").strip().rstrip(",").strip()
     return re.sub(r"^By ", "", s)
 
@@ -69,19 +102,20 @@ def split_field(s):
 
 def suspect(name):
     """Two people left in one field ('Ruth Simmons George B. Simmons')."""
-    words = [w for w in name.split()
-             if not re.match(r"^[A-Z]\.$", w) and w.lower() not in PARTICLES]
+    words = [
+        w for w in name.split() if not re.match(r"^[A-Z]\.$", w) and w.lower() not in PARTICLES
+    ]
     return len(words) >= 4
 
 
 def parse_authors(r):
     names = []
     for i in range(1, 11):
-        f = clean_name(r.get("author%d" % i))
+        f = clean_name(r.get(f"author{i}"))
         if f:
             names.extend(split_field(f))
     if any(suspect(n) for n in names):
-        return []          # cannot be split reliably: leave the record without authors
+        return []  # cannot be split reliably: leave the record without authors
     return names
 
 
@@ -102,7 +136,11 @@ def main():
                     continue
                 ab = ws(html.unescape(raw[: -len(MARKER)]))
                 title = ws(html.unescape(re.sub(r"<[^>]*>", "", r.get("article.title") or "")))
-                doi = ws(r.get("article.doi")).replace("http://dx.doi.org/", "").replace("https://doi.org/", "")
+                doi = (
+                    ws(r.get("article.doi"))
+                    .replace("http://dx.doi.org/", "")
+                    .replace("https://doi.org/", "")
+                )
                 if not ab or not doi.startswith("10."):
                     continue
                 n = len(ab.split())
@@ -132,7 +170,7 @@ def main():
     with open(a.out, "w", encoding="utf-8") as f:
         for i in ids:
             f.write(json.dumps(recs[i], ensure_ascii=False) + "\n")
-    print("candidates %d, written %d -> %s" % (len(recs), len(ids), a.out), file=sys.stderr)
+    print(f"candidates {len(recs)}, written {len(ids)} -> {a.out}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ output is sorted by id.
 Usage: python bench/data/fields/psychology/build.py RAW_FILE... --out corpus.jsonl
 Standard library only.
 """
+
 import argparse
 import json
 import random
@@ -31,15 +32,40 @@ TARGET = 350
 SEED = 41
 RESERVED = re.compile(
     r"climate|galax|stellar|cosmolog|astro|planet|telescope|solar|atmospher|ocean|glacier|"
-    r"earthquake|seismic|weather|black hole|dark matter|redshift|supernova", re.I)
+    r"earthquake|seismic|weather|black hole|dark matter|redshift|supernova",
+    re.I,
+)
 CLINICAL = re.compile(
     r"placebo|pharmaco|medication|\bmg\b|\bdrugs?\b|antipsychotic|antidepressant|"
     r"anticonvulsant|mood stabili[sz]er|olanzapine|lamotrigine|topiramate|aripiprazole|"
-    r"fluoxetine|naltrexone|oxytocin|genotype|polymorphism|\bgenes?\b|plasma|serum", re.I)
+    r"fluoxetine|naltrexone|oxytocin|genotype|polymorphism|\bgenes?\b|plasma|serum",
+    re.I,
+)
 NOT_RESEARCH = re.compile(
     r"^(reviews the (book|film|video)|reports an error|presents (selected|an obituary|a list)|"
-    r"comments on|this is a reply|a reply to)|^(erratum|corrigendum|book reviews?\b|correction)", re.I)
-STOP = {"the", "of", "and", "a", "in", "to", "is", "we", "for", "that", "with", "on", "this", "are", "by", "an", "were", "was"}
+    r"comments on|this is a reply|a reply to)|^(erratum|corrigendum|book reviews?\b|correction)",
+    re.I,
+)
+STOP = {
+    "the",
+    "of",
+    "and",
+    "a",
+    "in",
+    "to",
+    "is",
+    "we",
+    "for",
+    "that",
+    "with",
+    "on",
+    "this",
+    "are",
+    "by",
+    "an",
+    "were",
+    "was",
+}
 
 
 def ws(s):
@@ -90,9 +116,15 @@ def keep(w):
         return None
     if not english(abstract):
         return None
-    rec = {"id": wid, "title": title,
-           "authors": [ws(a["author"].get("display_name")) for a in (w.get("authorships") or [])
-                       if a.get("author") and ws(a["author"].get("display_name"))]}
+    rec = {
+        "id": wid,
+        "title": title,
+        "authors": [
+            ws(a["author"].get("display_name"))
+            for a in (w.get("authorships") or [])
+            if a.get("author") and ws(a["author"].get("display_name"))
+        ],
+    }
     if w.get("publication_year"):
         rec["year"] = int(w["publication_year"])
     rec["abstract"] = abstract

@@ -25,6 +25,7 @@ dropped. Duplicates (same UT, or same normalised title) are dropped.
 Candidates are sorted by UT and 350 are drawn with random.Random(41).sample;
 the output is written sorted by id.
 """
+
 import argparse
 import json
 import random
@@ -34,15 +35,29 @@ N = 350
 SEED = 41
 SOURCE = "Web of Science export (knh11545/commandline4expertsearchers)"
 
-KEEP_WC = ("public, environmental & occupational health",
-           "health care sciences & services", "health policy & services")
-DROP_WC = ("astronomy", "astrophysics", "geoscience", "meteorology",
-           "atmospheric", "oceanography", "geochemistry", "geology",
-           "biochemistry & molecular biology", "pharmacology")
+KEEP_WC = (
+    "public, environmental & occupational health",
+    "health care sciences & services",
+    "health policy & services",
+)
+DROP_WC = (
+    "astronomy",
+    "astrophysics",
+    "geoscience",
+    "meteorology",
+    "atmospheric",
+    "oceanography",
+    "geochemistry",
+    "geology",
+    "biochemistry & molecular biology",
+    "pharmacology",
+)
 DROP_TERMS = re.compile(
     r"climate|galax|stellar|cosmolog|astro|planet|telescope|solar|atmospher|"
     r"ocean|glacier|earthquake|seismic|weather|black hole|dark matter|"
-    r"redshift|supernova", re.I)
+    r"redshift|supernova",
+    re.I,
+)
 LIST_TAGS = {"AU", "AF"}
 
 
