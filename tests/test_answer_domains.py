@@ -374,3 +374,21 @@ def test_an_enumeration_is_quoted_whole() -> None:
     pool = [_sentence(1, "p", i, f"{w}, {long}.", -float(i), "result") for i, w in enumerate(items)]
     picked = extractive._prose(asked, pool, no_vector)
     assert [p.text.split(",")[0] for p in picked] == ["First", "Second"]
+
+
+def test_the_paper_holding_the_questions_distinctive_words_leads_when_the_first_does_not() -> None:
+    """Retrieval put a paper on outflows in general first; the question names an object
+    only the second paper holds: that paper is quoted, and first."""
+    question = analyse("How fast is the outflow of HH 212 in the ALMA images?")
+    rows = [
+        (1, "general", "Outflows from young objects are fast and collimated in general.", 2.0),
+        (2, "object", "The HH 212 jet moves at 100 km/s in ALMA images of its disc.", -1.0),
+    ]
+    pool = [_sentence(n, paper, 1, text, score, "result") for n, paper, text, score in rows]
+    picked = [p.source.paper_id for p in extractive._prose(question, pool, no_vector)]
+    assert picked[0] == "object"
+    # Nothing changes when the first paper holds the distinctive words too.
+    both = [*pool[:1], replace(pool[0], text="HH 212 outflows were seen with ALMA, fast.",
+                               position=2)]  # fmt: skip
+    picked = [p.source.paper_id for p in extractive._prose(question, [*both, pool[1]], no_vector)]
+    assert picked[0] == "general"

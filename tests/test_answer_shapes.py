@@ -628,3 +628,24 @@ def test_a_yes_or_no_question_asks_for_what_was_found(question: str, result: boo
     """What a study found says yes or no: its results, not its methods, answer it (in
     _prose, a paper's aim and background sentences are left when it states results)."""
     assert rank.asks_result(analyse(question, NAMES)) is result
+
+
+@pytest.mark.parametrize(
+    ("question", "back"),
+    [
+        ("And the doses?", True),
+        ("And among homosexual men?", True),
+        ("And how much faster is it?", True),
+        ("And what about the framework paper on outbreaks?", True),
+        ("And the quantum-computing adaptation of Landau-Zener surface hopping: which test "
+         "molecules?", False),
+        ("And the companion paper on rotationally excited states, what molecule was it?", True),
+        ("And the later study of carbonic acid fluoride spectra: which systems?", False),
+    ],
+)  # fmt: skip
+def test_an_and_question_naming_its_own_subject_is_a_switch(question: str, back: bool) -> None:
+    """ "And ..." points back unless the question says enough of its own (three words of
+    topic or more); a pronoun ("it") points back whatever else the question says."""
+    from rag.answer.followup import points_back
+
+    assert points_back(question) is back

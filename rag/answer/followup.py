@@ -79,7 +79,8 @@ _FUNCTION = frozenset(
     it its it's itself just me more most my no nor not of on or other our out over own same
     she so some such than that the their them then there these they this those through to too
     under up very was we were what when where which while who whom whose why will with would
-    you your he his her him i
+    you your he his her him i among between within without across per via toward towards
+    upon onto
     """.split()  # noqa: SIM905 - a word list reads better as prose
 )
 # Words of a question that say what is asked, not what it is about.
@@ -102,7 +103,8 @@ _ASPECTS = frozenset(
     parameters evaluation evaluated tested measured long big large small old often
     """.split()  # noqa: SIM905
 )
-FOLLOWUP_MAX_WORDS = 15  # a longer question stands on its own, pronouns or not
+FOLLOWUP_MAX_WORDS = 15
+SWITCH_WORDS = 3  # an "and ..." question with this many words of its own names a new subject  # a longer question stands on its own, pronouns or not
 # A rewritten query longer than this is the model rambling, not a query.
 MAX_REWRITE_CHARS = 300
 
@@ -145,13 +147,15 @@ def points_back(question: str) -> bool:
     words = _words(question)
     if len(words) > FOLLOWUP_MAX_WORDS:
         return False
-    lowered = " ".join(words)
-    return (
-        lowered.startswith(_OPENERS)
-        or any(w in _ANAPHORA for w in words)
-        or bool(_DEICTIC.search(question))
-        or bool(_DEMONSTRATIVE_SUBJECT.search(question))
-    )
+    if (
+        any(w in _ANAPHORA for w in words)
+        or _DEICTIC.search(question)
+        or _DEMONSTRATIVE_SUBJECT.search(question)
+    ):
+        return True
+    # "And the doses?" points back; "And the companion paper on rotationally excited states:
+    # which molecule?" opens the same way but names its own subject: a switch.
+    return " ".join(words).startswith(_OPENERS) and len(own_topic(question)) < SWITCH_WORDS
 
 
 def is_followup(question: str, names: Names | None = None) -> bool:
