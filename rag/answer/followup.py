@@ -103,8 +103,8 @@ _ASPECTS = frozenset(
     parameters evaluation evaluated tested measured long big large small old often
     """.split()  # noqa: SIM905
 )
-FOLLOWUP_MAX_WORDS = 15
-SWITCH_WORDS = 3  # an "and ..." question with this many words of its own names a new subject  # a longer question stands on its own, pronouns or not
+FOLLOWUP_MAX_WORDS = 15  # a longer question stands on its own, pronouns or not
+SWITCH_WORDS = 3  # an "and ..." question with this many words of its own names a new subject
 # A rewritten query longer than this is the model rambling, not a query.
 MAX_REWRITE_CHARS = 300
 
