@@ -641,6 +641,9 @@ def test_a_yes_or_no_question_asks_for_what_was_found(question: str, result: boo
          "molecules?", False),
         ("And the companion paper on rotationally excited states, what molecule was it?", True),
         ("And the later study of carbonic acid fluoride spectra: which systems?", False),
+        ("In which book were those concepts first introduced?", True),
+        ("How large was that effect?", True),
+        ("Which paper shows that aspirin reduces risk?", False),
     ],
 )  # fmt: skip
 def test_an_and_question_naming_its_own_subject_is_a_switch(question: str, back: bool) -> None:

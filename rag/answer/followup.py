@@ -57,10 +57,22 @@ _ANAPHORA = frozenset(
     """.split()  # noqa: SIM905 - a word list reads better as prose
 )
 # "this paper", "that system", "these methods": a demonstrative pointing back (not "show that").
+# "this", "these" and "those" before any content word point back ("those concepts", "these
+# patients"); "that" and "such" only before a noun a study is made of (not "shows that
+# aspirin ...").
 _DEICTIC = re.compile(
     r"\b(this|that|these|those|the same|such)\s+(paper|papers|system|systems|method|methods|"
-    r"model|models|approach|approaches|work|works|one|ones|framework|technique|engine|"
-    r"dataset|corpus|study|review|survey)\b|\b(this|that|these|those)\s*\?*$",
+    r"model|models|approach|approaches|work|works|one|ones|framework|technique|techniques|"
+    r"engine|dataset|datasets|corpus|study|studies|review|survey|trial|trials|experiment|"
+    r"experiments|analysis|analyses|cohort|sample|samples|population|material|materials|"
+    r"compound|compounds|molecule|molecules|device|devices|measure|measures|effect|effects|"
+    r"result|results|finding|findings|data|theory|theories|argument|book|article|project|"
+    r"intervention|programme|program|therapy|treatment|drug|policy|policies|concept|concepts|"
+    r"idea|ideas|algorithm|algorithms|network|protocol|instrument|scale|questionnaire|"
+    r"species|site|sites|design|estimate|estimates|scheme|period|group|groups|patients|"
+    r"participants|subjects|firms|countries|cases)\b|\b(this|these|those)\s+(?!(?:is|are|was|"
+    r"were|be|been|of|in|on|at|to|for|and|or|the|a|an)\b)[a-z]{3,}\b|"
+    r"\b(this|that|these|those)\s*\?*$",
     re.IGNORECASE,
 )
 # A demonstrative right after the question's auxiliary is its subject ("Did that make a
