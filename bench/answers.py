@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.domains import FIELDS, NAMES, Domain, domains, half  # noqa: E402
-from rag.answer import extractive, params  # noqa: E402
+from rag.answer import extractive, params, reader  # noqa: E402
 from rag.answer.chat import OpenAIChat  # noqa: E402
 from rag.answer.cite import parse_markers  # noqa: E402
 from rag.answer.events import ErrorEvent, FinalEvent  # noqa: E402
@@ -313,6 +313,8 @@ def main() -> None:
         domain = every[name]
         if fitted:
             params.use(fitted[name]["params"])
+            held = fitted[name].get("reader")  # bench/fit_reader.py: trained without it
+            reader.use(reader.Reader(Path(held) / "model.onnx") if held else reader.packaged())
         else:
             params.use(params.load())
         app = open_domain(domain, args.index_dir)

@@ -1,6 +1,8 @@
 """The sentences an extractive answer may quote: each abstract's (and, for a paper whose full
 text is stored, its body passages'), with their vectors (stored at ingest where there are,
-else embedded now) and their rank scores (:mod:`rag.answer.rank`).
+else embedded now) and their scores: the hand ranker's (:mod:`rag.answer.rank`), and for
+the sentences it puts first, the reader's (:mod:`rag.answer.reader`) blended in with the
+weights fitted beside it (``params.reader``).
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rag.answer import rank
+from rag.answer import params, rank
+from rag.answer import reader as reader_module
 from rag.answer.cite import Source
 from rag.answer.question import Question
 from rag.answer.roles import roles
@@ -26,6 +29,7 @@ __all__ = [
     "NEAR_DUPLICATE",
     "Sentence",
     "best",
+    "best_read",
     "enumerated",
     "features_of",
     "is_new",
@@ -125,11 +129,54 @@ def features_of(question: Question, sentences: Sequence[Sentence], qvec: np.ndar
 
 
 def scored(question: Question, sentences: Sequence[Sentence], qvec: np.ndarray) -> list[Sentence]:
-    """The sentences with rank scores for ``question`` (vectors already attached)."""
+    """The sentences with their scores for ``question`` (vectors already attached): the
+    hand ranker's, with the reader's read into those it puts first."""
     if not sentences:
         return []
-    scores = rank.score(features_of(question, sentences, qvec))
+    hand = rank.score(features_of(question, sentences, qvec))
+    scores = _with_reader(question, sentences, hand)
     return [replace(s, score=float(v)) for s, v in zip(sentences, scores, strict=True)]
+
+
+def _read_first(
+    question: Question, sentences: Sequence[Sentence], hand: np.ndarray
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """(the positions of the ``top`` sentences the ranker scores highest, the reader's
+    log-odds for each), or None without a reader or its weights."""
+    weights = params.current().reader
+    reader = reader_module.shipped()
+    if reader is None or not weights or not len(hand):
+        return None
+    top = np.argsort(-hand, kind="stable")[: int(weights.get("top", 16))]
+    asked = question.own or question.text
+    read = reader.score(asked, [(sentences[i].source.name, sentences[i].text) for i in top])
+    return top, read
+
+
+def _with_reader(question: Question, sentences: Sequence[Sentence], hand: np.ndarray) -> np.ndarray:
+    """The ranker's scores with the reader's log-odds blended in (a logistic model of
+    both, ``params.reader``): read for the ranker's first sentences, the others taken as no
+    better than the worst of those. The hand scores alone without a reader."""
+    w = params.current().reader
+    if not w.get("reader"):  # the reader gates answers only: the ranker chooses sentences
+        return hand
+    read = _read_first(question, sentences, hand)
+    if read is None:
+        return hand
+    top, logits = read
+    out = w["bias"] + w["hand"] * hand + w["reader"] * float(logits.min())
+    out[top] = w["bias"] + w["hand"] * hand[top] + w["reader"] * logits
+    return np.asarray(out, dtype=np.float32)
+
+
+def best_read(question: Question, sentences: Sequence[Sentence], qvec: np.ndarray) -> float | None:
+    """The reader's highest log-odds over the sentences the ranker puts first (vectors
+    attached): how surely any of them states what is asked. None without a reader."""
+    if not sentences:
+        return None
+    hand = rank.score(features_of(question, sentences, qvec))
+    read = _read_first(question, sentences, hand)
+    return None if read is None else float(read[1].max())
 
 
 def enumerated(s: Sentence, pool: Sequence[Sentence]) -> list[Sentence]:

