@@ -100,13 +100,18 @@ def sources_block(citations: Sequence[dict[str, Any]]) -> str:
         return ""
     lines = []
     for c in citations:
-        name = c.get("title") or c.get("label") or c.get("paper_id")
-        authors = format_authors(c.get("authors") or ())
-        year = f" ({c['year']})" if c.get("year") else ""
-        meta = f" — {authors}{year}" if authors or year else ""
         link = f". <{_link(c)}>" if _link(c) else ""
-        lines.append(f"- [{c['n']}] **{name}**{meta}{link}")
+        lines.append(f"- [{c['n']}] {_named(c)}{link}")
     return f"\n\n{SOURCES_HEADING}\n\n" + "\n".join(lines)
+
+
+def _named(paper: dict[str, Any]) -> str:
+    """``**Title** — authors (year)``: a paper of the wire form as a list shows it."""
+    name = paper.get("title") or paper.get("label") or paper.get("paper_id")
+    authors = format_authors(paper.get("authors") or ())
+    year = f" ({paper['year']})" if paper.get("year") else ""
+    meta = f" — {authors}{year}" if authors or year else ""
+    return f"**{name}**{meta}"
 
 
 def related_block(related: Sequence[dict[str, Any]]) -> str:
@@ -116,12 +121,8 @@ def related_block(related: Sequence[dict[str, Any]]) -> str:
         return ""
     lines = []
     for r in related:
-        name = r.get("title") or r.get("label") or r.get("paper_id")
-        authors = format_authors(r.get("authors") or ())
-        year = f" ({r['year']})" if r.get("year") else ""
-        meta = f" — {authors}{year}" if authors or year else ""
         sentence = f": {r['sentence']}" if r.get("sentence") else ""
-        lines.append(f"- **{name}**{meta}{sentence}")
+        lines.append(f"- {_named(r)}{sentence}")
     return f"\n\n{RELATED_HEADING}\n\n" + "\n".join(lines)
 
 
