@@ -99,7 +99,10 @@ def collect(
     refusal: list[dict[str, Any]] = []
     engine = app.engine
     base = params.current()
-    params.use(replace(base, evidence={**base.evidence, "threshold": -1e9, "min_margin": -1e9}))
+    # No reader either: its gate would refuse, and its blend is fitted on the hand scores
+    # (bench/fit_reader.py).
+    params.use(replace(base, evidence={**base.evidence, "threshold": -1e9, "min_margin": -1e9},
+                       reader={}))  # fmt: skip
     for item in domain.items:
         history: list[Turn] = []
         for n, turn in enumerate(item["turns"] if item["type"] == "conversation" else [item]):
