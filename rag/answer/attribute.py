@@ -1,0 +1,507 @@
+"""Attribution after generation: each sentence of a generated answer -> the sources that say it.
+
+A language model's markers are claims about its sources, and small models make them badly:
+the right sentence with another paper's number, no number at all, a figure the paper does
+not give, a sentence of their own. Every sentence of the answer is matched here against
+the sentences of the sources offered (their abstracts and the body passages in the prompt):
+
+- a sentence's content words, each weighted by how rare it is among the offered sources'
+  sentences (words about papers themselves, "the authors found", do not count), are looked
+  for in each source's best sentence, the paper's name and title counting as said by each
+  of its sentences; the source whose sentence covers ``COVER`` of that weight supports it;
+  a sentence joining two papers is supported by two sentences that cover it together,
+  each adding ``ADDS`` of the weight;
+- every figure of the sentence (a number standing as a quantity: 40%, 2.3x, 1,024, 2019)
+  must be in the supporting sentence, or be the paper's year; a number inside a name
+  (GPT-4, CO2) must be in the paper's text. Otherwise the sentence is unsupported;
+- a sentence that says nothing of the papers' content ("Here is what the papers say.") is
+  no claim: it gets no marker and is not flagged.
+
+The model's markers are kept when their source supports the sentence (the model's choice
+among sources that do is respected), moved when another source supports it instead, and
+removed when none does: the sentence is then **unsupported**. ``COVER`` and ``ADDS`` were
+chosen on the attribution bench leaving each library out (bench/attribution.py). Pure logic
+over text: no model, no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rag.answer.cite import Source, parse_markers
+from rag.sentences import split_sentences
+from rag.spelling import plain_text
+from rag.terms import stem, terms
+
+__all__ = [
+    "ADDS",
+    "COVER",
+    "Attributed",
+    "AnswerSentence",
+    "Judged",
+    "attribute",
+    "figures",
+    "segments",
+]
+
+COVER = 0.5  # share of a sentence's weighted words one source's sentence(s) must hold
+ADDS = 0.15  # share a second source's sentence must add to support a joined sentence
+FRAMING = 5  # most content words of a sentence that only frames the answer
+TOUCHES = 0.25  # share of its words a framing sentence may have in one source sentence
+PAPER = 0.5  # what a word counts for when its paper says it, but not in the sentence matched
+WINDOW = 2  # adjacent sentences of a source read together as one piece of evidence
+
+# Words an answer uses to speak about papers, not about what they found: never evidence.
+_DISCOURSE = frozenset(
+    stem(w)
+    for w in """paper papers study studies article articles work works author authors
+    research researcher researchers report reports reported find finds found finding findings
+    show shows showed shown suggest suggests suggested propose proposes proposed present
+    presents presented describe describes described note notes noted according source sources
+    result results conclude concludes concluded conclusion overall summary short summarise
+    summarize answer question provided provide provides information context based discuss
+    discusses discussed addresses address examine examines examined explore explores
+    explored investigate investigates investigated look looks looked aspect aspects approach
+    approaches differ differently different similar similarly various several both together
+    also however additionally furthermore moreover while whereas first second finally
+    one another other others here given text abstract abstracts literature evidence say says
+    said supplied retrieved relevant let go below above brief briefly picture give gives
+    cover covers point points worth noting remaining material relate relates relation offer
+    offers beyond follow following key main mention mentions mentioned highlight highlights
+    available regarding topic topics thing things way ways lot few many
+    """.split()
+)
+
+# A figure: a number standing as a quantity, not inside a name (GPT-4, CO2, ResNet-50).
+_FIGURE = re.compile(r"(?<![A-Za-z\d.,])(?<![A-Za-z]-)(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\d])")
+_PROPER = re.compile(r"(?<=[a-z,;:] )[A-Z][\w-]*")  # a capitalised word inside a sentence
+_NAME_NUMBER = re.compile(r"\b[A-Za-z][A-Za-z]*-?\d[\w.-]*")
+_WORD_NUMBERS = {
+    w: i
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+        "fifteen sixteen seventeen eighteen nineteen twenty".split()
+    )
+} | {w: 10 * i for i, w in enumerate("_ _ _ thirty forty fifty sixty seventy eighty ninety".split())
+     if i >= 3}  # fmt: skip
+_PER_CENT = re.compile(
+    rf"\b({'|'.join(_WORD_NUMBERS)})(?:[- ]({'|'.join(_WORD_NUMBERS)}))?\s+per\s?cent\b", re.I
+)
+_SPELLED = re.compile(rf"\b({'|'.join(w for w in _WORD_NUMBERS if w not in ('zero', 'one'))})\b",
+                      re.I)  # fmt: skip
+
+
+# A TeX sub- or superscript glued to a name: Sr$_{2}$IrO$_{4}$ is written Sr2IrO4.
+_TEX_SCRIPT = re.compile(r"(?<=[\w)])\$?\s*[_^]\s*\{?([\w.+-]{1,12})\}?\s*\$?")
+
+
+def flat(text: str) -> str:
+    """The text as an answer would write it: Unicode compatibility forms folded ("Sr₂" =
+    "Sr2"), TeX sub- and superscripts glued to their name, the rest of TeX's markup read
+    as words (:func:`rag.spelling.plain_text`)."""
+    return plain_text(_TEX_SCRIPT.sub(r"\1", unicodedata.normalize("NFKC", text)))
+
+
+def figures(text: str, *, spelled: bool = False) -> set[float]:
+    """The figures ``text`` states, as numbers ("1,024" = 1024, "40 %" = 40, "forty per cent"
+    = 40); with ``spelled``, small numbers written as words too ("two arms" = 2)."""
+    text = _strip_markers(text)
+    found = {float(m[1].replace(",", "") + (m[2] or "")) for m in _FIGURE.finditer(text)}
+    for m in _PER_CENT.finditer(text):
+        found.add(float(_WORD_NUMBERS[m[1].lower()] + _WORD_NUMBERS.get((m[2] or "").lower(), 0)))
+    if spelled:
+        found |= {float(_WORD_NUMBERS[m[1].lower()]) for m in _SPELLED.finditer(text)}
+    return found
+
+
+def _decimals(x: float) -> int:
+    s = repr(x)
+    return len(s.split(".")[1].rstrip("0")) if "." in s else 0
+
+
+def _held(figure: float, have: set[float]) -> bool:
+    """The figure is among ``have``, as written or rounded from one ("41%" for "40.6%")."""
+    places = _decimals(figure)
+    return any(h == figure or round(h, places) == figure for h in have)
+
+
+def _strip_markers(text: str) -> str:
+    out, pos = [], 0
+    for start, end, _ in parse_markers(text):
+        out.append(text[pos:start])
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+# -- the answer's sentences ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """One sentence of an answer: its span (markers that belong to it included), the
+    sentence without markers, and the numbers its markers give, in order."""
+
+    start: int
+    end: int
+    text: str
+    numbers: tuple[int, ...]
+    # A sentence with a marker inside it ("A holds [1] and B holds [2].") in clauses, each
+    # with the marker that closes it; one clause otherwise.
+    clauses: tuple[tuple[str, tuple[int, ...]], ...] = ()
+
+
+def _plain(text: str) -> str:
+    text = " ".join(_strip_markers(text).split())
+    return re.sub(r" (?=[.,;:!?])", "", text)
+
+
+def segments(text: str) -> list[Segment]:
+    """The answer's sentences, line by line (a list line is one), each with its markers: a
+    marker after a sentence's end belongs to it ("... holds. [2]"), unless the next
+    sentence opens with it ("[2] shows that ...")."""
+    markers = parse_markers(text)
+    masked = list(text)
+    for start, end, _ in markers:
+        # A marker opening a sentence ("... holds. [2] shows ...") stands as its first
+        # letter, so the sentence is split before it.
+        opens = re.search(r"[.!?][\"')\]]*\s+$", text[:start]) and text[end:].lstrip()[:1].islower()
+        masked[start:end] = ("X" if opens else " ") + " " * (end - start - 1)
+    flat = "".join(masked)
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for line in flat.split("\n"):
+        cursor = 0
+        for sentence in split_sentences(line):
+            at = line.find(sentence, cursor)
+            cursor = at + len(sentence)
+            spans.append((pos + at, pos + cursor))
+        pos += len(line) + 1
+    if not spans:
+        return []
+    bounds = [[a, b] for a, b in spans]
+    owner: list[list[int]] = [[] for _ in spans]
+    inner: list[list[tuple[int, int, list[int]]]] = [[] for _ in spans]
+    starts = [a for a, _ in spans]
+    for start, end, numbers in markers:
+        i = bisect_right(starts, start) - 1
+        after = text[end:].lstrip(" \t")
+        opens_next = (
+            i + 1 < len(spans)
+            and text[end : spans[i + 1][0]].strip() == ""
+            and after[:1].islower()
+            and (i < 0 or start >= spans[i][1])
+        )
+        if i < 0 or opens_next:
+            i += 1
+        owner[i].extend(numbers)
+        inner[i].append((start, end, numbers))
+        bounds[i][0] = min(bounds[i][0], start)
+        bounds[i][1] = max(bounds[i][1], end)
+    out = []
+    for (a, b), nums, marks in zip(bounds, owner, inner, strict=True):
+        cuts = [(s, e, n) for s, e, n in marks if re.search(r"\w", text[e:b]) and s > a]
+        clauses: list[tuple[str, tuple[int, ...]]] = []
+        at = a
+        for _, e, n in cuts:
+            clauses.append((_plain(text[at:e]), tuple(n)))
+            at = e
+        if clauses:
+            rest = [n for s, _, ns in marks if s >= at for n in ns]
+            clauses.append((_plain(text[at:b]), tuple(rest)))
+        out.append(Segment(a, b, _plain(text[a:b]), tuple(nums), tuple(clauses)))
+    return out
+
+
+# -- evidence -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Unit:
+    source: int  # the source's number
+    text: str  # one sentence of its abstract or of a body passage, verbatim
+    terms: frozenset[str]
+    figures: frozenset[float]
+
+
+def _windows(text: str) -> list[str]:
+    """Each sentence of ``text`` and each run of up to ``WINDOW`` adjacent ones, verbatim: a
+    claim often joins what a paper says over two sentences."""
+    spans = []
+    pos = 0
+    for sentence in split_sentences(text):
+        start = text.find(sentence, pos)
+        pos = start + len(sentence)
+        spans.append((start, pos))
+    return [text[spans[i][0] : spans[j][1]] for i in range(len(spans))
+            for j in range(i, min(i + WINDOW, len(spans)))]  # fmt: skip
+
+
+class _Evidence:
+    """The offered sources' sentences, and the weight of each word among them."""
+
+    def __init__(self, sources: Sequence[Source]) -> None:
+        self.units: dict[int, list[_Unit]] = {}
+        self.names: dict[int, set[str]] = {}
+        self.vocabulary: dict[int, set[str]] = {}  # every word of a source's texts
+        self.known: dict[int, str] = {}  # all of a source's text, for numbers inside names
+        self.years: dict[int, float] = {}
+        for src in sources:
+            texts = [src.abstract, *(p.text for p in src.passages)]
+            self.units[src.n] = [
+                _Unit(src.n, span, frozenset(terms(flat(span))),
+                      frozenset(figures(flat(span), spelled=True)))
+                for t in texts
+                for span in _windows(t)
+            ]
+            self.names[src.n] = terms(flat(f"{src.name} {src.title} {src.label}"))
+            self.vocabulary[src.n] = set().union(*(u.terms for u in self.units[src.n]))
+            self.known[src.n] = flat(" ".join([src.name, src.title, *texts])).casefold()
+            if src.year:
+                self.years[src.n] = float(src.year)
+        df = Counter(t for us in self.units.values() for u in us for t in u.terms)
+        self.total = max(sum(len(us) for us in self.units.values()), 1)
+        self.idf = {t: math.log(1 + self.total / c) for t, c in df.items()}
+
+    def weight(self, term: str) -> float:
+        return self.idf.get(term, math.log(1 + self.total))
+
+
+@dataclass(frozen=True, slots=True)
+class Judged:
+    """What attribution found for one sentence: the sources supporting it (prompt numbers),
+    each with its supporting sentence, and whether it makes a claim at all."""
+
+    support: tuple[int, ...]
+    evidence: dict[int, str]
+    claim: bool = True
+
+    @property
+    def supported(self) -> bool:
+        return bool(self.support) or not self.claim
+
+
+def _wanted(sentence: str, ev: _Evidence) -> dict[str, float]:
+    return {t: ev.weight(t) for t in terms(flat(_strip_markers(sentence))) - _DISCOURSE}
+
+
+def _covered(
+    wanted: dict[str, float], have: set[str] | frozenset[str], paper: set[str] | None = None
+) -> float:
+    """The weighted share of ``wanted`` that ``have`` holds, a word only ``paper`` holds
+    counting ``PAPER`` of its weight."""
+    total = sum(wanted.values())
+    if not total:
+        return 0.0
+    held = sum(w for t, w in wanted.items() if t in have)
+    if paper:
+        held += PAPER * sum(w for t, w in wanted.items() if t not in have and t in paper)
+    return held / total
+
+
+def _names_ok(sentence: str, n: int, ev: _Evidence) -> bool:
+    return all(m.group().casefold() in ev.known[n] for m in _NAME_NUMBER.finditer(flat(sentence)))
+
+
+def _makes_claim(sentence: str, wanted: dict[str, float], cited: Sequence[int],
+                 asked: set[float], ev: _Evidence) -> bool:
+    """False for a sentence that only frames the answer ("Here is what the papers say."):
+    no marker, no figure, no name (a capitalised word inside it), at most FRAMING content
+    words, and hardly any of them in the sources' sentences."""
+    if cited or asked or len(wanted) > FRAMING or _PROPER.search(sentence):
+        return True
+    vocabulary = max((_covered(wanted, u.terms) for us in ev.units.values() for u in us),
+                     default=0.0)  # fmt: skip
+    return vocabulary >= TOUCHES
+
+
+def judge(sentence: str, cited: Sequence[int], ev: _Evidence) -> Judged:
+    """The sources supporting ``sentence`` (module doc), preferring those it ``cited``."""
+    wanted = _wanted(sentence, ev)
+    asked = figures(flat(sentence))
+    if not wanted or not _makes_claim(sentence, wanted, cited, asked, ev):
+        return Judged((), {}, claim=False)
+    best: dict[int, tuple[float, _Unit]] = {}
+    for n, units in ev.units.items():
+        if not units or not _names_ok(sentence, n, ev):
+            continue
+        names = ev.names[n]
+        year = {ev.years[n]} if n in ev.years else set()
+        scored = [
+            (_covered(wanted, u.terms | names, ev.vocabulary[n]), u)
+            for u in units
+            if all(_held(f, set(u.figures) | year) for f in asked)
+        ]
+        if scored:
+            best[n] = max(scored, key=lambda x: x[0])
+    alone = sorted(
+        (n for n, (c, _) in best.items() if c >= COVER),
+        key=lambda n: (n not in cited, -best[n][0], n),
+    )
+    if alone:
+        first = alone[0]
+        return Judged((first,), {first: best[first][1].text})
+    return _joined(wanted, asked, cited, ev) or Judged((), {})
+
+
+def _joined(
+    wanted: dict[str, float], asked: set[float], cited: Sequence[int], ev: _Evidence
+) -> Judged | None:
+    """Two sources whose sentences together cover the sentence, each adding ``ADDS``, and
+    together hold its figures; the cited pair first, then the best."""
+    options = []
+    units = [u for us in ev.units.values() for u in us]
+    shares = {id(u): _covered(wanted, u.terms | ev.names[u.source]) for u in units}
+    top = sorted(units, key=lambda u: -shares[id(u)])[:12]
+    for i, a in enumerate(top):
+        for b in top[i + 1 :]:
+            if a.source == b.source:
+                continue
+            both = a.terms | b.terms | ev.names[a.source] | ev.names[b.source]
+            union = _covered(wanted, both)
+            adds_a = union - shares[id(b)]
+            adds_b = union - shares[id(a)]
+            have = set(a.figures | b.figures)
+            if union >= COVER and min(adds_a, adds_b) >= ADDS and all(_held(f, have) for f in asked):
+                cited_both = a.source in cited and b.source in cited
+                options.append((cited_both, union, a, b))
+    if not options:
+        return None
+    _, _, a, b = max(options, key=lambda o: (o[0], o[1]))
+    pair = tuple(sorted((a.source, b.source)))
+    return Judged(pair, {a.source: a.text, b.source: b.text})
+
+
+# -- the answer ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerSentence:
+    """One sentence of a final answer as the contract gives it: its text without markers,
+    the answer's citation numbers backing it, and whether any source supports it."""
+
+    text: str
+    citations: tuple[int, ...] = ()
+    supported: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        return {"text": self.text, "citations": list(self.citations), "supported": self.supported}
+
+
+@dataclass(frozen=True, slots=True)
+class Attributed:
+    """A generated answer with its markers settled (prompt numbers), each sentence judged,
+    and the sentences ``strict`` removed."""
+
+    text: str
+    judged: tuple[tuple[str, Judged], ...]  # (sentence without markers, its judgement)
+    removed: tuple[str, ...] = ()
+
+    def evidence(self) -> dict[int, list[str]]:
+        """Each supporting source's sentences, in answer order (the quotes to show)."""
+        out: dict[int, list[str]] = {}
+        for _, j in self.judged:
+            for n, s in j.evidence.items():
+                if s not in out.setdefault(n, []):
+                    out[n].append(s)
+        return out
+
+
+def _marker(numbers: Sequence[int]) -> str:
+    return "[" + ", ".join(map(str, sorted(set(numbers)))) + "]"
+
+
+def _rewrite(piece: str, support: Sequence[int]) -> str:
+    """The sentence with its markers replaced by ``support``'s, before its closing
+    punctuation (none: the sentence alone)."""
+    bare = re.sub(r"[ \t]+(?=[.,;:!?])", "", " ".join(_strip_markers(piece).split()))
+    bare = re.sub(r"^[,;]\s*", "", bare)
+    if not support:
+        return bare
+    m = re.search(r"([.!?:;][\"')\]]*)$", bare)
+    if m is None:
+        return f"{bare} {_marker(support)}"
+    return f"{bare[: m.start()]} {_marker(support)}{bare[m.start() :]}"
+
+
+def attribute(text: str, sources: Sequence[Source], *, strict: bool = False) -> Attributed:
+    """``text`` with every sentence's markers settled against ``sources`` (module doc). A
+    sentence whose markers already name exactly its supporting sources is left as written;
+    with ``strict`` an unsupported sentence is removed."""
+    ev = _Evidence(sources)
+    out, pos = [], 0
+    judged: list[tuple[str, Judged]] = []
+    removed: list[str] = []
+    for seg in segments(text):
+        valid = [k for k in seg.numbers if k in ev.units]
+        j, kept = _by_clause(seg, ev) or _whole(seg.text, valid, ev)
+        out.append(text[pos : seg.start])
+        piece = text[seg.start : seg.end]
+        pos = seg.end
+        if strict and not j.supported:
+            removed.append(seg.text)
+            out.append("")
+            continue
+        if set(kept) == set(seg.numbers):
+            out.append(piece)
+        else:
+            out.append(_rewrite(piece, kept))
+        judged.append((seg.text, Judged(tuple(kept), {n: j.evidence[n] for n in kept
+                                                      if n in j.evidence}, j.claim)))  # fmt: skip
+    out.append(text[pos:])
+    body = re.sub(r"[ \t]+\n", "\n", "".join(out))
+    body = re.sub(r"\n{3,}", "\n\n", re.sub(r"[ \t]{2,}", " ", body)).strip()
+    return Attributed(body, tuple(judged), tuple(removed))
+
+
+def _whole(sentence: str, cited: Sequence[int], ev: _Evidence) -> tuple[Judged, list[int]]:
+    j = judge(sentence, cited, ev)
+    return j, _keep(j, cited, sentence, ev)
+
+
+def _by_clause(seg: Segment, ev: _Evidence) -> tuple[Judged, list[int]] | None:
+    """A sentence the model cited clause by clause, judged so: each clause that makes a
+    claim must be supported, and the sentence is supported by all their sources. None when
+    it has one clause or a clause is unsupported (it is then judged whole)."""
+    if len(seg.clauses) < 2:
+        return None
+    support: list[int] = []
+    evidence: dict[int, str] = {}
+    for clause, cited in seg.clauses:
+        valid = [k for k in cited if k in ev.units]
+        j, kept = _whole(clause, valid, ev)
+        if not j.claim:
+            continue
+        if not kept:
+            return None
+        support += [n for n in kept if n not in support]
+        evidence |= {n: j.evidence[n] for n in kept if n in j.evidence and n not in evidence}
+    return (Judged(tuple(support), evidence), support) if support else None
+
+
+def _keep(j: Judged, cited: Sequence[int], sentence: str, ev: _Evidence) -> list[int]:
+    """The markers the sentence ends with: its supporting sources. A cited source beside
+    them is kept when its own best sentence adds ``ADDS`` of the words (a joined claim the
+    model cited right)."""
+    if not j.claim or not j.support:
+        return []
+    kept = list(j.support)
+    wanted = _wanted(sentence, ev)
+    base = set().union(*(terms(j.evidence[n]) | ev.names[n] for n in kept))
+    for n in cited:
+        if n in kept:
+            continue
+        gain = max(
+            (_covered(wanted, base | u.terms | ev.names[n]) - _covered(wanted, base)
+             for u in ev.units[n]), default=0.0,
+        )  # fmt: skip
+        if gain >= ADDS:
+            kept.append(n)
+    return kept
