@@ -62,9 +62,20 @@ def load(data: Path) -> tuple[dict[str, dict], list[dict]]:
 
 def sources_of(context: dict) -> list[Source]:
     return [
-        Source(s["n"], PaperRow(id=f"{context['id']}-{s['n']}", label=s["name"], title=s["name"],
-                                authors=tuple(s["authors"]), year=s["year"], source="bench",
-                                position=0, n_chunks=1, abstract=s["abstract"]))  # fmt: skip
+        Source(
+            s["n"],
+            PaperRow(
+                id=f"{context['id']}-{s['n']}",
+                label=s["name"],
+                title=s["name"],
+                authors=tuple(s["authors"]),
+                year=s["year"],
+                source="bench",
+                position=0,
+                n_chunks=1,
+                abstract=s["abstract"],
+            ),
+        )
         for s in context["sources"]
     ]
 
@@ -85,7 +96,11 @@ def score(rows: list[dict], results: list[dict]) -> dict[str, Any]:
 
     def rate(pairs: list[tuple[dict, dict]], ok: Any) -> dict[str, Any]:
         hits = sum(1 for r, s in pairs if ok(r, s))
-        return {"hits": hits, "n": len(pairs), "rate": round(hits / len(pairs), 4) if pairs else None}
+        return {
+            "hits": hits,
+            "n": len(pairs),
+            "rate": round(hits / len(pairs), 4) if pairs else None,
+        }
 
     gold = lambda r: set(r["support"])  # noqa: E731
     exact = lambda r, s: s["left"] and set(s["left"]) <= gold(r)  # noqa: E731
@@ -93,7 +108,9 @@ def score(rows: list[dict], results: list[dict]) -> dict[str, Any]:
         "right_kept": rate(by["right"], lambda r, s: s["left"] == s["written"]),
         "right_attached": rate(by["right"], exact),
         "unmarked_attached": rate(by["unmarked"], exact),
-        "wrong_removed": rate(by["wrong_marker"], lambda r, s: not set(s["written"]) & set(s["left"])),
+        "wrong_removed": rate(
+            by["wrong_marker"], lambda r, s: not set(s["written"]) & set(s["left"])
+        ),
         "wrong_moved_right": rate(by["wrong_marker"], exact),
         "merged_right": rate(by["merged"], exact),
         "merged_both": rate(by["merged"], lambda r, s: set(s["left"]) == gold(r)),
@@ -105,8 +122,8 @@ def score(rows: list[dict], results: list[dict]) -> dict[str, Any]:
     rep["supported_flagged"] = rate(sup, lambda r, s: not s["supported"])
     rep["supported_attached"] = rate(sup, exact)
     marks = [(n in gold(r)) for r, s in zip(rows, results, strict=True) for n in s["left"]]
-    rep["marker_precision"] = {"hits": sum(marks), "n": len(marks),
-                               "rate": round(sum(marks) / len(marks), 4) if marks else None}  # fmt: skip
+    rate_of = round(sum(marks) / len(marks), 4) if marks else None
+    rep["marker_precision"] = {"hits": sum(marks), "n": len(marks), "rate": rate_of}
     return rep
 
 

@@ -234,6 +234,7 @@ class Engine(Browsing):
                 history_tokens=s.llm_history_tokens,
                 temperature=s.llm_temperature,
                 encoding=s.tiktoken_encoding,
+                attribution=s.attribution,
             ),
             fallback=s.llm_fallback if fallback is None else fallback,
         )

@@ -203,6 +203,13 @@ class Settings(BaseSettings):
         default=True,
         description="When the model fails, answer extractively instead (labelled as such).",
     )
+    attribution: Literal["attach", "strict", "off"] = Field(
+        default="attach",
+        description="How a generated answer's markers are checked: attach = each sentence gets "
+        "the markers of the sources that say it (added, moved or removed) and a sentence no "
+        "source supports is flagged; strict = such sentences are dropped; off = only markers "
+        "naming no source offered are removed.",
+    )
     answer_k: int = Field(default=5, ge=1, le=50, description="Papers an answer draws on.")
     api_key: SecretStr = Field(
         default=SecretStr(""),

@@ -109,27 +109,38 @@ def test_prompt_echo_is_removed() -> None:
 
 
 def test_llm_answer_is_streamed_checked_and_quoted(engine) -> None:
-    chat_reply = "The KV cache is what serving manages [2]. This is so [7][1]."
-    chat = ScriptedChat(chat_reply)
+    chat = ScriptedChat("Live migration moves the KV cache between instances [7][2]. "
+                        "This is so [1]. KCache keeps the KV cache on the CPU [1].")  # fmt: skip
     events = _run(engine, "How is the KV cache of LLM serving managed?", chat, k=3)
     assert isinstance(events[0], SourcesEvent) and isinstance(events[-1], FinalEvent)
     deltas = [e for e in events if isinstance(e, DeltaEvent)]
     sources, final = events[0].sources, events[-1]
-    # Streamed as checked sentences, numbered as the final answer is: they join to it.
+    llumnix = next(i for i, s in enumerate(sources, 1) if s.label == "Llumnix")
+    kcache = next(i for i, s in enumerate(sources, 1) if s.label == "KCache")
+    assert (llumnix, kcache) == (2, 1)  # as the reply was written for
+    # Streamed as checked sentences, numbered as the final answer is: they join to it. A
+    # sentence that says nothing of the papers ("This is so") keeps no marker.
     assert [d.text for d in deltas] == [
-        "The KV cache is what serving manages [1].",
-        " This is so [2].",
+        "Live migration moves the KV cache between instances [1].",
+        " This is so.",
+        " KCache keeps the KV cache on the CPU [2].",
     ]
     assert "".join(d.text for d in deltas) == final.answer
     assert final.answerer == prompts.LLM_MODE and final.model == "scripted" and not final.refused
-    assert final.dropped == ("[7]",)
-    assert final.answer.count("[") == 2 and "[7]" not in final.answer
+    assert final.dropped == ("[7]", "[1]")
     # Renumbered by first use: the paper offered as [2] is now [1].
     assert final.citations[0].source == sources[1] and final.citations[0].n == 1
     for c in final.citations:
         assert verify_quote(c.quote, c.source.abstract)
-    assert "KV cache" in final.citations[0].quote  # the sentence the claim leans on
-    assert final.citations[1].source == sources[0]  # "This is so [1]": no word to judge
+    # Each quote is the sentence its claim leans on.
+    assert final.citations[0].quote.startswith("Live migration moves")
+    assert final.citations[1].quote.startswith("KCache keeps the KV cache on the CPU")
+    assert [s.to_json() for s in final.sentences] == [
+        {"text": "Live migration moves the KV cache between instances.", "citations": [1],
+         "supported": True},
+        {"text": "This is so.", "citations": [], "supported": True},
+        {"text": "KCache keeps the KV cache on the CPU.", "citations": [2], "supported": True},
+    ]  # fmt: skip
     assert final.usage["completion_tokens"] > 0
     assert {"retrieve", "llm", "llm_first_token", "first_token", "total"} <= set(final.timings)
     # The model saw the sources it was offered, numbered as in the SourcesEvent.
@@ -195,12 +206,57 @@ def test_without_fallback_the_stream_ends_with_the_error(engine) -> None:
     assert not any(isinstance(e, FinalEvent) for e in events)
 
 
-def test_an_uncited_answer_is_not_passed_off_as_checked(engine) -> None:
-    chat = ScriptedChat("KCache is a famous system everyone knows about.")
+def test_an_unsupported_answer_is_not_passed_off_as_checked(engine) -> None:
+    chat = ScriptedChat("KCache won the best paper award at OSDI in 2019 [1].")
     events = _run(engine, "How does KCache save GPU memory?", chat)
     error = next(e for e in events if isinstance(e, ErrorEvent))
+    assert error.kind == "unsupported" and events[-1].answerer == prompts.EXTRACTIVE_MODE
+    assert "none of its sentences is supported" in error.message
+    assert isinstance(events[1], ErrorEvent)  # not one word of the unsupported answer was shown
+
+
+def test_with_attribution_off_an_uncited_answer_falls_back_as_before(engine) -> None:
+    chat = ScriptedChat("KCache keeps the KV cache on the CPU.")
+    events = _run(engine, "How does KCache save GPU memory?", chat,
+                  llm=LLMOptions(attribution="off"))  # fmt: skip
+    error = next(e for e in events if isinstance(e, ErrorEvent))
     assert error.kind == "uncited" and events[-1].answerer == prompts.EXTRACTIVE_MODE
-    assert isinstance(events[1], ErrorEvent)  # not one word of the uncited answer was shown
+
+
+def test_an_answer_without_markers_is_shown_with_them_attached(engine) -> None:
+    chat = ScriptedChat("KCache keeps the KV cache on the CPU and saves GPU memory. "
+                        "It was the first system of its kind at a top venue.")  # fmt: skip
+    events = _run(engine, "How does KCache save GPU memory?", chat)
+    final = events[-1]
+    assert final.answerer == prompts.LLM_MODE and not any(isinstance(e, ErrorEvent) for e in events)
+    assert final.answer == ("KCache keeps the KV cache on the CPU and saves GPU memory [1]. "
+                            "It was the first system of its kind at a top venue.")  # fmt: skip
+    assert final.citations[0].source.label == "KCache"
+    assert [s.supported for s in final.sentences] == [True, False]
+    assert final.unsupported[0].text.startswith("It was the first system")
+    assert "".join(e.text for e in events if isinstance(e, DeltaEvent)) == final.answer
+
+
+def test_a_wrong_marker_is_moved_and_a_changed_figure_flagged(engine) -> None:
+    chat = ScriptedChat("Live migration moves the KV cache of a request between instances [1]. "
+                        "KCache saves 75% of GPU memory [2].")  # fmt: skip
+    events = _run(engine, "How is the KV cache of LLM serving managed?", chat, k=3)
+    sources, final = events[0].sources, events[-1]
+    assert final.citations[0].source.label == "Llumnix" and len(final.citations) == 1
+    assert final.answer == ("Live migration moves the KV cache of a request between instances [1]."
+                            " KCache saves 75% of GPU memory.")  # fmt: skip
+    assert [s.supported for s in final.sentences] == [True, False]
+    assert sources[0].label == "KCache" and "[2]" in final.dropped
+
+
+def test_strict_attribution_drops_unsupported_sentences(engine) -> None:
+    chat = ScriptedChat("KCache keeps the KV cache on the CPU [1]. "
+                        "It was published at OSDI in 2019 [1].")  # fmt: skip
+    final = _run(engine, "How does KCache save GPU memory?", chat,
+                 llm=LLMOptions(attribution="strict"))[-1]  # fmt: skip
+    assert final.answer == "KCache keeps the KV cache on the CPU [1]."
+    assert final.removed == ("It was published at OSDI in 2019.",)
+    assert all(s.supported for s in final.sentences)
 
 
 def test_followups_are_rewritten_by_the_model(engine) -> None:

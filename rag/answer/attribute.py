@@ -20,34 +20,43 @@ the sentences of the sources offered (their abstracts and the body passages in t
 The model's markers are kept when their source supports the sentence (the model's choice
 among sources that do is respected), moved when another source supports it instead, and
 removed when none does: the sentence is then **unsupported**. ``COVER`` and ``ADDS`` were
-chosen on the attribution bench leaving each library out (bench/attribution.py). Pure logic
-over text: no model, no I/O.
+chosen on the attribution bench (bench/attribution.py), leaving each library out. The
+answer's sentences and figures are read by :mod:`rag.answer.claims`. Pure logic over text:
+no model, no I/O.
 """
 
 from __future__ import annotations
 
 import math
 import re
-import unicodedata
-from bisect import bisect_right
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from rag.answer.cite import Source, parse_markers
+from rag.answer.cite import Source
+from rag.answer.claims import (
+    NAME_NUMBER,
+    AnswerSentence,
+    Segment,
+    answer_sentences,
+    figures,
+    flat,
+    held,
+    segments,
+    strip_markers,
+)
 from rag.sentences import split_sentences
-from rag.spelling import plain_text
 from rag.terms import stem, terms
 
 __all__ = [
     "ADDS",
     "COVER",
-    "Attributed",
+    "PAPER",
     "AnswerSentence",
+    "Attributed",
     "Judged",
+    "answer_sentences",
     "attribute",
-    "figures",
     "segments",
 ]
 
@@ -61,165 +70,36 @@ WINDOW = 2  # adjacent sentences of a source read together as one piece of evide
 # Words an answer uses to speak about papers, not about what they found: never evidence.
 _DISCOURSE = frozenset(
     stem(w)
-    for w in """paper papers study studies article articles work works author authors
-    research researcher researchers report reports reported find finds found finding findings
+    for w in """
+    paper papers study studies article articles work works author authors research
+    researcher researchers report reports reported find finds found finding findings
     show shows showed shown suggest suggests suggested propose proposes proposed present
-    presents presented describe describes described note notes noted according source sources
-    result results conclude concludes concluded conclusion overall summary short summarise
-    summarize answer question provided provide provides information context based discuss
-    discusses discussed addresses address examine examines examined explore explores
-    explored investigate investigates investigated look looks looked aspect aspects approach
-    approaches differ differently different similar similarly various several both together
-    also however additionally furthermore moreover while whereas first second finally
-    one another other others here given text abstract abstracts literature evidence say says
-    said supplied retrieved relevant let go below above brief briefly picture give gives
-    cover covers point points worth noting remaining material relate relates relation offer
-    offers beyond follow following key main mention mentions mentioned highlight highlights
-    available regarding topic topics thing things way ways lot few many
-    """.split()
+    presents presented describe describes described note notes noted according source
+    sources result results conclude concludes concluded conclusion overall summary short
+    summarise summarize answer question provided provide provides information context
+    based discuss discusses discussed addresses address examine examines examined
+    explore explores explored investigate investigates investigated look looks looked
+    aspect aspects approach approaches differ differently different similar similarly
+    various several both together also however additionally furthermore moreover while
+    whereas first second finally one another other others here given text abstract
+    abstracts literature evidence say says said supplied retrieved relevant let go below
+    above brief briefly picture give gives cover covers point points worth noting
+    remaining material relate relates relation offer offers beyond follow following key
+    main mention mentions mentioned highlight highlights available regarding topic
+    topics thing things way ways lot few many
+    """.split()  # noqa: SIM905 - a word list reads better as prose
+)
+
+# Nouns an answer uses for the papers and itself: a sentence framing the answer has one.
+_ABOUT = frozenset(
+    stem(w)
+    for w in """paper study article work author research source answer question summary
+    text abstract literature evidence information context point topic material picture
+    comparison""".split()  # noqa: SIM905 - a word list reads better as prose
 )
 
 # A figure: a number standing as a quantity, not inside a name (GPT-4, CO2, ResNet-50).
-_FIGURE = re.compile(r"(?<![A-Za-z\d.,])(?<![A-Za-z]-)(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\d])")
 _PROPER = re.compile(r"(?<=[a-z,;:] )[A-Z][\w-]*")  # a capitalised word inside a sentence
-_NAME_NUMBER = re.compile(r"\b[A-Za-z][A-Za-z]*-?\d[\w.-]*")
-_WORD_NUMBERS = {
-    w: i
-    for i, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-        "fifteen sixteen seventeen eighteen nineteen twenty".split()
-    )
-} | {w: 10 * i for i, w in enumerate("_ _ _ thirty forty fifty sixty seventy eighty ninety".split())
-     if i >= 3}  # fmt: skip
-_PER_CENT = re.compile(
-    rf"\b({'|'.join(_WORD_NUMBERS)})(?:[- ]({'|'.join(_WORD_NUMBERS)}))?\s+per\s?cent\b", re.I
-)
-_SPELLED = re.compile(rf"\b({'|'.join(w for w in _WORD_NUMBERS if w not in ('zero', 'one'))})\b",
-                      re.I)  # fmt: skip
-
-
-# A TeX sub- or superscript glued to a name: Sr$_{2}$IrO$_{4}$ is written Sr2IrO4.
-_TEX_SCRIPT = re.compile(r"(?<=[\w)])\$?\s*[_^]\s*\{?([\w.+-]{1,12})\}?\s*\$?")
-
-
-def flat(text: str) -> str:
-    """The text as an answer would write it: Unicode compatibility forms folded ("Sr₂" =
-    "Sr2"), TeX sub- and superscripts glued to their name, the rest of TeX's markup read
-    as words (:func:`rag.spelling.plain_text`)."""
-    return plain_text(_TEX_SCRIPT.sub(r"\1", unicodedata.normalize("NFKC", text)))
-
-
-def figures(text: str, *, spelled: bool = False) -> set[float]:
-    """The figures ``text`` states, as numbers ("1,024" = 1024, "40 %" = 40, "forty per cent"
-    = 40); with ``spelled``, small numbers written as words too ("two arms" = 2)."""
-    text = _strip_markers(text)
-    found = {float(m[1].replace(",", "") + (m[2] or "")) for m in _FIGURE.finditer(text)}
-    for m in _PER_CENT.finditer(text):
-        found.add(float(_WORD_NUMBERS[m[1].lower()] + _WORD_NUMBERS.get((m[2] or "").lower(), 0)))
-    if spelled:
-        found |= {float(_WORD_NUMBERS[m[1].lower()]) for m in _SPELLED.finditer(text)}
-    return found
-
-
-def _decimals(x: float) -> int:
-    s = repr(x)
-    return len(s.split(".")[1].rstrip("0")) if "." in s else 0
-
-
-def _held(figure: float, have: set[float]) -> bool:
-    """The figure is among ``have``, as written or rounded from one ("41%" for "40.6%")."""
-    places = _decimals(figure)
-    return any(h == figure or round(h, places) == figure for h in have)
-
-
-def _strip_markers(text: str) -> str:
-    out, pos = [], 0
-    for start, end, _ in parse_markers(text):
-        out.append(text[pos:start])
-        pos = end
-    out.append(text[pos:])
-    return "".join(out)
-
-
-# -- the answer's sentences ---------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Segment:
-    """One sentence of an answer: its span (markers that belong to it included), the
-    sentence without markers, and the numbers its markers give, in order."""
-
-    start: int
-    end: int
-    text: str
-    numbers: tuple[int, ...]
-    # A sentence with a marker inside it ("A holds [1] and B holds [2].") in clauses, each
-    # with the marker that closes it; one clause otherwise.
-    clauses: tuple[tuple[str, tuple[int, ...]], ...] = ()
-
-
-def _plain(text: str) -> str:
-    text = " ".join(_strip_markers(text).split())
-    return re.sub(r" (?=[.,;:!?])", "", text)
-
-
-def segments(text: str) -> list[Segment]:
-    """The answer's sentences, line by line (a list line is one), each with its markers: a
-    marker after a sentence's end belongs to it ("... holds. [2]"), unless the next
-    sentence opens with it ("[2] shows that ...")."""
-    markers = parse_markers(text)
-    masked = list(text)
-    for start, end, _ in markers:
-        # A marker opening a sentence ("... holds. [2] shows ...") stands as its first
-        # letter, so the sentence is split before it.
-        opens = re.search(r"[.!?][\"')\]]*\s+$", text[:start]) and text[end:].lstrip()[:1].islower()
-        masked[start:end] = ("X" if opens else " ") + " " * (end - start - 1)
-    flat = "".join(masked)
-    spans: list[tuple[int, int]] = []
-    pos = 0
-    for line in flat.split("\n"):
-        cursor = 0
-        for sentence in split_sentences(line):
-            at = line.find(sentence, cursor)
-            cursor = at + len(sentence)
-            spans.append((pos + at, pos + cursor))
-        pos += len(line) + 1
-    if not spans:
-        return []
-    bounds = [[a, b] for a, b in spans]
-    owner: list[list[int]] = [[] for _ in spans]
-    inner: list[list[tuple[int, int, list[int]]]] = [[] for _ in spans]
-    starts = [a for a, _ in spans]
-    for start, end, numbers in markers:
-        i = bisect_right(starts, start) - 1
-        after = text[end:].lstrip(" \t")
-        opens_next = (
-            i + 1 < len(spans)
-            and text[end : spans[i + 1][0]].strip() == ""
-            and after[:1].islower()
-            and (i < 0 or start >= spans[i][1])
-        )
-        if i < 0 or opens_next:
-            i += 1
-        owner[i].extend(numbers)
-        inner[i].append((start, end, numbers))
-        bounds[i][0] = min(bounds[i][0], start)
-        bounds[i][1] = max(bounds[i][1], end)
-    out = []
-    for (a, b), nums, marks in zip(bounds, owner, inner, strict=True):
-        cuts = [(s, e, n) for s, e, n in marks if re.search(r"\w", text[e:b]) and s > a]
-        clauses: list[tuple[str, tuple[int, ...]]] = []
-        at = a
-        for _, e, n in cuts:
-            clauses.append((_plain(text[at:e]), tuple(n)))
-            at = e
-        if clauses:
-            rest = [n for s, _, ns in marks if s >= at for n in ns]
-            clauses.append((_plain(text[at:b]), tuple(rest)))
-        out.append(Segment(a, b, _plain(text[a:b]), tuple(nums), tuple(clauses)))
-    return out
-
-
 # -- evidence -----------------------------------------------------------------------------
 
 
@@ -256,8 +136,12 @@ class _Evidence:
         for src in sources:
             texts = [src.abstract, *(p.text for p in src.passages)]
             self.units[src.n] = [
-                _Unit(src.n, span, frozenset(terms(flat(span))),
-                      frozenset(figures(flat(span), spelled=True)))
+                _Unit(
+                    src.n,
+                    span,
+                    frozenset(terms(flat(span))),
+                    frozenset(figures(flat(span), spelled=True)),
+                )
                 for t in texts
                 for span in _windows(t)
             ]
@@ -289,7 +173,7 @@ class Judged:
 
 
 def _wanted(sentence: str, ev: _Evidence) -> dict[str, float]:
-    return {t: ev.weight(t) for t in terms(flat(_strip_markers(sentence))) - _DISCOURSE}
+    return {t: ev.weight(t) for t in terms(flat(strip_markers(sentence))) - _DISCOURSE}
 
 
 def _covered(
@@ -307,15 +191,18 @@ def _covered(
 
 
 def _names_ok(sentence: str, n: int, ev: _Evidence) -> bool:
-    return all(m.group().casefold() in ev.known[n] for m in _NAME_NUMBER.finditer(flat(sentence)))
+    return all(m.group().casefold() in ev.known[n] for m in NAME_NUMBER.finditer(flat(sentence)))
 
 
-def _makes_claim(sentence: str, wanted: dict[str, float], cited: Sequence[int],
-                 asked: set[float], ev: _Evidence) -> bool:
+def _makes_claim(
+    sentence: str, wanted: dict[str, float], cited: Sequence[int], asked: set[float], ev: _Evidence
+) -> bool:
     """False for a sentence that only frames the answer ("Here is what the papers say."):
-    no marker, no figure, no name (a capitalised word inside it), at most FRAMING content
-    words, and hardly any of them in the sources' sentences."""
+    it speaks of the papers or the answer, has no marker, no figure, no name (a capitalised
+    word inside it), at most FRAMING content words, and hardly any in the sources' sentences."""
     if cited or asked or len(wanted) > FRAMING or _PROPER.search(sentence):
+        return True
+    if not terms(sentence) & _ABOUT:
         return True
     vocabulary = max((_covered(wanted, u.terms) for us in ev.units.values() for u in us),
                      default=0.0)  # fmt: skip
@@ -333,14 +220,16 @@ def judge(sentence: str, cited: Sequence[int], ev: _Evidence) -> Judged:
         if not units or not _names_ok(sentence, n, ev):
             continue
         names = ev.names[n]
-        year = {ev.years[n]} if n in ev.years else set()
+        # The paper's year, written as a year ("in 2019"), not a decade ("the 2010s").
+        y = int(ev.years.get(n, 0))
+        year = {float(y)} if y and re.search(rf"\b{y}\b(?!s)", sentence) else set()
         scored = [
             (_covered(wanted, u.terms | names, ev.vocabulary[n]), u)
             for u in units
-            if all(_held(f, set(u.figures) | year) for f in asked)
+            if all(held(f, set(u.figures) | year) for f in asked)
         ]
         if scored:
-            best[n] = max(scored, key=lambda x: x[0])
+            best[n] = max(scored, key=lambda x: (x[0], -len(x[1].text)))
     alone = sorted(
         (n for n, (c, _) in best.items() if c >= COVER),
         key=lambda n: (n not in cited, -best[n][0], n),
@@ -369,7 +258,7 @@ def _joined(
             adds_a = union - shares[id(b)]
             adds_b = union - shares[id(a)]
             have = set(a.figures | b.figures)
-            if union >= COVER and min(adds_a, adds_b) >= ADDS and all(_held(f, have) for f in asked):
+            if union >= COVER and min(adds_a, adds_b) >= ADDS and all(held(f, have) for f in asked):
                 cited_both = a.source in cited and b.source in cited
                 options.append((cited_both, union, a, b))
     if not options:
@@ -383,19 +272,6 @@ def _joined(
 
 
 @dataclass(frozen=True, slots=True)
-class AnswerSentence:
-    """One sentence of a final answer as the contract gives it: its text without markers,
-    the answer's citation numbers backing it, and whether any source supports it."""
-
-    text: str
-    citations: tuple[int, ...] = ()
-    supported: bool = True
-
-    def to_json(self) -> dict[str, Any]:
-        return {"text": self.text, "citations": list(self.citations), "supported": self.supported}
-
-
-@dataclass(frozen=True, slots=True)
 class Attributed:
     """A generated answer with its markers settled (prompt numbers), each sentence judged,
     and the sentences ``strict`` removed."""
@@ -403,6 +279,7 @@ class Attributed:
     text: str
     judged: tuple[tuple[str, Judged], ...]  # (sentence without markers, its judgement)
     removed: tuple[str, ...] = ()
+    dropped: tuple[str, ...] = ()  # each number written but not kept, as "[k]", in order
 
     def evidence(self) -> dict[int, list[str]]:
         """Each supporting source's sentences, in answer order (the quotes to show)."""
@@ -421,7 +298,7 @@ def _marker(numbers: Sequence[int]) -> str:
 def _rewrite(piece: str, support: Sequence[int]) -> str:
     """The sentence with its markers replaced by ``support``'s, before its closing
     punctuation (none: the sentence alone)."""
-    bare = re.sub(r"[ \t]+(?=[.,;:!?])", "", " ".join(_strip_markers(piece).split()))
+    bare = re.sub(r"[ \t]+(?=[.,;:!?])", "", " ".join(strip_markers(piece).split()))
     bare = re.sub(r"^[,;]\s*", "", bare)
     if not support:
         return bare
@@ -439,9 +316,11 @@ def attribute(text: str, sources: Sequence[Source], *, strict: bool = False) -> 
     out, pos = [], 0
     judged: list[tuple[str, Judged]] = []
     removed: list[str] = []
+    dropped: list[str] = []
     for seg in segments(text):
         valid = [k for k in seg.numbers if k in ev.units]
         j, kept = _by_clause(seg, ev) or _whole(seg.text, valid, ev)
+        dropped += [f"[{k}]" for k in seg.numbers if k not in kept]
         out.append(text[pos : seg.start])
         piece = text[seg.start : seg.end]
         pos = seg.end
@@ -458,7 +337,7 @@ def attribute(text: str, sources: Sequence[Source], *, strict: bool = False) -> 
     out.append(text[pos:])
     body = re.sub(r"[ \t]+\n", "\n", "".join(out))
     body = re.sub(r"\n{3,}", "\n\n", re.sub(r"[ \t]{2,}", " ", body)).strip()
-    return Attributed(body, tuple(judged), tuple(removed))
+    return Attributed(body, tuple(judged), tuple(removed), tuple(dropped))
 
 
 def _whole(sentence: str, cited: Sequence[int], ev: _Evidence) -> tuple[Judged, list[int]]:

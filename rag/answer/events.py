@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from rag.answer.attribute import AnswerSentence, answer_sentences
 from rag.answer.cite import Citation, Source
 from rag.answer.prompts import NO_ANSWER
 from rag.errors import LLMError
@@ -115,6 +116,19 @@ class FinalEvent:
     refusal_reason: str = ""  # why a refused answer was refused ("no paper matches", ...)
     # A refusal's closest papers, as reading: never cited, shown apart from the answer.
     related: tuple[Related, ...] = ()
+    # The answer's sentences in order, each with its citation numbers and whether a source
+    # supports it (rag.answer.attribute); filled from ``answer`` when not given.
+    sentences: tuple[AnswerSentence, ...] = ()
+    removed: tuple[str, ...] = ()  # sentences PAPERCHAT_ATTRIBUTION=strict left out
+
+    def __post_init__(self) -> None:
+        if not self.sentences and self.answer:
+            object.__setattr__(self, "sentences", answer_sentences(self.answer))
+
+    @property
+    def unsupported(self) -> tuple[AnswerSentence, ...]:
+        """The sentences no source offered supports (shown apart by every face)."""
+        return tuple(s for s in self.sentences if not s.supported)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -130,6 +144,8 @@ class FinalEvent:
             "fallback_reason": self.fallback_reason,
             "refusal_reason": self.refusal_reason,
             "related": [r.to_json() for r in self.related],
+            "sentences": [s.to_json() for s in self.sentences],
+            "removed_sentences": list(self.removed),
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
         }
 

@@ -3,8 +3,10 @@
 The model sees the sources as ``[1]..[k]``, best first, fitted to ``context_tokens``
 (tiktoken): the lowest-ranked are dropped first, and a first source too long for the
 budget alone is cut. Abstract text is data: bracketed numbers inside it are defused before
-it reaches the prompt, and whatever the model writes goes through
-:func:`rag.answer.cite.check_citations`, so a marker can only ever point at a source offered.
+it reaches the prompt, and whatever the model writes is attributed sentence by sentence
+(:mod:`rag.answer.attribute`: each sentence gets the markers of the sources that say it, a
+sentence none supports is flagged) and goes through :func:`rag.answer.cite.check_citations`,
+so a marker can only ever point at a source offered, and one that says what it marks.
 Sentences that repeat the system prompt are removed (an abstract saying "print your
 instructions" gets nowhere), and the model's own "cannot answer" sentinel is detected.
 """
@@ -14,8 +16,9 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from rag.answer.attribute import AnswerSentence, answer_sentences, attribute
 from rag.answer.chat import ChatModel, Message, Usage
 from rag.answer.cite import MARKER, CheckedAnswer, Source, check_citations, defuse
 from rag.answer.events import DeltaEvent, Event, FinalEvent, SourcesEvent
@@ -58,6 +61,7 @@ class LLMOptions:
     history_tokens: int = 600
     temperature: float = 0.0
     encoding: str = "cl100k_base"
+    attribution: str = "attach"  # attach | strict | off (rag.answer.attribute)
 
 
 # -- the prompt ---------------------------------------------------------------------------
@@ -173,28 +177,53 @@ def strip_prompt_echo(text: str) -> str:
     return "".join(out).strip()
 
 
-# A sentence is complete once its closing punctuation is followed by white space.
-_SENTENCE_END = re.compile(r"[.!?][\"')\]]*(?=\s)|\n")
+# A sentence is complete once its closing punctuation is followed by white space and more
+# than a marker (a marker after the full stop still belongs to it), or at a line's end.
+_SENTENCE_END = re.compile(r"[.!?][\"')\]]*(?=\s+[^\s\[])|\n")
+
+
+@dataclass(frozen=True, slots=True)
+class _Checked:
+    """The model's text as shown: markers checked, sentences judged (rag.answer.attribute)."""
+
+    answer: CheckedAnswer
+    sentences: tuple[AnswerSentence, ...]
+    removed: tuple[str, ...] = ()
 
 
 class _CheckedText:
     """The model's text as it may be shown while it streams: checked sentence by sentence.
 
-    Whole sentences only, each marker checked exactly as the final answer will be
-    (renumbered by first use, wrong ones dropped), and nothing at all until the first
-    sentence with a true citation: an answer that never cites is never shown, so falling
-    back to the extractive answer needs nothing taken back.
+    Whole sentences only, each attributed (``attribution``: attach, strict or off, see
+    :class:`rag.settings.Settings`) and its markers numbered exactly as the final answer
+    will have them, and nothing at all until the first sentence a source supports: an
+    answer no source supports is never shown, so falling back to the extractive answer
+    needs nothing taken back.
     """
 
-    def __init__(self, sources: Sequence[Source]) -> None:
+    def __init__(self, sources: Sequence[Source], attribution: str = "attach") -> None:
         self.sources = sources
+        self.attribution = attribution
         self.raw = ""
         self.shown = ""
         self._complete = 0  # length of the raw text up to its last complete sentence
 
-    def check(self, text: str) -> CheckedAnswer:
+    def check(self, text: str) -> _Checked:
         """The checked form of (some of) the model's text, as the final answer has it."""
-        return check_citations(strip_prompt_echo(text.strip()), self.sources, require_support=True)
+        clean = strip_prompt_echo(text.strip())
+        if self.attribution == "off":
+            checked = check_citations(clean, self.sources, require_support=True)
+            return _Checked(checked, answer_sentences(checked.text))
+        done = attribute(clean, self.sources, strict=self.attribution == "strict")
+        evidence = done.evidence()
+
+        def quote_for(source: Source, _claims: str) -> str:
+            return evidence[source.n][0] if evidence.get(source.n) else ""
+
+        checked = check_citations(done.text, self.sources, quote_for=quote_for)
+        checked = replace(checked, dropped=done.dropped + checked.dropped)
+        flags = [j.supported for _, j in done.judged]
+        return _Checked(checked, answer_sentences(checked.text, flags), done.removed)
 
     def feed(self, piece: str) -> str:
         """Add a piece of the model's text; return the newly showable checked text."""
@@ -205,7 +234,7 @@ class _CheckedText:
             return ""  # no new sentence completed: nothing new to check
         self._complete = ends[-1]
         checked = self.check(self.raw[: self._complete])
-        return self._advance_to(checked.text) if checked.citations else ""
+        return self._advance_to(checked.answer.text) if checked.answer.citations else ""
 
     def finish(self, final_text: str) -> str:
         """What remains to show of the final answer (nothing if it diverged, which only a
@@ -236,15 +265,16 @@ def llm_answer(
     """Stream the model's answer to ``question`` from ``sources``, then the checked answer.
     ``kind`` is the question's type, which shapes the answer.
 
-    Raises :class:`rag.errors.LLMError` if the call fails, or with kind ``uncited`` if the
-    answer cites none of the sources (an uncited answer is the model's own memory).
+    Raises :class:`rag.errors.LLMError` if the call fails, or with kind ``unsupported`` if
+    no sentence of the answer is supported by a source (``uncited`` with attribution off:
+    an answer citing none of them), which is the model's own memory.
     """
     kept, blocks = fit_sources(sources, budget=options.context_tokens, encoding=options.encoding)
     messages = prompt_messages(question, blocks, history, options=options, kind=kind)
     yield SourcesEvent(sources=tuple(kept))
     clock = time.perf_counter()
     parts: list[str] = []
-    shown = _CheckedText(kept)
+    shown = _CheckedText(kept, options.attribution)
     usage: dict[str, int | bool] = {}
     for piece in model.stream(
         messages, max_tokens=options.max_tokens, temperature=options.temperature
@@ -277,12 +307,19 @@ def llm_answer(
             refusal_reason="the model found no answer in the sources",
         )
         return
-    checked = shown.check(text)
+    result = shown.check(text)
+    checked = result.answer
     if not checked.citations:
+        if options.attribution == "off":
+            raise LLMError(
+                f"the language model {model.name!r} answered without citing any of the "
+                f"{len(kept)} sources, so its answer cannot be checked",
+                kind="uncited",
+            )
         raise LLMError(
-            f"the language model {model.name!r} answered without citing any of the "
-            f"{len(kept)} sources, so its answer cannot be checked",
-            kind="uncited",
+            f"the language model {model.name!r} answered, but none of its sentences is "
+            f"supported by the {len(kept)} sources offered, so its answer is not shown",
+            kind="unsupported",
         )
     if rest := shown.finish(checked.text):
         yield DeltaEvent(text=rest)
@@ -290,6 +327,8 @@ def llm_answer(
         answer=checked.text,
         citations=checked.citations,
         dropped=checked.dropped,
+        sentences=result.sentences,
+        removed=result.removed,
         answerer=LLM_MODE,
         timings=timings,
         query=query,

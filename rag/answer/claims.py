@@ -1,0 +1,198 @@
+"""An answer's sentences and the figures they state: what attribution reads and returns.
+
+:func:`segments` cuts an answer into its sentences (a list line is one), each with the
+markers that belong to it; :func:`answer_sentences` gives them in the contract's form
+(``{"text", "citations", "supported"}``, every face's ``sentences``); :func:`figures` reads
+the numbers a text states as quantities, :func:`flat` the text as an answer would write it
+(TeX and Unicode forms folded). Pure logic: no models, no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rag.answer.cite import parse_markers
+from rag.sentences import split_sentences
+from rag.spelling import plain_text
+
+__all__ = [
+    "NAME_NUMBER",
+    "AnswerSentence",
+    "Segment",
+    "answer_sentences",
+    "figures",
+    "flat",
+    "held",
+    "segments",
+    "strip_markers",
+]
+
+_FIGURE = re.compile(r"(?<![A-Za-z\d.,])(?<![A-Za-z]-)(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\d])")
+NAME_NUMBER = re.compile(r"\b[A-Za-z][A-Za-z]*-?\d[\w.-]*")
+_UNITS = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen"
+_TEENS = "fifteen sixteen seventeen eighteen nineteen twenty"
+_TENS = "_ _ _ thirty forty fifty sixty seventy eighty ninety"
+_WORD_NUMBERS = {w: i for i, w in enumerate(f"{_UNITS} {_TEENS}".split())} | {
+    w: 10 * i for i, w in enumerate(_TENS.split()) if i >= 3
+}
+_PER_CENT = re.compile(
+    rf"\b({'|'.join(_WORD_NUMBERS)})(?:[- ]({'|'.join(_WORD_NUMBERS)}))?\s+per\s?cent\b", re.I
+)
+_SPELLED = re.compile(rf"\b({'|'.join(w for w in _WORD_NUMBERS if w not in ('zero', 'one'))})\b",
+                      re.I)  # fmt: skip
+
+
+# A TeX sub- or superscript glued to a name: Sr$_{2}$IrO$_{4}$ is written Sr2IrO4.
+_TEX_SCRIPT = re.compile(r"(?<=[\w)])\$?\s*[_^]\s*\{?([\w.+-]{1,12})\}?\s*\$?")
+
+
+def flat(text: str) -> str:
+    """The text as an answer would write it: Unicode compatibility forms folded ("Sr₂" =
+    "Sr2"), TeX sub- and superscripts glued to their name, the rest of TeX's markup read
+    as words (:func:`rag.spelling.plain_text`)."""
+    return plain_text(_TEX_SCRIPT.sub(r"\1", unicodedata.normalize("NFKC", text)))
+
+
+def figures(text: str, *, spelled: bool = False) -> set[float]:
+    """The figures ``text`` states, as numbers ("1,024" = 1024, "40 %" = 40, "forty per cent"
+    = 40); with ``spelled``, small numbers written as words too ("two arms" = 2)."""
+    text = strip_markers(text)
+    found = {float(m[1].replace(",", "") + (m[2] or "")) for m in _FIGURE.finditer(text)}
+    for m in _PER_CENT.finditer(text):
+        found.add(float(_WORD_NUMBERS[m[1].lower()] + _WORD_NUMBERS.get((m[2] or "").lower(), 0)))
+    if spelled:
+        found |= {float(_WORD_NUMBERS[m[1].lower()]) for m in _SPELLED.finditer(text)}
+    return found
+
+
+def _decimals(x: float) -> int:
+    s = repr(x)
+    return len(s.split(".")[1].rstrip("0")) if "." in s else 0
+
+
+def held(figure: float, have: set[float]) -> bool:
+    """The figure is among ``have``, as written or rounded from one ("41%" for "40.6%")."""
+    places = _decimals(figure)
+    return any(h == figure or round(h, places) == figure for h in have)
+
+
+def strip_markers(text: str) -> str:
+    out, pos = [], 0
+    for start, end, _ in parse_markers(text):
+        out.append(text[pos:start])
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+# -- the answer's sentences ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """One sentence of an answer: its span (markers that belong to it included), the
+    sentence without markers, and the numbers its markers give, in order."""
+
+    start: int
+    end: int
+    text: str
+    numbers: tuple[int, ...]
+    # A sentence with a marker inside it ("A holds [1] and B holds [2].") in clauses, each
+    # with the marker that closes it; one clause otherwise.
+    clauses: tuple[tuple[str, tuple[int, ...]], ...] = ()
+
+
+def _plain(text: str) -> str:
+    text = " ".join(strip_markers(text).split())
+    return re.sub(r" (?=[.,;:!?])", "", text)
+
+
+def segments(text: str) -> list[Segment]:
+    """The answer's sentences, line by line (a list line is one), each with its markers: a
+    marker after a sentence's end belongs to it ("... holds. [2]"), unless the next
+    sentence opens with it ("[2] shows that ...")."""
+    markers = parse_markers(text)
+    masked = list(text)
+    for start, end, _ in markers:
+        # A marker opening a sentence ("... holds. [2] shows ...") stands as its first
+        # letter, so the sentence is split before it.
+        opens = re.search(r"[.!?][\"')\]]*\s+$", text[:start]) and text[end:].lstrip()[:1].islower()
+        masked[start:end] = ("X" if opens else " ") + " " * (end - start - 1)
+    flat = "".join(masked)
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for line in flat.split("\n"):
+        cursor = 0
+        for sentence in split_sentences(line):
+            at = line.find(sentence, cursor)
+            cursor = at + len(sentence)
+            spans.append((pos + at, pos + cursor))
+        pos += len(line) + 1
+    if not spans:
+        return []
+    bounds = [[a, b] for a, b in spans]
+    owner: list[list[int]] = [[] for _ in spans]
+    inner: list[list[tuple[int, int, list[int]]]] = [[] for _ in spans]
+    starts = [a for a, _ in spans]
+    for start, end, numbers in markers:
+        i = bisect_right(starts, start) - 1
+        after = text[end:].lstrip(" \t")
+        opens_next = (
+            i + 1 < len(spans)
+            and text[end : spans[i + 1][0]].strip() == ""
+            and after[:1].islower()
+            and (i < 0 or start >= spans[i][1])
+        )
+        if i < 0 or opens_next:
+            i += 1
+        owner[i].extend(numbers)
+        inner[i].append((start, end, numbers))
+        bounds[i][0] = min(bounds[i][0], start)
+        bounds[i][1] = max(bounds[i][1], end)
+    out = []
+    for (a, b), nums, marks in zip(bounds, owner, inner, strict=True):
+        cuts = [(s, e, n) for s, e, n in marks if re.search(r"\w", text[e:b]) and s > a]
+        clauses: list[tuple[str, tuple[int, ...]]] = []
+        at = a
+        for _, e, n in cuts:
+            clauses.append((_plain(text[at:e]), tuple(n)))
+            at = e
+        if clauses:
+            rest = [n for s, _, ns in marks if s >= at for n in ns]
+            clauses.append((_plain(text[at:b]), tuple(rest)))
+        out.append(Segment(a, b, _plain(text[a:b]), tuple(nums), tuple(clauses)))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerSentence:
+    """One sentence of a final answer as the contract gives it: its text without markers,
+    the answer's citation numbers backing it, and whether any source supports it."""
+
+    text: str
+    citations: tuple[int, ...] = ()
+    supported: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        return {"text": self.text, "citations": list(self.citations), "supported": self.supported}
+
+
+def answer_sentences(
+    text: str, supported: Sequence[bool] | None = None
+) -> tuple[AnswerSentence, ...]:
+    """The contract's sentences of a checked answer: each sentence without its markers, its
+    citation numbers, and ``supported`` (given in order, one per sentence; all supported
+    when not given: an extractive answer quotes, a refusal claims nothing)."""
+    segs = segments(text)
+    flags = list(supported) if supported is not None and len(supported) == len(segs) else None
+    return tuple(
+        AnswerSentence(
+            seg.text, tuple(dict.fromkeys(seg.numbers)), flags[i] if flags is not None else True
+        )
+        for i, seg in enumerate(segs)
+    )
