@@ -102,6 +102,12 @@ def test_ask_json_and_refusal(open_server: str) -> None:
     assert not out["refused"] and out["mode"] == "extractive" and out["errors"] == []
     assert out["citations"][0]["label"] == "KCache" and out["citations"][0]["quote"]
     assert "[1]" in out["answer"] and len(out["sources"]) >= len(out["citations"])
+    # The contract: the answer's sentences in order, each with its markers' numbers; an
+    # extractive answer's quoted sentences are all supported.
+    sentences = out["sentences"]
+    assert sentences and all(s["supported"] for s in sentences)
+    cited = {n for s in sentences for n in s["citations"]}
+    assert cited == set(range(1, len(out["citations"]) + 1))
     off = httpx.post(f"{open_server}/api/ask", json={"question": "Who painted the Mona Lisa?"})
     assert off.json()["refused"] and off.json()["answer"] == NO_ANSWER
     assert off.json()["citations"] == []
@@ -122,6 +128,7 @@ def test_ask_streams_events(open_server: str) -> None:
     final = events[-1][1]
     assert "".join(d["text"] for k, d in events if k == "delta") == final["answer"]
     assert final["citations"][0]["label"] == "KCache"
+    assert final["sentences"] and final["removed_sentences"] == []
 
 
 def test_papers_are_paged(open_server: str) -> None:

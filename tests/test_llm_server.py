@@ -16,6 +16,7 @@ from typing import ClassVar
 import pytest
 
 from rag.answer.chat import OpenAIChat, Usage, complete, make_chat_model
+from rag.answer.cite import MARKER as MARKER_RE
 from rag.answer.cite import check_citations, parse_markers, verify_quote
 from rag.answer.events import DeltaEvent, ErrorEvent, FinalEvent, SourcesEvent
 from rag.answer.prompts import EXTRACTIVE_MODE, LLM_MODE
@@ -79,14 +80,21 @@ def test_answers_through_a_real_server_are_checked(
             assert not errors and final.model == "smollm2" and final.citations
             assert final.usage["prompt_tokens"] > 100 and final.usage["completion_tokens"] > 0
             assert {"llm_first_token", "first_token", "llm", "total"} <= set(final.timings)
-        else:  # SmolLM2 often cites nothing: that answer is refused, not shown as checked
-            assert final.answerer == EXTRACTIVE_MODE and [e.kind for e in errors] == ["uncited"]
+            # Every marker was settled after generation: each sentence carries the markers of
+            # the sources that say it, or none and is flagged; the contract says which.
+            assert len(final.sentences) >= 1 and any(s.citations for s in final.sentences)
+            for s in final.sentences:
+                assert s.supported or not s.citations
+        else:  # no sentence SmolLM2 wrote is supported: refused, not shown as checked
+            assert final.answerer == EXTRACTIVE_MODE and [e.kind for e in errors] == ["unsupported"]
             assert final.fallback_reason == errors[0].message
         numbers = [n for _, _, ns in parse_markers(final.answer) for n in ns]
         assert set(numbers) == set(range(1, len(final.citations) + 1))
         for c in final.citations:
             assert verify_quote(c.quote, c.source.abstract)
-        assert not any(d in final.answer for d in final.dropped)
+        # A dropped marker names a prompt number taken off a sentence; the same paper may
+        # still be cited elsewhere, renumbered, so only the count of markers is checked.
+        assert all(MARKER_RE.fullmatch(d) for d in final.dropped)
     assert LLM_MODE in modes  # the MNN question is answered (and cited) by the model itself
 
 

@@ -127,6 +127,9 @@ def test_open_webui_conversation_replayed(server: str) -> None:
     assert len(lines) == len(citations) and "[1]" in answer
     assert lines[0].startswith(f"- [1] **{citations[0]['title'] or citations[0]['label']}**")
     assert sum(line.startswith("- [") for line in first.splitlines()) == len(citations)
+    # Beside the citations, the answer's sentences with their numbers and support.
+    sentences = chunks[-1]["sentences"]
+    assert {n for s in sentences for n in s["citations"]} == {c["n"] for c in citations}
     usage = chunks[-1]["usage"]
     assert usage["prompt_tokens"] == _tokens(QUESTION)
     assert usage["completion_tokens"] == _tokens(first)

@@ -65,6 +65,7 @@ ADDS = 0.15  # share a second source's sentence must add to support a joined sen
 FRAMING = 5  # most content words of a sentence that only frames the answer
 TOUCHES = 0.25  # share of its words a framing sentence may have in one source sentence
 PAPER = 0.5  # what a word counts for when its paper says it, but not in the sentence matched
+JOIN = 0.3  # share each of two sources' sentences must hold of a sentence joining them
 WINDOW = 2  # adjacent sentences of a source read together as one piece of evidence
 
 # Words an answer uses to speak about papers, not about what they found: never evidence.
@@ -258,7 +259,13 @@ def _joined(
             adds_a = union - shares[id(b)]
             adds_b = union - shares[id(a)]
             have = set(a.figures | b.figures)
-            if union >= COVER and min(adds_a, adds_b) >= ADDS and all(held(f, have) for f in asked):
+            own = min(shares[id(a)], shares[id(b)])
+            if (
+                union >= COVER
+                and min(adds_a, adds_b) >= ADDS
+                and own >= JOIN
+                and all(held(f, have) for f in asked)
+            ):
                 cited_both = a.source in cited and b.source in cited
                 options.append((cited_both, union, a, b))
     if not options:

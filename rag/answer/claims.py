@@ -25,6 +25,7 @@ __all__ = [
     "AnswerSentence",
     "Segment",
     "answer_sentences",
+    "apart",
     "figures",
     "flat",
     "held",
@@ -196,3 +197,20 @@ def answer_sentences(
         )
         for i, seg in enumerate(segs)
     )
+
+
+def apart(answer: str, sentences: Sequence[AnswerSentence]) -> list[tuple[str, bool]]:
+    """The answer in pieces, each ``(text, unsupported)``, joining back to exactly the
+    answer: how a face shows the sentences no source supports apart from the cited ones."""
+    pieces: list[tuple[str, bool]] = []
+    pos = 0
+    for s in sentences:
+        if s.supported or not s.text:
+            continue
+        at = answer.find(s.text, pos)
+        if at < 0:
+            continue
+        pieces += [(answer[pos:at], False), (s.text, True)]
+        pos = at + len(s.text)
+    pieces.append((answer[pos:], False))
+    return [(text, flag) for text, flag in pieces if text]

@@ -20,6 +20,7 @@ __all__ = [
     "SHAPES",
     "SOURCE_TEMPLATE",
     "SYSTEM_PROMPT",
+    "UNSUPPORTED_NOTE",
     "USER_TEMPLATE",
     "is_no_answer",
     "letters",
@@ -30,6 +31,12 @@ NO_ANSWER = "The retrieved papers do not answer this question."
 # The offline default: no language model, only the abstracts' own sentences.
 EXTRACTIVE_MODE = "extractive"
 EXTRACTIVE_NOTE = "Quoted from the papers (extractive, no language model):"
+
+# What every face says of a generated sentence no source offered supports (it carries no
+# marker, and is shown apart from the cited ones).
+UNSUPPORTED_NOTE = (
+    "No paper offered supports this sentence: it is the model's own, not a cited claim."
+)
 
 # An OpenAI-compatible language model writes the answer from numbered sources.
 LLM_MODE = "llm"

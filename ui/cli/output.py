@@ -7,12 +7,24 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rag.answer.claims import apart
+from rag.answer.prompts import UNSUPPORTED_NOTE
 from rag.records import format_authors
 
 if TYPE_CHECKING:
     from rag.answer.events import Answer
 
-__all__ = ["meta_line", "print_answer", "print_json", "print_notes", "searched", "shorten"]
+UNSUPPORTED_MARK = "\u2020"  # the dagger after a sentence no source supports
+
+__all__ = [
+    "UNSUPPORTED_MARK",
+    "meta_line",
+    "print_answer",
+    "print_json",
+    "print_notes",
+    "searched",
+    "shorten",
+]
 
 
 def print_json(data: Any) -> None:
@@ -45,7 +57,13 @@ def print_answer(answer: Answer, question: str = "") -> None:
     final = answer.final
     if question and (query := searched(question, answer)):
         print(f"(searched: {query})\n")
-    print(final.answer)
+    if final.unsupported:
+        # A sentence no paper offered supports is the model's own: marked, with a footnote.
+        print("".join(f"{text}{UNSUPPORTED_MARK}" if flag else text
+                      for text, flag in apart(final.answer, final.sentences)))  # fmt: skip
+        print(f"\n{UNSUPPORTED_MARK} {UNSUPPORTED_NOTE}")
+    else:
+        print(final.answer)
     if final.citations:
         print("\nReferences")
     for c in final.citations:

@@ -127,6 +127,7 @@ def openai_router(app: App) -> APIRouter:
             "usage": rendering.usage(result, content),
             "citations": result["citations"],
             "related": result["related"],
+            "sentences": result["sentences"],
             "paperchat": extras(result),
         }  # fmt: skip
 

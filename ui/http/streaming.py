@@ -196,7 +196,8 @@ def openai_chunks(
                 sent.append(block)
                 yield chunk({"content": block})
             yield chunk({}, "stop", citations=final["citations"], related=final["related"],
-                        usage=how.usage(final, "".join(sent)), paperchat=extras(final))  # fmt: skip
+                        sentences=final["sentences"], usage=how.usage(final, "".join(sent)),
+                        paperchat=extras(final))  # fmt: skip
     yield "data: [DONE]\n\n"
 
 

@@ -173,6 +173,7 @@ def reply_markdown(final: dict[str, Any], question: str, index: int) -> str:
         searched=searched,
         refusal=str(final.get("refusal_reason") or "") if final.get("refused") else "",
         related=list(final.get("related") or ()),
+        sentences=list(final.get("sentences") or ()),
     )
 
 

@@ -38,6 +38,8 @@ CSS = """
 .pc-links a { margin-right: 0.6em; font-size: 0.9em; }
 .pc-source blockquote { margin: 0.3em 0; font-style: italic; }
 .pc-source mark { padding: 0 0.1em; }
+.pc-unsupported { opacity: 0.7; text-decoration: underline dotted; cursor: help; }
+.pc-unsupported::after { content: " \\2020"; }
 #pc-convs .wrap { flex-direction: column; flex-wrap: nowrap; gap: 4px; max-height: 460px;
                  overflow-y: auto; }
 #pc-convs .wrap label { width: 100%; }

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from rag.answer.cite import Citation
+from rag.answer.claims import AnswerSentence, apart
+from rag.answer.prompts import UNSUPPORTED_NOTE
 from rag.records import PaperRow, format_authors
 
 if TYPE_CHECKING:
@@ -67,13 +69,24 @@ def answer_markdown(
     searched: str = "",
     refusal: str = "",
     related: Sequence[Mapping[str, Any]] = (),
+    sentences: Sequence[Mapping[str, Any]] = (),
 ) -> str:
     """The answer as one chat message: its text with clickable markers, then quietly, what
     wrote it (for a model), what was searched when it was not the question as asked, and
     why a refusal refused; after a refusal, the closest papers as related reading, in a
     block of their own without markers (they answer nothing). The sources are listed once,
-    in the sources panel."""
-    parts = [_linked(md_escape(answer), index).replace("\n", "  \n")]
+    in the sources panel. A sentence no source supports (``sentences``, the contract's) is
+    set apart: struck through lightly, with a note on hover."""
+    flagged = [AnswerSentence(str(s.get("text") or ""), (), bool(s.get("supported", True)))
+               for s in sentences]  # fmt: skip
+    body = "".join(
+        f'<span class="pc-unsupported" title="{html.escape(UNSUPPORTED_NOTE)}">'
+        f"{_linked(md_escape(text), index)}</span>"
+        if flag
+        else _linked(md_escape(text), index)
+        for text, flag in apart(answer, flagged)
+    )
+    parts = [body.replace("\n", "  \n")]
     quiet = [md_escape(x) for x in (mode, f"searched: {searched}" if searched else "") if x]
     if refusal:
         quiet.append(md_escape(f"why: {refusal}"))
