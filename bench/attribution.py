@@ -16,7 +16,7 @@ a source with the right marker (``right``), with none (``unmarked``), with anoth
 - flagged: a supported sentence (right, unmarked, wrong_marker, merged) left unsupported;
 - precision: the share of markers left on every sentence that point at a gold source.
 
-``--fit`` chooses COVER, ADDS and PAPER on the other libraries for each library left out and
+``--fit`` chooses COVER, ADDS, PAPER and JOIN on the other libraries for each library left out and
 reports that library with them (the held-out figures); ``--time`` measures the added time
 of attributing a whole answer (about 150 words) against its sources, p50/p95.
 
@@ -44,9 +44,11 @@ from rag.records import PaperRow  # noqa: E402
 
 DATA = ROOT / "bench" / "data" / "attribution"
 SUPPORTED = ("right", "unmarked", "wrong_marker", "merged")
-COVERS = (0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7)
-ADDSES = (0.1, 0.15, 0.2, 0.25, 0.3)
-PAPERS = (0.0, 0.25, 0.5)
+COVERS = (0.4, 0.45, 0.5, 0.55, 0.6)
+ADDSES = (0.1, 0.15, 0.2)
+PAPERS = (0.25, 0.5)
+JOINS = (0.2, 0.3, 0.4)
+KNOBS = ("cover", "adds", "paper", "join")
 
 
 def load(data: Path) -> tuple[dict[str, dict], list[dict]]:
@@ -136,9 +138,14 @@ def objective(rep: dict[str, Any]) -> float:
 
 
 def run(
-    rows: list[dict], contexts: dict[str, dict], cover: float, adds: float, paper: float
+    rows: list[dict],
+    contexts: dict[str, dict],
+    cover: float,
+    adds: float,
+    paper: float,
+    join: float,
 ) -> list[dict]:
-    attr.COVER, attr.ADDS, attr.PAPER = cover, adds, paper
+    attr.COVER, attr.ADDS, attr.PAPER, attr.JOIN = cover, adds, paper, join
     cache: dict[str, list[Source]] = {}
     out = []
     for row in rows:
@@ -178,10 +185,12 @@ def main() -> None:
     args = ap.parse_args()
     contexts, rows = load(args.data)
     libraries = sorted({contexts[r["context"]]["library"] for r in rows})
-    result: dict[str, Any] = {"sentences": len(rows), "contexts": len({r["context"] for r in rows}),
-                              "shipped": {"cover": attr.COVER, "adds": attr.ADDS,
-                                          "paper": attr.PAPER}}  # fmt: skip
-    shipped = (attr.COVER, attr.ADDS, attr.PAPER)
+    shipped = (attr.COVER, attr.ADDS, attr.PAPER, attr.JOIN)
+    result: dict[str, Any] = {
+        "sentences": len(rows),
+        "contexts": len({r["context"] for r in rows}),
+        "shipped": dict(zip(KNOBS, shipped, strict=True)),
+    }
     results = run(rows, contexts, *shipped)
     result["all"] = score(rows, results)
     result["per_library"] = {
@@ -190,7 +199,7 @@ def main() -> None:
         for lib in libraries
     }  # fmt: skip
     if args.fit:
-        grid = list(itertools.product(COVERS, ADDSES, PAPERS))
+        grid = list(itertools.product(COVERS, ADDSES, PAPERS, JOINS))
         runs = {g: run(rows, contexts, *g) for g in grid}
         held_rows, held_res, chosen = [], [], {}
         for lib in libraries:
@@ -199,13 +208,13 @@ def main() -> None:
             best = max(grid, key=lambda g: (objective(score([rows[i] for i in inside],
                                                             [runs[g][i] for i in inside])),
                                             g == shipped))  # fmt: skip
-            chosen[lib] = dict(zip(("cover", "adds", "paper"), best, strict=True))
+            chosen[lib] = dict(zip(KNOBS, best, strict=True))
             held_rows += [rows[i] for i in out]
             held_res += [runs[best][i] for i in out]
         result["held_out"] = {"chosen": chosen, "all": score(held_rows, held_res)}
-        result["fitted_on_all"] = dict(zip(("cover", "adds", "paper"), max(
+        result["fitted_on_all"] = dict(zip(KNOBS, max(
             grid, key=lambda g: objective(score(rows, runs[g]))), strict=True))  # fmt: skip
-    attr.COVER, attr.ADDS, attr.PAPER = shipped
+    attr.COVER, attr.ADDS, attr.PAPER, attr.JOIN = shipped
     if args.time:
         result["time"] = timing(rows, contexts)
     if args.show is not None:

@@ -37,6 +37,7 @@ from rag.answer.cite import Source
 from rag.answer.claims import (
     NAME_NUMBER,
     AnswerSentence,
+    Figure,
     Segment,
     answer_sentences,
     figures,
@@ -109,7 +110,7 @@ class _Unit:
     source: int  # the source's number
     text: str  # one sentence of its abstract or of a body passage, verbatim
     terms: frozenset[str]
-    figures: frozenset[float]
+    figures: frozenset[Figure]
 
 
 def _windows(text: str) -> list[str]:
@@ -196,7 +197,7 @@ def _names_ok(sentence: str, n: int, ev: _Evidence) -> bool:
 
 
 def _makes_claim(
-    sentence: str, wanted: dict[str, float], cited: Sequence[int], asked: set[float], ev: _Evidence
+    sentence: str, wanted: dict[str, float], cited: Sequence[int], asked: set[Figure], ev: _Evidence
 ) -> bool:
     """False for a sentence that only frames the answer ("Here is what the papers say."):
     it speaks of the papers or the answer, has no marker, no figure, no name (a capitalised
@@ -223,7 +224,7 @@ def judge(sentence: str, cited: Sequence[int], ev: _Evidence) -> Judged:
         names = ev.names[n]
         # The paper's year, written as a year ("in 2019"), not a decade ("the 2010s").
         y = int(ev.years.get(n, 0))
-        year = {float(y)} if y and re.search(rf"\b{y}\b(?!s)", sentence) else set()
+        year: set[Figure] = {float(y)} if y and re.search(rf"\b{y}\b(?!s)", sentence) else set()
         scored = [
             (_covered(wanted, u.terms | names, ev.vocabulary[n]), u)
             for u in units
@@ -242,7 +243,7 @@ def judge(sentence: str, cited: Sequence[int], ev: _Evidence) -> Judged:
 
 
 def _joined(
-    wanted: dict[str, float], asked: set[float], cited: Sequence[int], ev: _Evidence
+    wanted: dict[str, float], asked: set[Figure], cited: Sequence[int], ev: _Evidence
 ) -> Judged | None:
     """Two sources whose sentences together cover the sentence, each adding ``ADDS``, and
     together hold its figures; the cited pair first, then the best."""

@@ -22,6 +22,7 @@ from rag.spelling import plain_text
 
 __all__ = [
     "NAME_NUMBER",
+    "Figure",
     "AnswerSentence",
     "Segment",
     "answer_sentences",
@@ -34,6 +35,8 @@ __all__ = [
 ]
 
 _FIGURE = re.compile(r"(?<![A-Za-z\d.,])(?<![A-Za-z]-)(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\d])")
+# A figure of two numbers ("3x3", "2 × 2", "3:1"): held only as a whole.
+_PAIRED = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*([x×:])\s*(\d+(?:\.\d+)?)(?![\w.^-])")
 NAME_NUMBER = re.compile(r"\b[A-Za-z][A-Za-z]*-?\d[\w.-]*")
 _UNITS = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen"
 _TEENS = "fifteen sixteen seventeen eighteen nineteen twenty"
@@ -52,18 +55,30 @@ _SPELLED = re.compile(rf"\b({'|'.join(w for w in _WORD_NUMBERS if w not in ('zer
 _TEX_SCRIPT = re.compile(r"(?<=[\w)])\$?\s*[_^]\s*\{?([\w.+-]{1,12})\}?\s*\$?")
 
 
+_TEX_TIMES = re.compile(r"\\times\b")
+
+
 def flat(text: str) -> str:
     """The text as an answer would write it: Unicode compatibility forms folded ("Sr₂" =
     "Sr2"), TeX sub- and superscripts glued to their name, the rest of TeX's markup read
     as words (:func:`rag.spelling.plain_text`)."""
-    return plain_text(_TEX_SCRIPT.sub(r"\1", unicodedata.normalize("NFKC", text)))
+    text = _TEX_TIMES.sub("×", unicodedata.normalize("NFKC", text))
+    return plain_text(_TEX_SCRIPT.sub(r"\1", text))
 
 
-def figures(text: str, *, spelled: bool = False) -> set[float]:
+Figure = float | str  # a number, or two as one ("3x3", "3:1")
+
+
+def figures(text: str, *, spelled: bool = False) -> set[Figure]:
     """The figures ``text`` states, as numbers ("1,024" = 1024, "40 %" = 40, "forty per cent"
-    = 40); with ``spelled``, small numbers written as words too ("two arms" = 2)."""
+    = 40), and pairs as written ("3 × 3" = "3x3"); with ``spelled``, small numbers written
+    as words too ("two arms" = 2)."""
     text = strip_markers(text)
-    found = {float(m[1].replace(",", "") + (m[2] or "")) for m in _FIGURE.finditer(text)}
+    found: set[Figure] = {
+        float(m[1].replace(",", "") + (m[2] or "")) for m in _FIGURE.finditer(text)
+    }
+    for m in _PAIRED.finditer(text):
+        found.add(f"{float(m[1]):g}{'x' if m[2] in 'x×' else ':'}{float(m[3]):g}")
     for m in _PER_CENT.finditer(text):
         found.add(float(_WORD_NUMBERS[m[1].lower()] + _WORD_NUMBERS.get((m[2] or "").lower(), 0)))
     if spelled:
@@ -76,10 +91,12 @@ def _decimals(x: float) -> int:
     return len(s.split(".")[1].rstrip("0")) if "." in s else 0
 
 
-def held(figure: float, have: set[float]) -> bool:
+def held(figure: Figure, have: set[Figure]) -> bool:
     """The figure is among ``have``, as written or rounded from one ("41%" for "40.6%")."""
+    if isinstance(figure, str):
+        return figure in have
     places = _decimals(figure)
-    return any(h == figure or round(h, places) == figure for h in have)
+    return any(isinstance(h, float) and (h == figure or round(h, places) == figure) for h in have)
 
 
 def strip_markers(text: str) -> str:
