@@ -22,8 +22,8 @@ from rag.spelling import plain_text
 
 __all__ = [
     "NAME_NUMBER",
-    "Figure",
     "AnswerSentence",
+    "Figure",
     "Segment",
     "answer_sentences",
     "apart",
