@@ -82,8 +82,8 @@ def sources_of(context: dict) -> list[Source]:
     ]
 
 
-def judge_row(row: dict, sources: list[Source]) -> dict[str, Any]:
-    out = attr.attribute(row["text"], sources)
+def judge_row(row: dict, sources: list[Source], question: str = "") -> dict[str, Any]:
+    out = attr.attribute(row["text"], sources, question=question)
     left = sorted({n for _, j in out.judged for n in j.support})
     supported = all(j.supported for _, j in out.judged)
     claim = any(j.claim for _, j in out.judged)
@@ -150,7 +150,7 @@ def run(
     out = []
     for row in rows:
         srcs = cache.setdefault(row["context"], sources_of(contexts[row["context"]]))
-        out.append(judge_row(row, srcs))
+        out.append(judge_row(row, srcs, contexts[row["context"]]["question"]))
     return out
 
 

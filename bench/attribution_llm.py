@@ -11,6 +11,7 @@ such a model sees change; bench/attribution.py measures right and wrong.
 
     python bench/attribution_llm.py --domains sample economics psychology --per 10 \\
         [--gguf PATH] [--out bench/results/attribution_llm.json]
+    python bench/attribution_llm.py --rejudge bench/results/attribution_llm.json  # no model
 """
 
 from __future__ import annotations
@@ -32,11 +33,12 @@ from bench.answers import _llama, open_domain  # noqa: E402
 from bench.domains import NAMES, domains  # noqa: E402
 from rag.answer.attribute import attribute, segments  # noqa: E402
 from rag.answer.chat import Message, OpenAIChat, Usage  # noqa: E402
-from rag.answer.cite import check_citations  # noqa: E402
+from rag.answer.cite import Source, check_citations  # noqa: E402
 from rag.answer.events import SourcesEvent  # noqa: E402
 from rag.answer.generate import strip_prompt_echo  # noqa: E402
 from rag.answer.prompts import is_no_answer  # noqa: E402
 from rag.engine import Engine  # noqa: E402
+from rag.records import PaperRow  # noqa: E402
 
 TYPES = ("numeric", "which", "how", "definition", "finding", "what", "comparison")
 
@@ -58,10 +60,10 @@ class Recording:
         self.texts.append("".join(parts))
 
 
-def judge_answer(text: str, sources: Sequence[Any]) -> dict[str, Any]:
+def judge_answer(text: str, sources: Sequence[Any], question: str) -> dict[str, Any]:
     clean = strip_prompt_echo(text.strip())
     off = check_citations(clean, sources, require_support=True)
-    done = attribute(clean, sources)
+    done = attribute(clean, sources, question=question)
     counts: Counter[str] = Counter()
     for seg, (_, j) in zip(segments(clean), done.judged, strict=False):
         written = {k for k in seg.numbers if 1 <= k <= len(sources)}
@@ -92,7 +94,14 @@ def main() -> None:
     ap.add_argument("--index-dir", type=Path,
                     default=Path(tempfile.gettempdir()) / "paperchat-bench-indexes")  # fmt: skip
     ap.add_argument("--out", type=Path, default=ROOT / "bench/results/attribution_llm.json")
+    ap.add_argument("--rejudge", type=Path, help="re-check the raw texts a run saved (no model)")
     args = ap.parse_args()
+    if args.rejudge:
+        saved = json.loads(args.rejudge.read_text())
+        rows = [{**r, **judge_answer(r["text"], _sources(r["sources"]), r["question"])}
+                for r in saved["rows"]]  # fmt: skip
+        _save(saved["model"], rows, args.out)
+        return
     gguf = args.gguf
     if gguf is None:
         from tests.conftest import smollm2_gguf
@@ -113,14 +122,40 @@ def main() -> None:
                 sources = next((e.sources for e in events if isinstance(e, SourcesEvent)), ())
                 if not chat.texts or not sources or is_no_answer(chat.texts[-1]):
                     continue
-                row = judge_answer(chat.texts[-1], sources)
-                rows.append({"library": name, "question": item["question"], **row})
+                row = judge_answer(chat.texts[-1], sources, item["question"])
+                offered = [{"n": x.n, "name": x.name, "abstract": x.abstract} for x in sources]
+                rows.append({"library": name, "question": item["question"], **row,
+                             "sources": offered})  # fmt: skip
                 print(f"[{name}] {item['question'][:70]}\n  {row['sentences']}", file=sys.stderr)
+    _save(gguf.name, rows, args.out)
+
+
+def _sources(saved: list[dict[str, Any]]) -> list[Source]:
+    return [
+        Source(
+            s["n"],
+            PaperRow(
+                id=str(s["n"]),
+                label=s["name"],
+                title=s["name"],
+                authors=(),
+                year=None,
+                source="",
+                position=0,
+                n_chunks=1,
+                abstract=s["abstract"],
+            ),
+        )
+        for s in saved
+    ]
+
+
+def _save(model: str, rows: list[dict[str, Any]], out: Path) -> None:
     total: Counter[str] = Counter()
     for r in rows:
         total.update(r["sentences"])
     result = {
-        "model": gguf.name,
+        "model": model,
         "answers": len(rows),
         "sentences": dict(total),
         "shown_off": sum(r["shown_off"] for r in rows),
@@ -128,9 +163,9 @@ def main() -> None:
         "rows": rows,
     }
     print(json.dumps({k: v for k, v in result.items() if k != "rows"}, indent=1))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
-    print(f"saved {args.out}")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
+    print(f"saved {out}")
 
 
 if __name__ == "__main__":

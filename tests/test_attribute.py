@@ -181,3 +181,14 @@ def test_the_extractive_answer_fills_the_contract_with_supported_sentences() -> 
                        answerer="extractive", timings={})  # fmt: skip
     got = final.to_json()["sentences"]
     assert [s["citations"] for s in got] == [[], [1], [2]] and all(s["supported"] for s in got)
+
+
+def test_restating_the_question_makes_no_claim() -> None:
+    question = "How much higher is species richness under organic farming?"
+    for text in ("The question asks how much higher species richness is under organic farming.",
+                 "How much higher is species richness under organic farming?"):  # fmt: skip
+        out = attribute(text, SOURCES, question=question)
+        assert out.text == text and [j.claim for _, j in out.judged] == [False]
+    out = attribute("Species richness is 30% higher under organic farming.", SOURCES,
+                    question=question)  # fmt: skip
+    assert [j.support for _, j in out.judged] == [(1,)]  # the answer's figure is a claim

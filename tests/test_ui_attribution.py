@@ -18,6 +18,7 @@ import httpx
 import pytest
 
 from rag.answer.prompts import UNSUPPORTED_NOTE
+from tests.conftest import ingested_sample
 from tests.test_api import Server
 from tests.test_ui import ARTIFACTS, launch_chromium
 
@@ -65,9 +66,15 @@ def model_url() -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def served(sample_index: Path, model_url: str) -> Iterator[str]:
+def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample, ingested for this module: asking in the UI saves conversations in it."""
+    return ingested_sample(tmp_path_factory, "attribution-index")
+
+
+@pytest.fixture(scope="module")
+def served(library: Path, model_url: str) -> Iterator[str]:
     settings = {"llm": "openai", "openai_base_url": model_url, "llm_model": "tiny"}
-    with Server(sample_index, **settings) as server:
+    with Server(library, **settings) as server:
         yield server.url
 
 
@@ -109,4 +116,34 @@ def test_the_ui_shows_an_unsupported_sentence_apart(served: str) -> None:
         assert page.locator("#pc-chat .pc-unsupported").count() == 1
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "ui-unsupported.png"), full_page=True)
+        browser.close()
+
+
+@pytest.mark.browser
+def test_with_attribution_off_the_same_reply_is_replaced(library: Path, model_url: str) -> None:
+    """The behaviour before attribution, kept as PAPERCHAT_ATTRIBUTION=off: the reply's only
+    marker names a paper sharing no word with its sentence, so nothing is cited and the whole
+    reply gives way to the extractive answer (the screenshot is the "before" of the docs)."""
+    from playwright.sync_api import sync_playwright
+
+    settings = {"llm": "openai", "openai_base_url": model_url, "llm_model": "tiny",
+                "attribution": "off"}  # fmt: skip
+    with Server(library, **settings) as server, sync_playwright() as p:
+        browser = launch_chromium(p)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(server.url, wait_until="domcontentloaded")
+        box = page.locator("#pc-question textarea")
+        box.wait_for(timeout=30_000)
+        box.fill(QUESTION)
+        box.press("Enter")
+        failed = (
+            "() => { const t = document.querySelector('#pc-chat').innerText;"
+            " return t.includes('Quoted from') && t.includes('the language model failed'); }"
+        )
+        page.wait_for_function(failed, timeout=60_000)
+        chat = page.locator("#pc-chat").inner_text()
+        assert "model failed" in chat and "best paper award" not in chat
+        assert page.locator("#pc-chat .pc-unsupported").count() == 0
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "ui-attribution-off.png"), full_page=True)
         browser.close()

@@ -88,7 +88,7 @@ _DISCOURSE = frozenset(
     above brief briefly picture give gives cover covers point points worth noting
     remaining material relate relates relation offer offers beyond follow following key
     main mention mentions mentioned highlight highlights available regarding topic
-    topics thing things way ways lot few many
+    topics thing things way ways lot few many ask asks asked asking
     """.split()  # noqa: SIM905 - a word list reads better as prose
 )
 
@@ -129,7 +129,9 @@ def _windows(text: str) -> list[str]:
 class _Evidence:
     """The offered sources' sentences, and the weight of each word among them."""
 
-    def __init__(self, sources: Sequence[Source]) -> None:
+    def __init__(self, sources: Sequence[Source], question: str = "") -> None:
+        self.question = terms(flat(question)) - _DISCOURSE
+        self.question_figures = figures(flat(question))
         self.units: dict[int, list[_Unit]] = {}
         self.names: dict[int, set[str]] = {}
         self.vocabulary: dict[int, set[str]] = {}  # every word of a source's texts
@@ -211,11 +213,27 @@ def _makes_claim(
     return vocabulary >= TOUCHES
 
 
+def _restates(sentence: str, wanted: dict[str, float], asked: set[Figure], ev: _Evidence) -> bool:
+    """A question, or a sentence saying nothing the question did not ("The question asks
+    how much ..."): no claim, whatever words of the sources it repeats."""
+    if strip_markers(sentence).rstrip().endswith("?"):
+        return True
+    return (
+        bool(ev.question)
+        and set(wanted) <= ev.question
+        and all(held(f, ev.question_figures) for f in asked)
+    )
+
+
 def judge(sentence: str, cited: Sequence[int], ev: _Evidence) -> Judged:
     """The sources supporting ``sentence`` (module doc), preferring those it ``cited``."""
     wanted = _wanted(sentence, ev)
     asked = figures(flat(sentence))
-    if not wanted or not _makes_claim(sentence, wanted, cited, asked, ev):
+    if (
+        not wanted
+        or not _makes_claim(sentence, wanted, cited, asked, ev)
+        or _restates(sentence, wanted, asked, ev)
+    ):
         return Judged((), {}, claim=False)
     best: dict[int, tuple[float, _Unit]] = {}
     for n, units in ev.units.items():
@@ -316,11 +334,14 @@ def _rewrite(piece: str, support: Sequence[int]) -> str:
     return f"{bare[: m.start()]} {_marker(support)}{bare[m.start() :]}"
 
 
-def attribute(text: str, sources: Sequence[Source], *, strict: bool = False) -> Attributed:
+def attribute(
+    text: str, sources: Sequence[Source], *, strict: bool = False, question: str = ""
+) -> Attributed:
     """``text`` with every sentence's markers settled against ``sources`` (module doc). A
     sentence whose markers already name exactly its supporting sources is left as written;
-    with ``strict`` an unsupported sentence is removed."""
-    ev = _Evidence(sources)
+    with ``strict`` an unsupported sentence is removed. A sentence restating ``question``
+    (the question asked) makes no claim."""
+    ev = _Evidence(sources, question)
     out, pos = [], 0
     judged: list[tuple[str, Judged]] = []
     removed: list[str] = []

@@ -201,9 +201,12 @@ class _CheckedText:
     needs nothing taken back.
     """
 
-    def __init__(self, sources: Sequence[Source], attribution: str = "attach") -> None:
+    def __init__(
+        self, sources: Sequence[Source], attribution: str = "attach", question: str = ""
+    ) -> None:
         self.sources = sources
         self.attribution = attribution
+        self.question = question
         self.raw = ""
         self.shown = ""
         self._complete = 0  # length of the raw text up to its last complete sentence
@@ -214,7 +217,9 @@ class _CheckedText:
         if self.attribution == "off":
             checked = check_citations(clean, self.sources, require_support=True)
             return _Checked(checked, answer_sentences(checked.text))
-        done = attribute(clean, self.sources, strict=self.attribution == "strict")
+        done = attribute(
+            clean, self.sources, strict=self.attribution == "strict", question=self.question
+        )
         evidence = done.evidence()
 
         def quote_for(source: Source, _claims: str) -> str:
@@ -274,7 +279,7 @@ def llm_answer(
     yield SourcesEvent(sources=tuple(kept))
     clock = time.perf_counter()
     parts: list[str] = []
-    shown = _CheckedText(kept, options.attribution)
+    shown = _CheckedText(kept, options.attribution, question)
     usage: dict[str, int | bool] = {}
     for piece in model.stream(
         messages, max_tokens=options.max_tokens, temperature=options.temperature
