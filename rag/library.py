@@ -35,10 +35,12 @@ __all__ = [
     "PaperDetails",
     "Picture",
     "SectionPages",
+    "StoredText",
     "Theme",
     "library_page",
     "library_picture",
     "paper_details",
+    "paper_text",
     "shown_source",
 ]
 
@@ -80,6 +82,10 @@ class Browsing:
     def paper_details(self, paper_id: str) -> PaperDetails | None:
         """One paper in full: its abstract, venue, and its full text's sections and pages."""
         return paper_details(self.store, self.retriever.index.catalogue, paper_id)
+
+    def paper_text(self, paper_id: str) -> list[StoredText]:
+        """The paper's full text as stored, chunk by chunk with page and section."""
+        return paper_text(self.store, self.retriever.index.catalogue, paper_id)
 
     def library_picture(self, *, themes: bool = True) -> Picture:
         """Papers per year and the overview's themes (:func:`library_picture`), made once
@@ -166,6 +172,30 @@ class PaperDetails:
     venue: str = ""
     sections: tuple[SectionPages, ...] = ()
 
+    def to_json(self) -> dict[str, Any]:
+        """The paper's one JSON shape, with its whole abstract, venue and sections."""
+        return self.paper.to_json() | {
+            "abstract": self.paper.abstract,
+            "venue": self.venue,
+            "sections": [
+                {"heading": s.heading, "first_page": s.first, "last_page": s.last}
+                for s in self.sections
+            ],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class StoredText:
+    """One stored chunk of a paper's full text: the page it starts on, its section, and its
+    text exactly as stored (what answers quote from)."""
+
+    page: int
+    section: str
+    text: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"page": self.page, "section": self.section, "text": self.text}
+
 
 def paper_details(store: Store, catalogue: Catalogue, paper_id: str) -> PaperDetails | None:
     """The paper ``paper_id`` in full, or None when it is not stored."""
@@ -188,6 +218,18 @@ def paper_details(store: Store, catalogue: Catalogue, paper_id: str) -> PaperDet
                 parts.append(SectionPages(heading, page, page))
     abstract = str(meta.get("abstract") or "")
     return PaperDetails(dataclasses.replace(row, abstract=abstract), venue, tuple(parts))
+
+
+def paper_text(store: Store, catalogue: Catalogue, paper_id: str) -> list[StoredText]:
+    """The stored chunks of the paper's full text in order (none for an abstract only)."""
+    if paper_id not in catalogue:
+        return []
+    row = catalogue[paper_id]
+    chunks = store.body_chunks([f"{paper_id}#{i}" for i in range(1, row.n_chunks)])
+    return [
+        StoredText(int(meta["page"]), str(meta.get("section") or ""), text)
+        for _, text, meta, _ in chunks
+    ]
 
 
 def _extra(value: Any) -> dict[str, Any]:

@@ -232,3 +232,56 @@ def test_engine_pages_paper_view_and_picture(shelf: App) -> None:
     engine.remove(["d2019"])
     again = engine.library_picture(themes=False)
     assert again.papers == 35 and 2019 not in dict(again.years)
+
+
+# -- one paper as stored: `paperchat papers show` and GET /api/papers/{id} --------------------
+
+
+def _pdf_id(shelf: App) -> str:
+    return shelf.engine.library_page(filters=Filters(collection="cosmology"))[1][0].id
+
+
+@pytest.mark.slow
+def test_papers_show_prints_what_was_stored(shelf: App, capsys: pytest.CaptureFixture) -> None:
+    from ui.cli.main import main
+
+    pid, data = _pdf_id(shelf), str(shelf.settings.data_dir)
+    assert main(["papers", "show", pid, "--data-dir", data]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Apparent and average accelerations of the Universe\n")
+    assert "Krzysztof Bolejko" in out and "collections: cosmology" in out
+    assert "\nAbstract\nIn this paper we consider" in out
+    assert "  1. Introduction  (pp. 2-4)" in out
+    assert main(["papers", "show", pid, "--json", "--text", "--data-dir", data]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["paper_id"] == pid and got["abstract"].startswith("In this paper we consider")
+    assert got["sections"][0] == {"heading": "1. Introduction", "first_page": 2, "last_page": 4}
+    text = got["text"]
+    assert text and text[0]["page"] >= 1 and all(t["text"] for t in text)
+    assert any("Buchert" in t["text"] for t in text)
+    # An abstract-only paper says so; an unknown id is an error naming it, exit 1.
+    llumnix = shelf.engine.library_page("Llumnix")[1][0].id
+    assert main(["papers", "show", llumnix, "--data-dir", data]) == 0
+    assert "(no full text stored: abstract only)" in capsys.readouterr().out
+    assert main(["papers", "show", "no-such-paper", "--data-dir", data]) == 1
+    assert "no paper with id 'no-such-paper' is stored" in capsys.readouterr().err
+    # Listing still works without an action.
+    assert main(["papers", "--limit", "1", "--data-dir", data]) == 0
+
+
+@pytest.mark.slow
+@pytest.mark.integration
+def test_api_gives_one_paper_as_stored(shelf: App) -> None:
+    import httpx
+
+    from tests.test_api import Server
+
+    pid = _pdf_id(shelf)
+    with Server(shelf.settings.data_dir) as server:
+        got = httpx.get(f"{server.url}/api/papers/{pid}", timeout=30).json()
+        assert got["title"] == "Apparent and average accelerations of the Universe"
+        assert got["sections"][1]["heading"] == "2. The Buchert scheme" and "text" not in got
+        full = httpx.get(f"{server.url}/api/papers/{pid}", params={"text": "true"}, timeout=30)
+        assert any("Buchert" in t["text"] for t in full.json()["text"])
+        missing = httpx.get(f"{server.url}/api/papers/no-such-paper", timeout=30)
+        assert missing.status_code == 404 and "no-such-paper" in missing.text

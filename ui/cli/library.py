@@ -7,10 +7,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from rag.errors import PaperchatError
+from rag.errors import NotFoundError, PaperchatError
 from rag.records import format_authors
 from ui.app import App
-from ui.cli.output import print_json
+from ui.cli.output import meta_line, print_json
 
 if TYPE_CHECKING:
     from ingest.pipeline import IngestReport, Progress
@@ -49,10 +49,30 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("--json", action="store_true", help="print as JSON")
     p.set_defaults(run=stats)
 
-    p = sub.add_parser("papers", parents=[common], help="list the stored papers")
+    p = sub.add_parser(
+        "papers",
+        parents=[common],
+        help="list the stored papers, or show one as stored",
+        description="Without an action: the stored papers (id, year, title, authors, source). "
+        "`papers show ID`: what was stored for one paper: its metadata, whole abstract, "
+        "venue and the sections of its full text with their pages (--text: the full text "
+        "itself, as stored and quoted).",
+    )
     p.add_argument("--json", action="store_true", help="print as JSON")
     p.add_argument("--limit", type=int, metavar="N", help="show at most N papers")
     p.set_defaults(run=papers)
+    # The action's own --data-dir must not reset one given before the action's name.
+    here = argparse.ArgumentParser(add_help=False)
+    here.add_argument("--data-dir", type=Path, metavar="DIR", default=argparse.SUPPRESS,
+                      help="as for every command")  # fmt: skip
+    actions = p.add_subparsers(dest="action", metavar="ACTION")
+    a = actions.add_parser("show", parents=[here], help="one paper as stored")
+    a.add_argument("id", metavar="ID", help="the paper's id (as `paperchat papers` lists it)")
+    a.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                   help="print as JSON (GET /api/papers/ID gives the same)")  # fmt: skip
+    a.add_argument("--text", action="store_true",
+                   help="also print the full text as stored, chunk by chunk, with pages")  # fmt: skip
+    a.set_defaults(run=show_paper)
 
     p = sub.add_parser("reset", parents=[common], help="delete the index for the current settings")
     p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
@@ -148,6 +168,46 @@ def papers(args: argparse.Namespace, settings: Settings) -> int:
             f"{row.id:<22} {year}  {row.name[:48]:<48}  {authors[:40]:<40}  "
             f"{Path(row.source).name}:{row.position}{flag}"
         )
+    return EXIT_OK
+
+
+def show_paper(args: argparse.Namespace, settings: Settings) -> int:
+    engine = App.from_settings(settings).engine
+    details = engine.paper_details(args.id)
+    if details is None:
+        raise NotFoundError(
+            f"no paper with id {args.id!r} is stored: `paperchat papers` lists the ids"
+        )
+    text = engine.paper_text(args.id) if args.text else []
+    if getattr(args, "json", False):
+        out = details.to_json()
+        if args.text:
+            out["text"] = [t.to_json() for t in text]
+        print_json(out)
+        return EXIT_OK
+    paper = details.paper
+    print(paper.name)
+    print(meta_line(paper.authors, paper.year, paper.source))
+    for label, value in (
+        ("id", paper.id),
+        ("venue", details.venue),
+        ("doi", paper.doi),
+        ("url", paper.url),
+        ("collections", ", ".join(paper.collections)),
+    ):
+        if value:
+            print(f"{label}: {value}")  # fmt: skip
+    print(f"\nAbstract\n{paper.abstract or '(none stored)'}")
+    if details.sections:
+        print("\nSections")
+        for s in details.sections:
+            pages = f"p. {s.first}" if s.first == s.last else f"pp. {s.first}-{s.last}"
+            print(f"  {s.heading or '(before the first heading)'}  ({pages})")
+    elif not args.text:
+        print("\n(no full text stored: abstract only)")
+    for t in text:
+        where = f"p. {t.page}" + (f", {t.section}" if t.section else "")
+        print(f"\n[{where}]\n{t.text}")
     return EXIT_OK
 
 

@@ -82,6 +82,21 @@ def api_router(app: App) -> APIRouter:
         return {"total": total, "offset": offset, "limit": limit,
                 "papers": [r.to_json() for r in page]}  # fmt: skip
 
+    @router.get("/papers/{paper_id:path}")
+    def paper(paper_id: str, text: bool = False) -> dict[str, Any]:
+        """One paper as stored (as `paperchat papers show ID --json`): its metadata, whole
+        abstract, venue and the sections of its full text with their pages; with
+        ``text=true`` the full text too, chunk by chunk with page and section. 404 when no
+        paper has that id."""
+        details = engine.paper_details(paper_id)
+        if details is None:
+            raise ApiError(404, f"no paper with id {paper_id!r} is stored (GET /api/papers "
+                           "lists them)", "not_found")  # fmt: skip
+        out = details.to_json()
+        if text:
+            out["text"] = [t.to_json() for t in engine.paper_text(paper_id)]
+        return out
+
     @router.post("/ingest")
     def ingest(
         files: list[UploadFile] = File(...),  # noqa: B008
