@@ -70,8 +70,9 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     a.add_argument("id", metavar="ID", help="the paper's id (as `paperchat papers` lists it)")
     a.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
                    help="print as JSON (GET /api/papers/ID gives the same)")  # fmt: skip
-    a.add_argument("--text", action="store_true",
-                   help="also print the full text as stored, chunk by chunk, with pages")  # fmt: skip
+    a.add_argument(
+        "--text", action="store_true", help="also the full text as stored, chunk by chunk"
+    )
     a.set_defaults(run=show_paper)
 
     p = sub.add_parser("reset", parents=[common], help="delete the index for the current settings")
