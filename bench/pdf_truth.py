@@ -13,6 +13,7 @@ a PDFium hyphen mark or a ligature. Used by bench/pdf_ingest.py and tests/test_r
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import re
 import sys
@@ -29,15 +30,17 @@ from rag.records import Paper  # noqa: E402
 
 REAL_PDFS = ROOT / "tests" / "data" / "real_pdfs"
 FIELDS = (
-    "title", "first_author", "authors", "year", "doi", "arxiv_id", "abstract_start",
-    "abstract_end", "clean_text",
+    "title", "first_author", "authors", "authors_in_order", "year", "doi", "arxiv_id",
+    "abstract_start", "abstract_end", "clean_text",
 )  # fmt: skip
 # A structured abstract's first label is kept in the stored text (the answer stage reads
 # it); the truth gives the words after it.
 _STRUCTURED = re.compile(
     r"^(?:background|objectives?|purpose|aims?|context|introduction)\s*[:–—-]\s*", re.I
 )
-_ARTEFACT = re.compile("[\u00ad\ufffe\x02\ufb00-\ufb06]")
+# Left in stored text: a soft hyphen, PDFium's hyphen mark, a ligature, the replacement
+# character or a private-use character (a glyph whose character was not recovered).
+_ARTEFACT = re.compile("[\u00ad\ufffe\ufffd\x02\ufb00-\ufb06\ue000-\uf8ff]")
 
 
 @dataclass(frozen=True)
@@ -65,8 +68,23 @@ def _words(text: str) -> list[str]:
     return [w.strip(".,;:()[]\"'“”") for w in _text(text).split()]
 
 
-def score(row: dict[str, object], paper: Paper | None) -> Result:
-    """One paper against its truth."""
+def metadata_year(path: Path) -> int | None:
+    """The year of the PDF's creation date (its document information), if it has one."""
+    import pypdfium2
+
+    with contextlib.suppress(Exception):
+        doc = pypdfium2.PdfDocument(str(path))
+        try:
+            found = re.search(r"(19|20)\d\d", doc.get_metadata_dict().get("CreationDate", ""))
+        finally:
+            doc.close()
+        return int(found.group()) if found else None
+    return None
+
+
+def score(row: dict[str, object], paper: Paper | None, meta_year: int | None = None) -> Result:
+    """One paper against its truth. A paper whose pages print no year (truth null) may take
+    its metadata's (``meta_year``), or none; never another."""
     want_authors = [str(a) for a in row.get("authors") or []]
     if paper is None:
         return Result(str(row["file"]), dict.fromkeys(FIELDS, False), {}, dict(row))
@@ -83,7 +101,9 @@ def score(row: dict[str, object], paper: Paper | None) -> Result:
         )
         or (not paper.authors and not want_authors),
         "authors": sorted(map(_name, paper.authors)) == sorted(map(_name, want_authors)),
-        "year": paper.year == row.get("year"),
+        "authors_in_order": list(map(_name, paper.authors)) == list(map(_name, want_authors)),
+        "year": paper.year == row.get("year")
+        or (row.get("year") is None and paper.year in (None, meta_year)),
         "doi": paper.doi.casefold() == str(row.get("doi") or "").casefold(),
         "arxiv_id": str(paper.extra.get("arxiv_id", "")) == str(row.get("arxiv_id") or ""),
         "abstract_start": words[: len(first)] == first,
@@ -105,9 +125,10 @@ def score(row: dict[str, object], paper: Paper | None) -> Result:
 def run(folder: Path = REAL_PDFS, *, abstract_only: bool = False) -> list[Result]:
     results = []
     for row in truth(folder):
-        items = list(parse_file(folder / str(row["file"]), abstract_only=abstract_only))
+        path = folder / str(row["file"])
+        items = list(parse_file(path, abstract_only=abstract_only))
         paper = next((i for i in items if isinstance(i, Paper)), None)
-        results.append(score(row, paper))
+        results.append(score(row, paper, metadata_year(path)))
     return results
 
 

@@ -73,6 +73,16 @@ MAX_PDF_PAGES = 2000
 MAX_PDF_SECONDS = 120.0  # reading stops past this (first pages aside): one file, not the run
 MAX_BODY_CHARS = 1_000_000  # about 250k tokens: a long thesis; beyond it the body is cut
 _MIN_TEXT_CHARS = 40
+# A cover sheet a repository or publisher puts before the article (how to cite it, where to
+# find it, the terms of use; not a download stamp, which article pages carry too): not the
+# article's first page, and its dates (a download, a posting) are not the paper's year.
+MAX_COVERS = 2
+_COVER = re.compile(
+    r"to cite this (?:article|version|paper)|terms (?:&|and) conditions|terms of use|"
+    r"version of this article can be found|please scroll down|open access archive|"
+    r"personal repec archive|use of the jstor archive",
+    re.IGNORECASE,
+)
 _MAX_OPENING_WORDS = 300  # an abstract found without a heading: at most its first paragraph
 _DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)")
 _ARXIV_STAMP = re.compile(
@@ -104,8 +114,16 @@ def parse_pdf(path: Path, *, full_text: bool = True) -> Iterator[Draft | Skipped
             yield Skipped(source, None, "PDF has no pages: re-export or re-download it")
             return
         metadata = pdf.get_metadata_dict(skip_empty=True)
-        read = pages if full_text else min(pages, HEAD_PAGES)
-        stamp = " ".join(_page_text(pdf, i) for i in range(min(pages, HEAD_PAGES)))
+        texts: list[str] = []
+        covers = 0  # cover sheets before the article's first page
+        while len(texts) < min(pages, HEAD_PAGES + covers):
+            texts.append(_page_text(pdf, len(texts)))
+            if len(texts) - 1 == covers < MAX_COVERS and pages > covers + 1 and (
+                _COVER.search(texts[-1])
+            ):
+                covers += 1
+        read = pages if full_text else min(pages, HEAD_PAGES + covers)
+        stamp = " ".join(texts)
         lines: list[Line] = []
         start = time.perf_counter()
         for i in range(read):
@@ -136,7 +154,10 @@ def parse_pdf(path: Path, *, full_text: bool = True) -> Iterator[Draft | Skipped
         return
     if stopped is not None:
         yield stopped
-    yield from _paper(_without_running_heads(lines), stamp, metadata, source, full_text)
+    article = [line for line in lines if line.page >= covers]
+    printed = " ".join(texts[covers:])  # the article's own pages
+    yield from _paper(_without_running_heads(article), stamp, metadata, source, full_text,
+                      printed)  # fmt: skip
 
 
 def _page_text(pdf: Any, index: int) -> str:
@@ -197,13 +218,20 @@ def _common(xs: list[float]) -> list[float]:
 
 
 def _paper(
-    lines: list[Line], stamp: str, metadata: dict[str, str], source: str, full_text: bool
+    lines: list[Line],
+    stamp: str,
+    metadata: dict[str, str],
+    source: str,
+    full_text: bool,
+    printed: str,
 ) -> Iterator[Draft | Notice]:
     body_size = _body_size(lines)
     words = vocabulary(line.text for line in lines)
     opening_page = min((line.page for line in lines), default=0)  # a blank cover aside
     first_page = [line for line in lines if line.page == opening_page]
     title, after = find_title(first_page, body_size, metadata, words)
+    if title.endswith(".") and not title.endswith(".."):
+        title = title[:-1].rstrip()  # a title's closing full stop is the page's, not its
     start = next(
         (i for i, line in enumerate(lines) if i >= after and ABSTRACT.match(line.text)), None
     )
@@ -256,7 +284,8 @@ def _paper(
         where=Path(source).name,
         title=title,
         authors=authors(author_lines, words),
-        year=find_year(stamp, found_arxiv),
+        # The article's pages first; a cover's citation line or copyright else.
+        year=find_year(printed, _ARXIV_STAMP.search(printed)) or find_year(stamp, found_arxiv),
         doi=doi,
         arxiv_id=arxiv,
         extra=extra,

@@ -45,7 +45,16 @@ _LABEL = re.compile(
     re.I,
 )
 _NOT_NAMES = frozenset(["abstract", "citation", "editor", "keywords", "introduction", "authors"])
-_HONORIFICS = frozenset("dr prof professor mr mrs ms sir".split())  # noqa: SIM905
+_HONORIFICS = frozenset("dr prof professor mr mrs ms sir by".split())  # noqa: SIM905
+# Words of a group, a place of work or a document, never of a person's name ("Embedded
+# Systems", "LIT CPS Lab", "Software Review", "Find the latest version here").
+_NOT_A_PERSON = frozenset(
+    """lab labs laboratory system systems archive repository software review version group
+    unit foundation council ministry agency society association data technology values
+    control network networks science sciences engineering studies press team""".split()  # noqa: SIM905
+)
+# The ORCID iD badge, read as text beside a name ("ID Qaisar Maqbool", "Peter NickID").
+_ORCID = re.compile(r"^i[dD]$|(?<=[a-z])(?:ID|iD)$")
 # A name's word: capitalised, each hyphenated part too ("Lars-Göran", not "Fifth-order").
 _NAME_WORD = re.compile(r"^(?:[A-Z][\w'’.]*(?:-[A-Z][\w'’.]*)*|[A-Z]\.(?:-?[A-Z]\.)*)$")
 _MARK_CHARS = "*†‡§¶∗⋆♯#$+&∥‖♭♮⊥✝✉•·0123456789,;:()[]{}'\"″′‘’“”"
@@ -126,8 +135,11 @@ def _name(part: str) -> str:
     for raw in part.split():
         token = raw.strip(_MARK_CHARS)
         token = re.sub(r"(?<=[^\W\d_])\d+[a-z]?$|[*∗†‡§¶⋆]+", "", token)
+        token = _ORCID.sub("", token)
         if token:
             tokens.append(token)
+    if any(t.casefold() in _NOT_A_PERSON for t in tokens):
+        return ""
     while tokens and tokens[0].casefold().rstrip(".") in _HONORIFICS:
         tokens.pop(0)
     while tokens and re.fullmatch(r"[a-z]", tokens[-1]):

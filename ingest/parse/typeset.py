@@ -53,6 +53,9 @@ _SYMBOL = (
     | {0xF061 + i: g for i, g in enumerate(_GREEK)}
     | {0xF041 + i: g for i, g in enumerate("ΑΒΧΔΕΦΓΗΙϑΚΛΜΝΟΠΘΡΣΤΥςΩΞΨΖ")}
     | dict(zip(range(0xF0A3, 0xF0BC), "≤⁄∞ƒ♣♦♥♠↔←↑→↓°±″≥×∝∂•÷≠≡≈", strict=False))
+    # Adobe's Symbol encoding of the pieces of large brackets and braces (TeX's \left( ...
+    # \right) over several lines), and its sans-serif signs: their Unicode characters.
+    | dict(zip(range(0xF8E6, 0xF8FF), "⏐⎯®©™⎛⎜⎝⎡⎢⎣⎧⎨⎩⎪⎮⎞⎟⎠⎤⎥⎦⎫⎬⎭", strict=True))
 )
 _COMPAT = re.compile("[\ufb00-\ufb06\ufb13-\ufb17\uff01-\uff5e]")
 _DROP = str.maketrans(
