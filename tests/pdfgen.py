@@ -60,13 +60,19 @@ def make_paper(
     metadata_title: str = "",
     body_pages: int = 0,
     references: str = "",
+    cover: str = "",
 ) -> Made:
     """One paper PDF in ``layout``; ``body_pages`` more pages of body text after page 1."""
     title, abstract, body = latin1(title), latin1(abstract), latin1(body)
     pdf = _pdf()
     if metadata_title:
         pdf.set_title(metadata_title)
+    if cover:  # a repository's cover sheet first, in large type, as they print them
+        pdf.add_page()
+        pdf.set_font("Helvetica", "B", size=24)
+        pdf.multi_cell(pdf.w - 120, 30, latin1(cover), new_x="LMARGIN", new_y="NEXT")
     pdf.add_page()
+    first = len(pdf.pages)
     width = pdf.w - 120
     if arxiv:
         pdf.set_font("Helvetica", size=8)
@@ -123,7 +129,7 @@ def make_paper(
         pdf.multi_cell(width, 12, body, new_x="LMARGIN", new_y="NEXT")
         abstract = ""
     if doi:  # a footer on page 1, as publishers print it
-        pdf.page = 1
+        pdf.page = first
         pdf.set_auto_page_break(False)
         pdf.set_font("Helvetica", size=8)
         pdf.set_xy(60, pdf.h - 40)
@@ -138,7 +144,8 @@ def make_paper(
         _section(pdf, width, "References", latin1(references))
     pdf.output(str(path))
     printed = year if arxiv or layout != "two-column" else None
-    return Made(path, layout, title, abstract, authors, printed, doi, arxiv, 1 + body_pages)
+    return Made(path, layout, title, abstract, authors, printed, doi, arxiv,
+                1 + body_pages + bool(cover))  # fmt: skip
 
 
 def _section(pdf, width: float, heading: str, body: str) -> None:  # type: ignore[no-untyped-def]

@@ -80,7 +80,7 @@ MAX_COVERS = 2
 _COVER = re.compile(
     r"to cite this (?:article|version|paper)|terms (?:&|and) conditions|terms of use|"
     r"version of this article can be found|please scroll down|open access archive|"
-    r"personal repec archive|use of the jstor archive",
+    r"personal repec archive|use of the jstor archive".replace(" ", r"\s+"),
     re.IGNORECASE,
 )
 _MAX_OPENING_WORDS = 300  # an abstract found without a heading: at most its first paragraph
@@ -118,8 +118,10 @@ def parse_pdf(path: Path, *, full_text: bool = True) -> Iterator[Draft | Skipped
         covers = 0  # cover sheets before the article's first page
         while len(texts) < min(pages, HEAD_PAGES + covers):
             texts.append(_page_text(pdf, len(texts)))
-            if len(texts) - 1 == covers < MAX_COVERS and pages > covers + 1 and (
-                _COVER.search(texts[-1])
+            if (
+                len(texts) - 1 == covers < MAX_COVERS
+                and pages > covers + 1
+                and (_COVER.search(texts[-1]))
             ):
                 covers += 1
         read = pages if full_text else min(pages, HEAD_PAGES + covers)

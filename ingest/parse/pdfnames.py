@@ -54,7 +54,7 @@ _NOT_A_PERSON = frozenset(
     control network networks science sciences engineering studies press team""".split()  # noqa: SIM905
 )
 # The ORCID iD badge, read as text beside a name ("ID Qaisar Maqbool", "Peter NickID").
-_ORCID = re.compile(r"^i[dD]$|(?<=[a-z])(?:ID|iD)$")
+_ORCID = re.compile(r"^(?:ID|iD)$|(?<=[a-z])(?:ID|iD)$")
 # A name's word: capitalised, each hyphenated part too ("Lars-Göran", not "Fifth-order").
 _NAME_WORD = re.compile(r"^(?:[A-Z][\w'’.]*(?:-[A-Z][\w'’.]*)*|[A-Z]\.(?:-?[A-Z]\.)*)$")
 _MARK_CHARS = "*†‡§¶∗⋆♯#$+&∥‖♭♮⊥✝✉•·0123456789,;:()[]{}'\"″′‘’“”"

@@ -1,0 +1,67 @@
+"""The first pages of a PDF as publishers and repositories print them (issue #44): a cover
+sheet before the article, a title's closing full stop, names with a byline, an ORCID iD
+badge or a group beside them, Symbol-font bracket pieces. Generated PDFs and the reader's
+own functions; the real PDFs are measured in bench/pdf_truth.py (tests/test_real_pdfs.py
+holds the first two sets to their targets)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ingest.parse.dispatch import parse_file
+from ingest.parse.pdfnames import line_names
+from ingest.parse.typeset import fix_characters
+from rag.records import Paper
+from tests.pdfgen import make_paper
+
+BODY = "We study caching of attention keys on the CPU. " * 30
+ABSTRACT = "Attention keys are cached on the CPU to save GPU memory during long inference runs."
+
+
+def _read(path: Path) -> Paper:
+    return next(i for i in parse_file(path) if isinstance(i, Paper))
+
+
+def test_a_cover_sheet_is_not_the_articles_first_page(tmp_path: Path) -> None:
+    cover = (
+        "Journal of Caching Studies. To cite this article: A. Lee (2019) Caching keys. "
+        "Downloaded at 05/04/2023. Full Terms & Conditions of access and use online."
+    )
+    made = make_paper(tmp_path / "covered.pdf", layout="one-column",
+                      title="Caching Attention Keys on the CPU", authors=("Ann Lee", "Bo Chen"),
+                      abstract=ABSTRACT, body=BODY, year=2019, cover=cover)  # fmt: skip
+    paper = _read(made.path)
+    assert made.pages == 2
+    assert paper.title == "Caching Attention Keys on the CPU"
+    assert paper.authors == ("Ann Lee", "Bo Chen")
+    assert paper.abstract.startswith("Attention keys are cached")
+    assert paper.year == 2019  # the article's venue line, never the cover's download date
+    assert "To cite this article" not in " ".join(s.text for s in paper.sections)
+
+
+def test_a_page_with_a_download_stamp_is_still_the_article(tmp_path: Path) -> None:
+    # Article pages carry "Downloaded from ..." stamps too: that alone makes no cover.
+    made = make_paper(tmp_path / "stamped.pdf", layout="one-column",
+                      title="Downloaded from the Cache: Keys on the CPU", authors=("Ann Lee",),
+                      abstract=ABSTRACT, body=BODY, year=2020)  # fmt: skip
+    assert _read(made.path).title == "Downloaded from the Cache: Keys on the CPU"
+
+
+def test_a_titles_closing_full_stop_is_dropped(tmp_path: Path) -> None:
+    made = make_paper(tmp_path / "stop.pdf", layout="one-column",
+                      title="Discourses and realities of rural development.", authors=("Ann Lee",),
+                      abstract=ABSTRACT, body=BODY, year=2006)  # fmt: skip
+    assert _read(made.path).title == "Discourses and realities of rural development"
+
+
+def test_names_without_byline_badge_or_group() -> None:
+    assert line_names("By Persi Diaconis, Susan Holmes and Radford M. Neal") == [
+        "Persi Diaconis", "Susan Holmes", "Radford M. Neal"]  # fmt: skip
+    assert line_names("Gregory Marslin, ID Qaisar Maqbool, Peter NickID") == [
+        "Gregory Marslin", "Qaisar Maqbool", "Peter Nick"]  # fmt: skip
+    assert line_names("Martin Becker, Embedded Systems, LIT CPS Lab") == ["Martin Becker"]
+    assert line_names("Software Review") == [] and line_names("Mark Young") == ["Mark Young"]
+
+
+def test_symbol_font_bracket_pieces_leave_the_private_use_area() -> None:
+    assert fix_characters("\uf8eb x \uf8f6 \uf8ee y \uf8f9 \uf8f1") == "⎛ x ⎞ ⎡ y ⎤ ⎧"
