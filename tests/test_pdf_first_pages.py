@@ -65,3 +65,20 @@ def test_names_without_byline_badge_or_group() -> None:
 
 def test_symbol_font_bracket_pieces_leave_the_private_use_area() -> None:
     assert fix_characters("\uf8eb x \uf8f6 \uf8ee y \uf8f9 \uf8f1") == "⎛ x ⎞ ⎡ y ⎤ ⎧"
+
+
+def test_a_line_ending_in_a_closed_dash_runs_on() -> None:
+    from ingest.parse.typeset import join_lines
+
+    assert join_lines(["Product authenticity versus globalisation—", "The Tulsi case"]) == (
+        "Product authenticity versus globalisation—The Tulsi case"
+    )
+    assert join_lines(["Caching keys —", "a study"]) == "Caching keys — a study"  # spaced: kept
+
+
+def test_a_metadata_title_cut_short_gives_way_to_the_printed_one(tmp_path: Path) -> None:
+    title = "The impact of low input DNA on the reliability of methylation arrays measured twice"
+    made = make_paper(tmp_path / "cut.pdf", layout="one-column", title=title,
+                      authors=("Ann Lee",), abstract=ABSTRACT, body=BODY, year=2020,
+                      metadata_title=title[:60])  # fmt: skip
+    assert _read(made.path).title == title

@@ -83,7 +83,7 @@ def find_title(
         end = first
         while end < len(top) and abs(top[end].size - size) < 0.3 and end - first < 4:
             end += 1
-        text = join_lines([line.text for line in top[first:end]], words).strip(" *∗†‡")
+        text = join_lines([line.text for line in top[first:end]], words).strip(" *∗†‡✩☆★⋆✝§¶")
         if len(text.split()) >= 2 or len(text) >= 12:
             found, after = text, end
             break
@@ -92,6 +92,8 @@ def find_title(
     meta = normalise_text(fix_characters(metadata.get("Title", "")))
     junk = len(meta.split()) < 2 or _junk_title(meta)
     printed = _squash(meta) in _squash(" ".join(line.text for line in top)) if meta else False
+    if printed and found and len(found) > len(meta) and _squash(found).startswith(_squash(meta)):
+        return found, after  # the metadata keeps the printed title's start only (cut short)
     if meta and not junk and (printed or not found):
         if not found:
             for i, line in enumerate(top):  # skip the title lines the metadata repeats

@@ -127,5 +127,8 @@ def join_lines(lines: Sequence[str], words: frozenset[str] = frozenset()) -> str
                 continue
             pieces[-1] = pieces[-1][:-1] + "-" + line
             continue
+        if pieces and pieces[-1].endswith(("—", "–")) and pieces[-1][-2:-1].isalpha():
+            pieces[-1] += line  # "globalisation—" "The Tulsi case": a closed dash
+            continue
         pieces.append(line)
     return normalise_text(" ".join(pieces).replace(HYPHEN_MARK, "-"))
