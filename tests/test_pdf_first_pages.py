@@ -82,3 +82,23 @@ def test_a_metadata_title_cut_short_gives_way_to_the_printed_one(tmp_path: Path)
                       authors=("Ann Lee",), abstract=ABSTRACT, body=BODY, year=2020,
                       metadata_title=title[:60])  # fmt: skip
     assert _read(made.path).title == title
+
+
+def test_a_year_dated_in_the_papers_own_language() -> None:
+    from ingest.parse.pdfheader import find_year
+
+    assert find_year("Thèse soutenue le 10 décembre 2010 devant le jury", None) == 2010
+    assert find_year("San José, 3 de mayo de 2006", None) == 2006
+    assert find_year("Eingereicht im Oktober 2019", None) == 2019
+
+
+def test_affiliations_in_other_languages_are_not_authors() -> None:
+    assert line_names("Universidad Internacional de Andalucía, La Rábida") is None
+    assert line_names("Jorge Mora Alfaro") == ["Jorge Mora Alfaro"]
+
+
+def test_a_mark_after_the_abstracts_last_sentence_is_dropped() -> None:
+    from ingest.parse.pdf import _TRAILING_MARK
+
+    assert _TRAILING_MARK.sub("", "to assist in the mission. 2") == "to assist in the mission."
+    assert _TRAILING_MARK.sub("", "a gain of 12") == "a gain of 12"  # no sentence ends there

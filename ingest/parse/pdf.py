@@ -77,6 +77,8 @@ _MIN_TEXT_CHARS = 40
 # find it, the terms of use; not a download stamp, which article pages carry too): not the
 # article's first page, and its dates (a download, a posting) are not the paper's year.
 MAX_COVERS = 2
+# A footnote mark or page number printed after the abstract's last sentence ("mission. 2").
+_TRAILING_MARK = re.compile(r"(?<=[.!?])\s+\d{1,2}$")
 _COVER = re.compile(
     r"to cite this (?:article|version|paper)|terms (?:&|and) conditions|terms of use|"
     r"version of this article can be found|please scroll down|open access archive|"
@@ -245,7 +247,9 @@ def _paper(
         head = [_with_text(lines[start], first)] if first else []
         rest = head + lines[start + 1 :]
         kept, end = abstract_end(rest, body_size, anchor=lines[start])
-        abstract = join_lines(with_heading_colons([line.text for line in kept]), words)
+        abstract = _TRAILING_MARK.sub(
+            "", join_lines(with_heading_colons([line.text for line in kept]), words)
+        )
         author_lines = _between(lines, after, start)
         body_lines = rest[end:]
     else:

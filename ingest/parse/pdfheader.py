@@ -48,9 +48,16 @@ _RIGHTS = re.compile(
 # A venue's short name with a two-digit year, printed in a footer ("IJCAI-07", "ACL'18").
 _VENUE_SHORT = re.compile(r"\b[A-Z]{3,}(?:-[A-Z]{2,})?[-'’](\d{2})\b")
 _MANUSCRIPT = re.compile(r"received|submitted|revised|accepted|requested", re.I)
+# A month's name (English, and as French, Spanish, Portuguese, Italian and German print it:
+# theses and working papers are dated in their language) before a year.
 _MONTH_YEAR = re.compile(
     r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
-    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
+    r"|janvier|f[ée]vrier|mars|avril|mai|juin|juillet|ao[ûu]t|septembre|octobre|novembre"
+    r"|d[ée]cembre|enero|febrero|marzo|abril|mayo|junio|julio|agosto|se(?:p)?tiembre|octubre"
+    r"|noviembre|diciembre|janeiro|fevereiro|mar[çc]o|maio|junho|julho|setembro|outubro"
+    r"|novembro|dezembro|gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre"
+    r"|dicembre|januar|februar|m[äa]rz|juni|juli|oktober|dezember)\.?\s+(?:de\s+)?"
     r"(?:\d{1,2}(?:\s*[-–]\s*\d{1,2})?,?\s+)?"
     r"((?:19|20)\d{2})\b",
     re.I,

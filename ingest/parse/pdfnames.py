@@ -16,7 +16,8 @@ from .typeset import HYPHEN_MARK
 __all__ = ["AFFILIATION", "VENUE", "authors", "full_name", "line_names"]
 
 AFFILIATION = re.compile(
-    r"@|universit|institut|department|dept\.|laborator|school|college|academy|\binc\b|"
+    r"@|universit|universidad|institut|department|dept\.|laborator|school|college|academy|"
+    r"\binc\b|facultad|faculdade|escuela|centro\b|"
     r"corporation|research|centre|center|hospital|faculty|\bgmbh\b|\bltd\b|\bllc\b|"
     r"\bemail\b|e-mail|https?://|www\.|\d{4,}|\bstreet\b|\bavenue\b|\broad\b|\bcedex\b|"
     r"\bUSA\b|\bU\.S\.A\b|\bUK\b|\bchina\b|\bjapan\b|\bgermany\b|\bfrance\b|\bitaly\b|"
