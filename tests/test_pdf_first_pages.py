@@ -102,3 +102,14 @@ def test_a_mark_after_the_abstracts_last_sentence_is_dropped() -> None:
 
     assert _TRAILING_MARK.sub("", "to assist in the mission. 2") == "to assist in the mission."
     assert _TRAILING_MARK.sub("", "a gain of 12") == "a gain of 12"  # no sentence ends there
+
+
+def test_author_lines_parted_by_bullets_or_closed_by_an_affiliation() -> None:
+    assert line_names("Hardik K. Patel • Ranbir S. Fougat •") == [
+        "Hardik K. Patel", "Ranbir S. Fougat"]  # fmt: skip
+    first = "YAXIONG XIE and KYLE JAMIESON, Princeton University, USA"
+    assert line_names(first, first=True) == ["YAXIONG XIE", "KYLE JAMIESON"]
+    assert line_names("Radford M. Neal, University of Toronto", first=True) == ["Radford M. Neal"]
+    # A later line so made is an address, not names; an affiliation alone is never names.
+    assert line_names("Royal Holloway, University of London") is None
+    assert line_names("Department of Physics, Example University", first=True) is None

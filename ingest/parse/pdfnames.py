@@ -73,7 +73,7 @@ def authors(lines: Sequence[Line], words: frozenset[str]) -> tuple[str, ...]:
     names: list[str] = []
     carry = ""  # a name the line ended before finishing
     for text in texts:
-        found = line_names(text)
+        found = line_names(text, first=not names and not carry)
         if found is None:
             continue
         if carry:
@@ -90,17 +90,27 @@ def authors(lines: Sequence[Line], words: frozenset[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(_case(n) for n in names if full_name(n)))
 
 
-def line_names(text: str) -> list[str] | None:
+def line_names(text: str, *, first: bool = False) -> list[str] | None:
     """The names on an author line, None for a line that is not one (an affiliation, an
-    address, prose)."""
-    if AFFILIATION.search(text) or len(text) > 250 or VENUE.search(text) or _LABEL.match(text):
+    address, prose). The ``first`` author line may close with its affiliation."""
+    if len(text) > 250 or VENUE.search(text) or _LABEL.match(text):
         return None
+    if AFFILIATION.search(text):
+        if not first:
+            return None
+        # "Radford M. Neal, University of Toronto", "YAXIONG XIE and KYLE JAMIESON, Princeton
+        # University, USA": the names before the affiliation that closes the first line (a
+        # later line so made is an address: "Royal Holloway, University of London").
+        parts = text.split(",")
+        lead = next(i for i, part in enumerate(parts) if AFFILIATION.search(part))
+        names = line_names(",".join(parts[:lead])) if lead else None
+        return names or None
     text = re.sub(r"^\s*authors?\b\s*:?", "", text, flags=re.I)  # "Authors: A. Smith, ..."
     lower = [w for w in text.split() if w[:1].islower() and w not in _PARTICLES]
     if sum(1 for w in lower if not re.fullmatch(r"[a-z](?:[,;][a-z])*[,;*]*", w)) > 1:
         return None  # prose or an address, not names (raised marks like "b,c" aside)
     # Names are parted by commas, "and", or the marks after each ("Cohan† ∗ Feldman†").
-    parts = re.split(r",|\band\b|;|&|·|\s{3,}|\||[*†‡§¶∗⋆♯✉]+", text, flags=re.I)
+    parts = re.split(r",|\band\b|;|&|·|•|\s{3,}|\||[*†‡§¶∗⋆♯✉]+", text, flags=re.I)
     return [name for name in map(_name, parts) if name]
 
 
