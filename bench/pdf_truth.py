@@ -1,7 +1,7 @@
 """How well the PDF reader gets real papers' headers right, against ground truth written by
 hand from the printed pages (tests/data/real_pdfs/truth.jsonl).
 
-    python bench/pdf_truth.py [--pdfs tests/data/real_pdfs] [--show]
+    python bench/pdf_truth.py [--pdfs tests/data/real_pdfs] [--show] [--out FILE.json]
 
 Per field, the share of papers right: title (case and spacing aside), first author, all
 authors (the same names, in any order; case, dots and spacing aside), year, DOI, arXiv id,
@@ -142,8 +142,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pdfs", type=Path, default=REAL_PDFS, help="folder with truth.jsonl")
     parser.add_argument("--show", action="store_true", help="print every miss")
+    parser.add_argument("--out", type=Path, help="save the figures and each file's as JSON")
     args = parser.parse_args()
     results = run(args.pdfs)
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps({
+            "pdfs": str(args.pdfs), "summary": summary(results),
+            "files": {r.file: {"right": r.right, "got": r.got} for r in results},
+        }, ensure_ascii=False, indent=1) + "\n")  # fmt: skip
     if args.show:
         for r in results:
             for field, ok in r.right.items():

@@ -343,3 +343,22 @@ def test_an_article_info_column_beside_the_abstract_is_not_read_into_it(tmp_path
     (tmp_path / "sidebar.pdf").write_bytes(_raw_pdf(_page_objects(b"\n".join(ops))))
     [paper] = [i for i in _items(tmp_path / "sidebar.pdf") if isinstance(i, Paper)]
     assert paper.abstract == " ".join(prose)
+
+
+# The third set (bench/data/real_pdfs3, issue #44: 76 PDFs of 31 repositories, cut to three
+# pages) is far from the targets; it is held to no fewer papers right than the reader gets
+# today (bench/results/pdf_truth_real3_*.json), so a change that helps some papers cannot
+# quietly lose others.
+THIRD = REAL_PDFS.parent.parent.parent / "bench" / "data" / "real_pdfs3"
+THIRD_TODAY = {
+    "title": 58, "first_author": 60, "authors": 47, "authors_in_order": 46, "year": 68,
+    "doi": 74, "arxiv_id": 76, "abstract_start": 61, "abstract_end": 53, "clean_text": 74,
+}  # fmt: skip
+
+
+@pytest.mark.slow
+def test_the_third_real_set_is_read_no_worse_than_today() -> None:
+    results = run(THIRD / "dev") + run(THIRD / "heldout")
+    assert len(results) == 76
+    got = {field: sum(r.right[field] for r in results) for field in THIRD_TODAY}
+    assert all(got[f] >= n for f, n in THIRD_TODAY.items()), (got, THIRD_TODAY)
