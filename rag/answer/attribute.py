@@ -35,7 +35,10 @@ from dataclasses import dataclass
 
 from rag.answer.cite import Source
 from rag.answer.claims import (
+    ABOUT,
+    DISCOURSE,
     NAME_NUMBER,
+    PROPER,
     AnswerSentence,
     Figure,
     Segment,
@@ -47,7 +50,7 @@ from rag.answer.claims import (
     strip_markers,
 )
 from rag.sentences import split_sentences
-from rag.terms import stem, terms
+from rag.terms import terms
 
 __all__ = [
     "ADDS",
@@ -69,39 +72,6 @@ PAPER = 0.5  # what a word counts for when its paper says it, but not in the sen
 JOIN = 0.3  # share each of two sources' sentences must hold of a sentence joining them
 WINDOW = 2  # adjacent sentences of a source read together as one piece of evidence
 
-# Words an answer uses to speak about papers, not about what they found: never evidence.
-_DISCOURSE = frozenset(
-    stem(w)
-    for w in """
-    paper papers study studies article articles work works author authors research
-    researcher researchers report reports reported find finds found finding findings
-    show shows showed shown suggest suggests suggested propose proposes proposed present
-    presents presented describe describes described note notes noted according source
-    sources result results conclude concludes concluded conclusion overall summary short
-    summarise summarize answer question provided provide provides information context
-    based discuss discusses discussed addresses address examine examines examined
-    explore explores explored investigate investigates investigated look looks looked
-    aspect aspects approach approaches differ differently different similar similarly
-    various several both together also however additionally furthermore moreover while
-    whereas first second finally one another other others here given text abstract
-    abstracts literature evidence say says said supplied retrieved relevant let go below
-    above brief briefly picture give gives cover covers point points worth noting
-    remaining material relate relates relation offer offers beyond follow following key
-    main mention mentions mentioned highlight highlights available regarding topic
-    topics thing things way ways lot few many ask asks asked asking
-    """.split()  # noqa: SIM905 - a word list reads better as prose
-)
-
-# Nouns an answer uses for the papers and itself: a sentence framing the answer has one.
-_ABOUT = frozenset(
-    stem(w)
-    for w in """paper study article work author research source answer question summary
-    text abstract literature evidence information context point topic material picture
-    comparison""".split()  # noqa: SIM905 - a word list reads better as prose
-)
-
-# A figure: a number standing as a quantity, not inside a name (GPT-4, CO2, ResNet-50).
-_PROPER = re.compile(r"(?<=[a-z,;:] )[A-Z][\w-]*")  # a capitalised word inside a sentence
 # -- evidence -----------------------------------------------------------------------------
 
 
@@ -130,7 +100,7 @@ class _Evidence:
     """The offered sources' sentences, and the weight of each word among them."""
 
     def __init__(self, sources: Sequence[Source], question: str = "") -> None:
-        self.question = terms(flat(question)) - _DISCOURSE
+        self.question = terms(flat(question)) - DISCOURSE
         self.question_figures = figures(flat(question))
         self.units: dict[int, list[_Unit]] = {}
         self.names: dict[int, set[str]] = {}
@@ -177,7 +147,7 @@ class Judged:
 
 
 def _wanted(sentence: str, ev: _Evidence) -> dict[str, float]:
-    return {t: ev.weight(t) for t in terms(flat(strip_markers(sentence))) - _DISCOURSE}
+    return {t: ev.weight(t) for t in terms(flat(strip_markers(sentence))) - DISCOURSE}
 
 
 def _covered(
@@ -204,9 +174,9 @@ def _makes_claim(
     """False for a sentence that only frames the answer ("Here is what the papers say."):
     it speaks of the papers or the answer, has no marker, no figure, no name (a capitalised
     word inside it), at most FRAMING content words, and hardly any in the sources' sentences."""
-    if cited or asked or len(wanted) > FRAMING or _PROPER.search(sentence):
+    if cited or asked or len(wanted) > FRAMING or PROPER.search(sentence):
         return True
-    if not terms(sentence) & _ABOUT:
+    if not terms(sentence) & ABOUT:
         return True
     vocabulary = max((_covered(wanted, u.terms) for us in ev.units.values() for u in us),
                      default=0.0)  # fmt: skip

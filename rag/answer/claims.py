@@ -4,7 +4,8 @@
 markers that belong to it; :func:`answer_sentences` gives them in the contract's form
 (``{"text", "citations", "supported"}``, every face's ``sentences``); :func:`figures` reads
 the numbers a text states as quantities, :func:`flat` the text as an answer would write it
-(TeX and Unicode forms folded). Pure logic: no models, no I/O.
+(TeX and Unicode forms folded); :data:`DISCOURSE` and :data:`ABOUT` are the words an answer
+uses to speak of the papers and of itself. Pure logic: no models, no I/O.
 """
 
 from __future__ import annotations
@@ -19,9 +20,13 @@ from typing import Any
 from rag.answer.cite import parse_markers
 from rag.sentences import split_sentences
 from rag.spelling import plain_text
+from rag.terms import stem
 
 __all__ = [
+    "ABOUT",
+    "DISCOURSE",
     "NAME_NUMBER",
+    "PROPER",
     "AnswerSentence",
     "Figure",
     "Segment",
@@ -34,6 +39,7 @@ __all__ = [
     "strip_markers",
 ]
 
+# A figure: a number standing as a quantity, not inside a name (GPT-4, CO2, ResNet-50).
 _FIGURE = re.compile(r"(?<![A-Za-z\d.,])(?<![A-Za-z]-)(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\d])")
 # A figure of two numbers ("3x3", "2 × 2", "3:1"): held only as a whole.
 _PAIRED = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*([x×:])\s*(\d+(?:\.\d+)?)(?![\w.^-])")
@@ -49,6 +55,40 @@ _PER_CENT = re.compile(
 )
 _SPELLED = re.compile(rf"\b({'|'.join(w for w in _WORD_NUMBERS if w not in ('zero', 'one'))})\b",
                       re.I)  # fmt: skip
+
+
+# Words an answer uses to speak about papers, not about what they found: never evidence.
+DISCOURSE = frozenset(
+    stem(w)
+    for w in """
+    paper papers study studies article articles work works author authors research
+    researcher researchers report reports reported find finds found finding findings
+    show shows showed shown suggest suggests suggested propose proposes proposed present
+    presents presented describe describes described note notes noted according source
+    sources result results conclude concludes concluded conclusion overall summary short
+    summarise summarize answer question provided provide provides information context
+    based discuss discusses discussed addresses address examine examines examined
+    explore explores explored investigate investigates investigated look looks looked
+    aspect aspects approach approaches differ differently different similar similarly
+    various several both together also however additionally furthermore moreover while
+    whereas first second finally one another other others here given text abstract
+    abstracts literature evidence say says said supplied retrieved relevant let go below
+    above brief briefly picture give gives cover covers point points worth noting
+    remaining material relate relates relation offer offers beyond follow following key
+    main mention mentions mentioned highlight highlights available regarding topic
+    topics thing things way ways lot few many ask asks asked asking
+    """.split()  # noqa: SIM905 - a word list reads better as prose
+)
+
+# Nouns an answer uses for the papers and itself: a sentence framing the answer has one.
+ABOUT = frozenset(
+    stem(w)
+    for w in """paper study article work author research source answer question summary
+    text abstract literature evidence information context point topic material picture
+    comparison""".split()  # noqa: SIM905 - a word list reads better as prose
+)
+
+PROPER = re.compile(r"(?<=[a-z,;:] )[A-Z][\w-]*")  # a capitalised word inside a sentence
 
 
 # A TeX sub- or superscript glued to a name: Sr$_{2}$IrO$_{4}$ is written Sr2IrO4.
