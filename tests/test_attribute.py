@@ -192,3 +192,19 @@ def test_restating_the_question_makes_no_claim() -> None:
     out = attribute("Species richness is 30% higher under organic farming.", SOURCES,
                     question=question)  # fmt: skip
     assert [j.support for _, j in out.judged] == [(1,)]  # the answer's figure is a claim
+
+
+def test_the_contract_keeps_the_sentences_as_judged_when_a_marker_goes() -> None:
+    # Once "[2]" is taken off, "near 3.4 K. The" reads as an initial to a sentence splitter;
+    # the contract still has the two sentences as they were judged.
+    from rag.answer.generate import _CheckedText
+
+    text = ("Superconductivity in the alloy sets in near 3.4 K [2]. "
+            "Organic farming raises species richness by about 30% on average [1].")  # fmt: skip
+    got = _CheckedText(SOURCES).check(text)
+    assert got.answer.text == (
+        "Superconductivity in the alloy sets in near 3.4 K. "
+        "Organic farming raises species richness by about 30% on average [1]."
+    )
+    assert len(segments(got.answer.text)) == 1  # what cutting the answer again would give
+    assert [(s.citations, s.supported) for s in got.sentences] == [((), False), ((1,), True)]

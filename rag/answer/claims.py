@@ -264,10 +264,10 @@ def apart(answer: str, sentences: Sequence[AnswerSentence]) -> list[tuple[str, b
     for s in sentences:
         if s.supported or not s.text:
             continue
-        at = answer.find(s.text, pos)
-        if at < 0:
+        found = re.compile(r"\s+".join(map(re.escape, s.text.split()))).search(answer, pos)
+        if found is None:
             continue
-        pieces += [(answer[pos:at], False), (s.text, True)]
-        pos = at + len(s.text)
+        pieces += [(answer[pos : found.start()], False), (found.group(), True)]
+        pos = found.end()
     pieces.append((answer[pos:], False))
     return [(text, flag) for text, flag in pieces if text]

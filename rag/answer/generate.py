@@ -227,8 +227,16 @@ class _CheckedText:
 
         checked = check_citations(done.text, self.sources, quote_for=quote_for)
         checked = replace(checked, dropped=done.dropped + checked.dropped)
-        flags = [j.supported for _, j in done.judged]
-        return _Checked(checked, answer_sentences(checked.text, flags), done.removed)
+        # The sentences as judged, numbered as the answer's markers (not cut again from the
+        # answer: a marker taken away can change where a splitter sees a sentence end).
+        renumber = {c.source.n: c.n for c in checked.citations}
+        sentences = tuple(
+            AnswerSentence(
+                text, tuple(renumber[n] for n in j.support if n in renumber), j.supported
+            )
+            for text, j in done.judged
+        )
+        return _Checked(checked, sentences, done.removed)
 
     def feed(self, piece: str) -> str:
         """Add a piece of the model's text; return the newly showable checked text."""
