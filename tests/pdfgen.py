@@ -61,6 +61,7 @@ def make_paper(
     body_pages: int = 0,
     references: str = "",
     cover: str = "",
+    banner: str = "",
 ) -> Made:
     """One paper PDF in ``layout``; ``body_pages`` more pages of body text after page 1."""
     title, abstract, body = latin1(title), latin1(abstract), latin1(body)
@@ -77,6 +78,11 @@ def make_paper(
     if arxiv:
         pdf.set_font("Helvetica", size=8)
         pdf.cell(0, 10, f"arXiv:{arxiv}v2 [cs.LG] 14 Jun {year}", new_x="LMARGIN", new_y="NEXT")
+    if banner:  # a journal's name set larger than the title, and the article's type
+        pdf.set_font("Helvetica", "B", size=24)
+        pdf.cell(0, 28, latin1(banner), new_x="LMARGIN", new_y="NEXT")
+        pdf.set_font("Helvetica", size=12)
+        pdf.cell(0, 16, "Research article", new_x="LMARGIN", new_y="NEXT")
     pdf.set_font("Helvetica", "B", size=18)
     pdf.multi_cell(width, 22, title, align="C", new_x="LMARGIN", new_y="NEXT")
     pdf.ln(6)

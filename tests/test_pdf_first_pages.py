@@ -113,3 +113,21 @@ def test_author_lines_parted_by_bullets_or_closed_by_an_affiliation() -> None:
     # A later line so made is an address, not names; an affiliation alone is never names.
     assert line_names("Royal Holloway, University of London") is None
     assert line_names("Department of Physics, Example University", first=True) is None
+
+
+def test_a_journal_banner_set_larger_than_the_title_is_not_it(tmp_path: Path) -> None:
+    made = make_paper(tmp_path / "banner.pdf", layout="one-column",
+                      title="Effect of Curcuma on myocardial apoptosis in rats",
+                      authors=("Ipseeta Mohanty", "Suresh Kumar Gupta"), abstract=ABSTRACT,
+                      body=BODY, year=2006, banner="Alternative Medicine")  # fmt: skip
+    paper = _read(made.path)
+    assert paper.title == "Effect of Curcuma on myocardial apoptosis in rats"
+    assert paper.authors == ("Ipseeta Mohanty", "Suresh Kumar Gupta")
+
+
+def test_file_names_and_page_ranges_are_no_metadata_titles(tmp_path: Path) -> None:
+    from ingest.parse.pdfheader import _junk_title
+
+    assert _junk_title("1472-6882-6-3.fm") and _junk_title("301 301..306")
+    assert _junk_title("JAAP\x08-3AAP508.DVI") and _junk_title("Microsoft Word - draft.docx")
+    assert not _junk_title("Trophic Downgrading of Planet Earth")

@@ -82,6 +82,7 @@ def find_title(
         and not ABSTRACT.match(line.text)
     ]
     found, after = "", 0
+    blocks: list[tuple[str, int]] = []
     for size in sorted({top[i].size for i in candidates}, reverse=True):
         if size < body * 1.15:
             break
@@ -92,8 +93,13 @@ def find_title(
             end += 1
         text = join_lines([line.text for line in top[first:end]], words).strip(" *∗†‡✩☆★⋆✝§¶")
         if len(text.split()) >= 2 or len(text) >= 12:
-            found, after = text, end
-            break
+            blocks.append((text, end))
+    # The largest such block, unless a smaller one stands right above the authors' names
+    # and it does not: a journal's banner ("Alternative Medicine") is set larger than the
+    # title under it.
+    above = [b for b in blocks if _names_at(top, b[1])]
+    if blocks:
+        found, after = above[0] if above and not _names_at(top, blocks[0][1]) else blocks[0]
     if not found and candidates:
         found, after = _title_above_names(top, candidates[0], words)
     meta = normalise_text(fix_characters(metadata.get("Title", "")))
@@ -108,6 +114,12 @@ def find_title(
                     after = i + 1
         return meta, after
     return found, after
+
+
+def _names_at(top: list[Line], at: int) -> bool:
+    """The line at ``at`` is a line of authors' names."""
+    names = line_names(top[at].text, first=True) if at < len(top) else None
+    return bool(names) and any(full_name(n) for n in names or ())
 
 
 def _title_above_names(top: list[Line], first: int, words: frozenset[str]) -> tuple[str, int]:
@@ -130,6 +142,12 @@ def _squash(text: str) -> str:
 
 
 def _junk_title(text: str) -> bool:
+    """A file name, a page range or a placeholder in the metadata's title field, not a
+    title: "Microsoft Word - draft.docx", "1472-6882-6-3.fm", "301 301..306"."""
+    if sum(c.isalpha() for c in text) < 0.5 * len(text.replace(" ", "")) or re.search(
+        r"\.(?:fm|qxd|qxp|p65|eps|indd|dvi|tex)\b", text, re.I
+    ):
+        return True
     return bool(
         re.search(
             r"^(?:untitled|microsoft word|title|document\d*|slide \d)\b"
