@@ -3,10 +3,13 @@
 Lines come in reading order, two columns included (:mod:`ingest.parse.pdflayout`), and
 typesetting is undone (:mod:`ingest.parse.typeset`: line-end hyphens, ligatures, accents).
 
-- **title**: the largest text in the top half of page 1 that is not a running head, a
-  venue line or a figure's label; the PDF's metadata title instead when it is printed on
-  page 1 (else only when nothing was found and it is not junk such as "Microsoft Word -
-  draft.docx");
+- **title**: the largest text in the top half of the article's first page that is not a
+  running head, a venue line or a figure's label (a larger block not right above the
+  authors' names, a journal's banner, gives way to one that is); the PDF's metadata title
+  instead when it is printed there (else only when nothing was found and it is not junk such
+  as "Microsoft Word - draft.docx" or "1472-6882-6-3.fm"). The article's first page is page
+  1 unless that is a cover sheet (how to cite the article, its terms of use: a repository's
+  or publisher's), which is skipped;
 - **authors**: the lines set between the title and the abstract on the page, without
   affiliations, addresses, e-mails and footnote marks, a name broken across lines joined
   (:mod:`ingest.parse.pdfnames`);
@@ -73,12 +76,12 @@ MAX_PDF_PAGES = 2000
 MAX_PDF_SECONDS = 120.0  # reading stops past this (first pages aside): one file, not the run
 MAX_BODY_CHARS = 1_000_000  # about 250k tokens: a long thesis; beyond it the body is cut
 _MIN_TEXT_CHARS = 40
+# A footnote mark or page number printed after the abstract's last sentence ("mission. 2").
+_TRAILING_MARK = re.compile(r"(?<=[.!?])\s+\d{1,2}$")
 # A cover sheet a repository or publisher puts before the article (how to cite it, where to
 # find it, the terms of use; not a download stamp, which article pages carry too): not the
 # article's first page, and its dates (a download, a posting) are not the paper's year.
 MAX_COVERS = 2
-# A footnote mark or page number printed after the abstract's last sentence ("mission. 2").
-_TRAILING_MARK = re.compile(r"(?<=[.!?])\s+\d{1,2}$")
 _COVER = re.compile(
     r"to cite this (?:article|version|paper)|terms (?:&|and) conditions|terms of use|"
     r"version of this article can be found|please scroll down|open access archive|"
@@ -234,8 +237,8 @@ def _paper(
     opening_page = min((line.page for line in lines), default=0)  # a blank cover aside
     first_page = [line for line in lines if line.page == opening_page]
     title, after = find_title(first_page, body_size, metadata, words)
-    if title.endswith(".") and not title.endswith(".."):
-        title = title[:-1].rstrip()  # a title's closing full stop is the page's, not its
+    if re.search(r"(?<![.\s])(?<!\b[A-Z])\.$", title) and "." not in title.split()[-1][:-1]:
+        title = title[:-1].rstrip()  # a title's closing full stop (a "U.S." aside)
     start = next(
         (i for i, line in enumerate(lines) if i >= after and ABSTRACT.match(line.text)), None
     )
