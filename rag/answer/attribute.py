@@ -335,7 +335,8 @@ def attribute(
                                                       if n in j.evidence}, j.claim)))  # fmt: skip
     out.append(text[pos:])
     body = re.sub(r"[ \t]+\n", "\n", "".join(out))
-    body = re.sub(r"\n{3,}", "\n\n", re.sub(r"[ \t]{2,}", " ", body)).strip()
+    # Spaces a removed marker left; a line's indentation (a nested list) stays.
+    body = re.sub(r"\n{3,}", "\n\n", re.sub(r"(?<=\S)[ \t]{2,}", " ", body)).strip()
     return Attributed(body, tuple(judged), tuple(removed), tuple(dropped))
 
 
