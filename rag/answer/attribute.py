@@ -46,11 +46,12 @@ from rag.answer.claims import (
     figures,
     flat,
     held,
+    plain,
     segments,
     strip_markers,
 )
-from rag.sentences import split_sentences
-from rag.terms import terms
+from rag.answer.quotes import sentence_spans
+from rag.terms import share, terms
 
 __all__ = [
     "ADDS",
@@ -86,12 +87,7 @@ class _Unit:
 def _windows(text: str) -> list[str]:
     """Each sentence of ``text`` and each run of up to ``WINDOW`` adjacent ones, verbatim: a
     claim often joins what a paper says over two sentences."""
-    spans = []
-    pos = 0
-    for sentence in split_sentences(text):
-        start = text.find(sentence, pos)
-        pos = start + len(sentence)
-        spans.append((start, pos))
+    spans = sentence_spans(text)
     return [text[spans[i][0] : spans[j][1]] for i in range(len(spans))
             for j in range(i, min(i + WINDOW, len(spans)))]  # fmt: skip
 
@@ -146,8 +142,9 @@ class Judged:
         return bool(self.support) or not self.claim
 
 
-def _wanted(sentence: str, ev: _Evidence) -> dict[str, float]:
-    return {t: ev.weight(t) for t in terms(flat(strip_markers(sentence))) - DISCOURSE}
+def _wanted(written: str, ev: _Evidence) -> dict[str, float]:
+    """The content words of a sentence (as :func:`flat` writes it), each with its weight."""
+    return {t: ev.weight(t) for t in terms(written) - DISCOURSE}
 
 
 def _covered(
@@ -155,17 +152,13 @@ def _covered(
 ) -> float:
     """The weighted share of ``wanted`` that ``have`` holds, a word only ``paper`` holds
     counting ``PAPER`` of its weight."""
-    total = sum(wanted.values())
-    if not total:
-        return 0.0
-    held = sum(w for t, w in wanted.items() if t in have)
-    if paper:
-        held += PAPER * sum(w for t, w in wanted.items() if t not in have and t in paper)
-    return held / total
+    if not paper:
+        return share(wanted, have)
+    return share(wanted, have) + PAPER * share(wanted, set(paper) - set(have))
 
 
-def _names_ok(sentence: str, n: int, ev: _Evidence) -> bool:
-    return all(m.group().casefold() in ev.known[n] for m in NAME_NUMBER.finditer(flat(sentence)))
+def _names_ok(written: str, n: int, ev: _Evidence) -> bool:
+    return all(m.group().casefold() in ev.known[n] for m in NAME_NUMBER.finditer(written))
 
 
 def _makes_claim(
@@ -197,8 +190,9 @@ def _restates(sentence: str, wanted: dict[str, float], asked: set[Figure], ev: _
 
 def judge(sentence: str, cited: Sequence[int], ev: _Evidence) -> Judged:
     """The sources supporting ``sentence`` (module doc), preferring those it ``cited``."""
-    wanted = _wanted(sentence, ev)
-    asked = figures(flat(sentence))
+    written = flat(strip_markers(sentence))
+    wanted = _wanted(written, ev)
+    asked = figures(written)
     if (
         not wanted
         or not _makes_claim(sentence, wanted, cited, asked, ev)
@@ -207,7 +201,7 @@ def judge(sentence: str, cited: Sequence[int], ev: _Evidence) -> Judged:
         return Judged((), {}, claim=False)
     best: dict[int, tuple[float, _Unit]] = {}
     for n, units in ev.units.items():
-        if not units or not _names_ok(sentence, n, ev):
+        if not units or not _names_ok(written, n, ev):
             continue
         names = ev.names[n]
         # The paper's year, written as a year ("in 2019"), not a decade ("the 2010s").
@@ -294,8 +288,7 @@ def _marker(numbers: Sequence[int]) -> str:
 def _rewrite(piece: str, support: Sequence[int]) -> str:
     """The sentence with its markers replaced by ``support``'s, before its closing
     punctuation (none: the sentence alone)."""
-    bare = re.sub(r"[ \t]+(?=[.,;:!?])", "", " ".join(strip_markers(piece).split()))
-    bare = re.sub(r"^[,;]\s*", "", bare)
+    bare = re.sub(r"^[,;]\s*", "", plain(piece))
     if not support:
         return bare
     m = re.search(r"([.!?:;][\"')\]]*)$", bare)
@@ -372,7 +365,7 @@ def _keep(j: Judged, cited: Sequence[int], sentence: str, ev: _Evidence) -> list
     if not j.claim or not j.support:
         return []
     kept = list(j.support)
-    wanted = _wanted(sentence, ev)
+    wanted = _wanted(flat(strip_markers(sentence)), ev)
     base = set().union(*(terms(j.evidence[n]) | ev.names[n] for n in kept))
     for n in cited:
         if n in kept:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rag.answer.cite import parse_markers
-from rag.sentences import split_sentences
+from rag.answer.quotes import sentence_spans
 from rag.spelling import plain_text
 from rag.terms import stem
 
@@ -35,6 +35,7 @@ __all__ = [
     "figures",
     "flat",
     "held",
+    "plain",
     "segments",
     "strip_markers",
 ]
@@ -165,7 +166,8 @@ class Segment:
     clauses: tuple[tuple[str, tuple[int, ...]], ...] = ()
 
 
-def _plain(text: str) -> str:
+def plain(text: str) -> str:
+    """A sentence without its markers, its spacing normalised ("holds [1] ." -> "holds.")."""
     text = " ".join(strip_markers(text).split())
     return re.sub(r" (?=[.,;:!?])", "", text)
 
@@ -185,11 +187,7 @@ def segments(text: str) -> list[Segment]:
     spans: list[tuple[int, int]] = []
     pos = 0
     for line in flat.split("\n"):
-        cursor = 0
-        for sentence in split_sentences(line):
-            at = line.find(sentence, cursor)
-            cursor = at + len(sentence)
-            spans.append((pos + at, pos + cursor))
+        spans += [(pos + a, pos + b) for a, b in sentence_spans(line)]
         pos += len(line) + 1
     if not spans:
         return []
@@ -218,12 +216,12 @@ def segments(text: str) -> list[Segment]:
         clauses: list[tuple[str, tuple[int, ...]]] = []
         at = a
         for _, e, n in cuts:
-            clauses.append((_plain(text[at:e]), tuple(n)))
+            clauses.append((plain(text[at:e]), tuple(n)))
             at = e
         if clauses:
             rest = [n for s, _, ns in marks if s >= at for n in ns]
-            clauses.append((_plain(text[at:b]), tuple(rest)))
-        out.append(Segment(a, b, _plain(text[a:b]), tuple(nums), tuple(clauses)))
+            clauses.append((plain(text[at:b]), tuple(rest)))
+        out.append(Segment(a, b, plain(text[a:b]), tuple(nums), tuple(clauses)))
     return out
 
 
