@@ -40,7 +40,6 @@ __all__ = [
     "library_page",
     "library_picture",
     "paper_details",
-    "paper_text",
     "shown_source",
 ]
 
@@ -79,13 +78,10 @@ class Browsing:
         opens at once on its first page (:meth:`rag.engine.Engine.warm_up`)."""
         browse.order(self.retriever.index.catalogue, "title")
 
-    def paper_details(self, paper_id: str) -> PaperDetails | None:
-        """One paper in full: its abstract, venue, and its full text's sections and pages."""
-        return paper_details(self.store, self.retriever.index.catalogue, paper_id)
-
-    def paper_text(self, paper_id: str) -> list[StoredText]:
-        """The paper's full text as stored, chunk by chunk with page and section."""
-        return paper_text(self.store, self.retriever.index.catalogue, paper_id)
+    def paper_details(self, paper_id: str, *, text: bool = False) -> PaperDetails | None:
+        """One paper in full: its abstract, venue, and its full text's sections and pages
+        (with ``text``, the full text as stored, chunk by chunk with page and section)."""
+        return paper_details(self.store, self.retriever.index.catalogue, paper_id, text=text)
 
     def library_picture(self, *, themes: bool = True) -> Picture:
         """Papers per year and the overview's themes (:func:`library_picture`), made once
@@ -164,6 +160,19 @@ class SectionPages(NamedTuple):
 
 
 @dataclass(frozen=True, slots=True)
+class StoredText:
+    """One stored chunk of a paper's full text: the page it starts on, its section, and its
+    text exactly as stored (what answers quote from)."""
+
+    page: int
+    section: str
+    text: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"page": self.page, "section": self.section, "text": self.text}
+
+
+@dataclass(frozen=True, slots=True)
 class PaperDetails:
     """One paper as its view shows it: the row with its whole abstract, the venue its
     metadata names, and the sections of its full text when that is stored."""
@@ -171,6 +180,7 @@ class PaperDetails:
     paper: PaperRow
     venue: str = ""
     sections: tuple[SectionPages, ...] = ()
+    text: tuple[StoredText, ...] = ()  # its full text as stored, when asked for
 
     def to_json(self) -> dict[str, Any]:
         """The paper's one JSON shape, with its whole abstract, venue and sections."""
@@ -184,21 +194,11 @@ class PaperDetails:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class StoredText:
-    """One stored chunk of a paper's full text: the page it starts on, its section, and its
-    text exactly as stored (what answers quote from)."""
-
-    page: int
-    section: str
-    text: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {"page": self.page, "section": self.section, "text": self.text}
-
-
-def paper_details(store: Store, catalogue: Catalogue, paper_id: str) -> PaperDetails | None:
-    """The paper ``paper_id`` in full, or None when it is not stored."""
+def paper_details(
+    store: Store, catalogue: Catalogue, paper_id: str, *, text: bool = False
+) -> PaperDetails | None:
+    """The paper ``paper_id`` in full (with ``text``, its full text as stored too), or None
+    when it is not stored."""
     if paper_id not in catalogue:
         return None
     row = catalogue[paper_id]
@@ -208,28 +208,20 @@ def paper_details(store: Store, catalogue: Catalogue, paper_id: str) -> PaperDet
     extra = _extra(meta.get("extra"))
     venue = str(extra.get("venue") or extra.get("journal") or "").strip()
     parts: list[SectionPages] = []
+    stored: list[StoredText] = []
     if row.n_chunks > 1:
         chunks = store.body_chunks([f"{paper_id}#{i}" for i in range(1, row.n_chunks)])
-        for _, _, chunk, _ in chunks:
+        for _, body, chunk, _ in chunks:
             heading, page = str(chunk.get("section") or ""), int(chunk["page"])
             if parts and parts[-1].heading == heading:
                 parts[-1] = parts[-1]._replace(last=max(parts[-1].last, page))
             else:
                 parts.append(SectionPages(heading, page, page))
+            if text:
+                stored.append(StoredText(page, heading, body))
     abstract = str(meta.get("abstract") or "")
-    return PaperDetails(dataclasses.replace(row, abstract=abstract), venue, tuple(parts))
-
-
-def paper_text(store: Store, catalogue: Catalogue, paper_id: str) -> list[StoredText]:
-    """The stored chunks of the paper's full text in order (none for an abstract only)."""
-    if paper_id not in catalogue:
-        return []
-    row = catalogue[paper_id]
-    chunks = store.body_chunks([f"{paper_id}#{i}" for i in range(1, row.n_chunks)])
-    return [
-        StoredText(int(meta["page"]), str(meta.get("section") or ""), text)
-        for _, text, meta, _ in chunks
-    ]
+    paper = dataclasses.replace(row, abstract=abstract)
+    return PaperDetails(paper, venue, tuple(parts), tuple(stored))
 
 
 def _extra(value: Any) -> dict[str, Any]:

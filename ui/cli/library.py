@@ -174,16 +174,15 @@ def papers(args: argparse.Namespace, settings: Settings) -> int:
 
 def show_paper(args: argparse.Namespace, settings: Settings) -> int:
     engine = App.from_settings(settings).engine
-    details = engine.paper_details(args.id)
+    details = engine.paper_details(args.id, text=args.text)
     if details is None:
         raise NotFoundError(
             f"no paper with id {args.id!r} is stored: `paperchat papers` lists the ids"
         )
-    text = engine.paper_text(args.id) if args.text else []
     if getattr(args, "json", False):
         out = details.to_json()
         if args.text:
-            out["text"] = [t.to_json() for t in text]
+            out["text"] = [t.to_json() for t in details.text]
         print_json(out)
         return EXIT_OK
     paper = details.paper
@@ -206,7 +205,7 @@ def show_paper(args: argparse.Namespace, settings: Settings) -> int:
             print(f"  {s.heading or '(before the first heading)'}  ({pages})")
     elif not args.text:
         print("\n(no full text stored: abstract only)")
-    for t in text:
+    for t in details.text:
         where = f"p. {t.page}" + (f", {t.section}" if t.section else "")
         print(f"\n[{where}]\n{t.text}")
     return EXIT_OK

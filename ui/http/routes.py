@@ -88,13 +88,13 @@ def api_router(app: App) -> APIRouter:
         abstract, venue and the sections of its full text with their pages; with
         ``text=true`` the full text too, chunk by chunk with page and section. 404 when no
         paper has that id."""
-        details = engine.paper_details(paper_id)
+        details = engine.paper_details(paper_id, text=text)
         if details is None:
             raise ApiError(404, f"no paper with id {paper_id!r} is stored (GET /api/papers "
                            "lists them)", "not_found")  # fmt: skip
         out = details.to_json()
         if text:
-            out["text"] = [t.to_json() for t in engine.paper_text(paper_id)]
+            out["text"] = [t.to_json() for t in details.text]
         return out
 
     @router.post("/ingest")
