@@ -63,6 +63,7 @@ def load(data: Path) -> tuple[dict[str, dict], list[dict]]:
 
 
 def sources_of(context: dict) -> list[Source]:
+    """A context's sources as the product numbers them (saved ones may lack authors, year)."""
     return [
         Source(
             s["n"],
@@ -70,8 +71,8 @@ def sources_of(context: dict) -> list[Source]:
                 id=f"{context['id']}-{s['n']}",
                 label=s["name"],
                 title=s["name"],
-                authors=tuple(s["authors"]),
-                year=s["year"],
+                authors=tuple(s.get("authors", ())),
+                year=s.get("year"),
                 source="bench",
                 position=0,
                 n_chunks=1,

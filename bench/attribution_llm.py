@@ -30,15 +30,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.answers import _llama, open_domain  # noqa: E402
+from bench.attribution import sources_of  # noqa: E402
 from bench.domains import NAMES, domains  # noqa: E402
 from rag.answer.attribute import attribute, segments  # noqa: E402
 from rag.answer.chat import Message, OpenAIChat, Usage  # noqa: E402
-from rag.answer.cite import Source, check_citations  # noqa: E402
+from rag.answer.cite import check_citations  # noqa: E402
 from rag.answer.events import SourcesEvent  # noqa: E402
 from rag.answer.generate import strip_prompt_echo  # noqa: E402
 from rag.answer.prompts import is_no_answer  # noqa: E402
 from rag.engine import Engine  # noqa: E402
-from rag.records import PaperRow  # noqa: E402
 
 TYPES = ("numeric", "which", "how", "definition", "finding", "what", "comparison")
 
@@ -98,8 +98,10 @@ def main() -> None:
     args = ap.parse_args()
     if args.rejudge:
         saved = json.loads(args.rejudge.read_text())
-        rows = [{**r, **judge_answer(r["text"], _sources(r["sources"]), r["question"])}
-                for r in saved["rows"]]  # fmt: skip
+        rows = [
+            {**r, **judge_answer(r["text"], sources_of({"id": r["library"], **r}), r["question"])}
+            for r in saved["rows"]
+        ]
         _save(saved["model"], rows, args.out)
         return
     gguf = args.gguf
@@ -128,26 +130,6 @@ def main() -> None:
                              "sources": offered})  # fmt: skip
                 print(f"[{name}] {item['question'][:70]}\n  {row['sentences']}", file=sys.stderr)
     _save(gguf.name, rows, args.out)
-
-
-def _sources(saved: list[dict[str, Any]]) -> list[Source]:
-    return [
-        Source(
-            s["n"],
-            PaperRow(
-                id=str(s["n"]),
-                label=s["name"],
-                title=s["name"],
-                authors=(),
-                year=None,
-                source="",
-                position=0,
-                n_chunks=1,
-                abstract=s["abstract"],
-            ),
-        )
-        for s in saved
-    ]
 
 
 def _save(model: str, rows: list[dict[str, Any]], out: Path) -> None:
