@@ -273,6 +273,9 @@ def _paper(
             )
         )
     found_arxiv = _ARXIV_STAMP.search(stamp)
+    year = find_year(printed, _ARXIV_STAMP.search(printed))  # the article's own pages first
+    if year is None and printed != stamp:  # then a cover's citation line or copyright
+        year = find_year(stamp, found_arxiv)
     arxiv = arxiv_id(found_arxiv.group(1)) if found_arxiv else ""
     doi = next((d.rstrip(".,;)]") for d in _DOI.findall(stamp) if "arxiv" not in d.lower()), "")
     extra: dict[str, Any] = {"entry_type": "article" if doi else "misc", "format": "pdf"}
@@ -293,8 +296,7 @@ def _paper(
         where=Path(source).name,
         title=title,
         authors=authors(author_lines, words),
-        # The article's pages first; a cover's citation line or copyright else.
-        year=find_year(printed, _ARXIV_STAMP.search(printed)) or find_year(stamp, found_arxiv),
+        year=year,
         doi=doi,
         arxiv_id=arxiv,
         extra=extra,
