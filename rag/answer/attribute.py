@@ -59,6 +59,7 @@ __all__ = [
     "PAPER",
     "AnswerSentence",
     "Attributed",
+    "Evidence",
     "Judged",
     "answer_sentences",
     "attribute",
@@ -92,10 +93,18 @@ def _windows(text: str) -> list[str]:
             for j in range(i, min(i + WINDOW, len(spans)))]  # fmt: skip
 
 
-class _Evidence:
-    """The offered sources' sentences, and the weight of each word among them."""
+def _unit(n: int, span: str) -> _Unit:
+    written = flat(span)
+    return _Unit(n, span, frozenset(terms(written)), frozenset(figures(written, spelled=True)))
+
+
+class Evidence:
+    """The offered sources' sentences, the weight of each word among them, and the
+    judgements made against them: built once per answer, as its text streams in."""
 
     def __init__(self, sources: Sequence[Source], question: str = "") -> None:
+        # (sentence, its cited numbers) -> its judgement and the markers it keeps
+        self.judged: dict[tuple[str, tuple[int, ...]], tuple[Judged, list[int]]] = {}
         self.question = terms(flat(question)) - DISCOURSE
         self.question_figures = figures(flat(question))
         self.units: dict[int, list[_Unit]] = {}
@@ -105,16 +114,7 @@ class _Evidence:
         self.years: dict[int, float] = {}
         for src in sources:
             texts = [src.abstract, *(p.text for p in src.passages)]
-            self.units[src.n] = [
-                _Unit(
-                    src.n,
-                    span,
-                    frozenset(terms(flat(span))),
-                    frozenset(figures(flat(span), spelled=True)),
-                )
-                for t in texts
-                for span in _windows(t)
-            ]
+            self.units[src.n] = [_unit(src.n, span) for t in texts for span in _windows(t)]
             self.names[src.n] = terms(flat(f"{src.name} {src.title} {src.label}"))
             self.vocabulary[src.n] = set().union(*(u.terms for u in self.units[src.n]))
             self.known[src.n] = flat(" ".join([src.name, src.title, *texts])).casefold()
@@ -142,7 +142,7 @@ class Judged:
         return bool(self.support) or not self.claim
 
 
-def _wanted(written: str, ev: _Evidence) -> dict[str, float]:
+def _wanted(written: str, ev: Evidence) -> dict[str, float]:
     """The content words of a sentence (as :func:`flat` writes it), each with its weight."""
     return {t: ev.weight(t) for t in terms(written) - DISCOURSE}
 
@@ -157,12 +157,12 @@ def _covered(
     return share(wanted, have) + PAPER * share(wanted, set(paper) - set(have))
 
 
-def _names_ok(written: str, n: int, ev: _Evidence) -> bool:
+def _names_ok(written: str, n: int, ev: Evidence) -> bool:
     return all(m.group().casefold() in ev.known[n] for m in NAME_NUMBER.finditer(written))
 
 
 def _makes_claim(
-    sentence: str, wanted: dict[str, float], cited: Sequence[int], asked: set[Figure], ev: _Evidence
+    sentence: str, wanted: dict[str, float], cited: Sequence[int], asked: set[Figure], ev: Evidence
 ) -> bool:
     """False for a sentence that only frames the answer ("Here is what the papers say."):
     it speaks of the papers or the answer, has no marker, no figure, no name (a capitalised
@@ -176,7 +176,7 @@ def _makes_claim(
     return vocabulary >= TOUCHES
 
 
-def _restates(sentence: str, wanted: dict[str, float], asked: set[Figure], ev: _Evidence) -> bool:
+def _restates(sentence: str, wanted: dict[str, float], asked: set[Figure], ev: Evidence) -> bool:
     """A question, or a sentence saying nothing the question did not ("The question asks
     how much ..."): no claim, whatever words of the sources it repeats."""
     if strip_markers(sentence).rstrip().endswith("?"):
@@ -188,7 +188,7 @@ def _restates(sentence: str, wanted: dict[str, float], asked: set[Figure], ev: _
     )
 
 
-def judge(sentence: str, cited: Sequence[int], ev: _Evidence) -> Judged:
+def judge(sentence: str, cited: Sequence[int], ev: Evidence) -> Judged:
     """The sources supporting ``sentence`` (module doc), preferring those it ``cited``."""
     written = flat(strip_markers(sentence))
     wanted = _wanted(written, ev)
@@ -225,7 +225,7 @@ def judge(sentence: str, cited: Sequence[int], ev: _Evidence) -> Judged:
 
 
 def _joined(
-    wanted: dict[str, float], asked: set[Figure], cited: Sequence[int], ev: _Evidence
+    wanted: dict[str, float], asked: set[Figure], cited: Sequence[int], ev: Evidence
 ) -> Judged | None:
     """Two sources whose sentences together cover the sentence, each adding ``ADDS``, and
     together hold its figures; the cited pair first, then the best."""
@@ -298,13 +298,19 @@ def _rewrite(piece: str, support: Sequence[int]) -> str:
 
 
 def attribute(
-    text: str, sources: Sequence[Source], *, strict: bool = False, question: str = ""
+    text: str,
+    sources: Sequence[Source],
+    *,
+    strict: bool = False,
+    question: str = "",
+    evidence: Evidence | None = None,
 ) -> Attributed:
     """``text`` with every sentence's markers settled against ``sources`` (module doc). A
     sentence whose markers already name exactly its supporting sources is left as written;
     with ``strict`` an unsupported sentence is removed. A sentence restating ``question``
-    (the question asked) makes no claim."""
-    ev = _Evidence(sources, question)
+    (the question asked) makes no claim. ``evidence``: the sources' :class:`Evidence`, when
+    the same answer is checked again (it streams); made from ``sources`` otherwise."""
+    ev = evidence or Evidence(sources, question)
     out, pos = [], 0
     judged: list[tuple[str, Judged]] = []
     removed: list[str] = []
@@ -333,12 +339,16 @@ def attribute(
     return Attributed(body, tuple(judged), tuple(removed), tuple(dropped))
 
 
-def _whole(sentence: str, cited: Sequence[int], ev: _Evidence) -> tuple[Judged, list[int]]:
-    j = judge(sentence, cited, ev)
-    return j, _keep(j, cited, sentence, ev)
+def _whole(sentence: str, cited: Sequence[int], ev: Evidence) -> tuple[Judged, list[int]]:
+    key = (sentence, tuple(cited))
+    if key not in ev.judged:  # a streamed answer is checked again as each sentence ends
+        j = judge(sentence, cited, ev)
+        ev.judged[key] = (j, _keep(j, cited, sentence, ev))
+    j, kept = ev.judged[key]
+    return j, list(kept)
 
 
-def _by_clause(seg: Segment, ev: _Evidence) -> tuple[Judged, list[int]] | None:
+def _by_clause(seg: Segment, ev: Evidence) -> tuple[Judged, list[int]] | None:
     """A sentence the model cited clause by clause, judged so: each clause that makes a
     claim must be supported, and the sentence is supported by all their sources. None when
     it has one clause or a clause is unsupported (it is then judged whole)."""
@@ -358,7 +368,7 @@ def _by_clause(seg: Segment, ev: _Evidence) -> tuple[Judged, list[int]] | None:
     return (Judged(tuple(support), evidence), support) if support else None
 
 
-def _keep(j: Judged, cited: Sequence[int], sentence: str, ev: _Evidence) -> list[int]:
+def _keep(j: Judged, cited: Sequence[int], sentence: str, ev: Evidence) -> list[int]:
     """The markers the sentence ends with: its supporting sources. A cited source beside
     them is kept when its own best sentence adds ``ADDS`` of the words (a joined claim the
     model cited right)."""

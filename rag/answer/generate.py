@@ -18,7 +18,7 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
-from rag.answer.attribute import AnswerSentence, answer_sentences, attribute
+from rag.answer.attribute import AnswerSentence, Evidence, answer_sentences, attribute
 from rag.answer.chat import ChatModel, Message, Usage
 from rag.answer.cite import MARKER, CheckedAnswer, Source, check_citations, defuse
 from rag.answer.events import DeltaEvent, Event, FinalEvent, SourcesEvent
@@ -206,7 +206,7 @@ class _CheckedText:
     ) -> None:
         self.sources = sources
         self.attribution = attribution
-        self.question = question
+        self.evidence = Evidence(sources, question) if attribution != "off" else None
         self.raw = ""
         self.shown = ""
         self._complete = 0  # length of the raw text up to its last complete sentence
@@ -218,7 +218,7 @@ class _CheckedText:
             checked = check_citations(clean, self.sources, require_support=True)
             return _Checked(checked, answer_sentences(checked.text))
         done = attribute(
-            clean, self.sources, strict=self.attribution == "strict", question=self.question
+            clean, self.sources, strict=self.attribution == "strict", evidence=self.evidence
         )
         evidence = done.evidence()
 
