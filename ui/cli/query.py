@@ -36,7 +36,9 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     )
     p.add_argument("query", metavar="QUERY", help="a question or keywords")
     p.add_argument("-k", type=int, default=10, metavar="N", help="papers to return (default 10)")
-    p.add_argument("--mode", choices=["hybrid", "dense", "lexical"], default="hybrid")
+    p.add_argument("--mode", choices=["hybrid", "dense", "lexical"], default="hybrid",
+                   help="hybrid: BM25 and vectors fused (default); dense: vectors only; "
+                   "lexical: BM25 only")  # fmt: skip
     add_filter_args(p)
     p.add_argument("--json", action="store_true", help="print hits as JSON")
     p.set_defaults(run=search)

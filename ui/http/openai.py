@@ -83,7 +83,12 @@ def openai_router(app: App) -> APIRouter:
 
     @router.post("/chat/completions", response_model=None)
     def chat_completions(body: ChatCompletionRequest) -> dict[str, Any] | StreamingResponse:
-        """OpenAI's chat completions over the papers (see the module doc)."""
+        """OpenAI's chat completions over the papers: the last user message is the question,
+        earlier turns the history. ``content`` is the answer with its ``[n]`` markers and a
+        "Sources" list after it; the papers are also in ``citations`` (and in the last
+        streamed chunk), each generated sentence's sources in ``sentences``. ``model`` picks
+        the answerer (``paperchat``, ``paperchat-extractive``, ``paperchat/<model>``: see
+        GET /v1/models); extras in the body: ``filters`` and ``llm``."""
         turns = [m for m in body.messages if m.role in ("user", "assistant")]
         if not turns or turns[-1].role != "user":
             raise ApiError(422, "messages: the last message must be the user's question",
