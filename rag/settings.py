@@ -15,7 +15,7 @@ from typing import Literal
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-__all__ = ["MIN_API_KEY_CHARS", "Settings", "env_names", "load_settings"]
+__all__ = ["MIN_API_KEY_CHARS", "Settings", "load_settings"]
 
 MIN_API_KEY_CHARS = 16
 
@@ -377,14 +377,6 @@ class Settings(BaseSettings):
         slug = re.sub(r"[^a-zA-Z0-9_-]+", "-", self.embedder_id).strip("-")[:40]
         digest = hashlib.sha256(key.encode()).hexdigest()[:8]
         return f"{self.collection_prefix}-{slug}-c{self.chunk_tokens}o{self.chunk_overlap}-{digest}"
-
-
-def env_names(field: str) -> list[str]:
-    """The environment variables a setting is read from, the usual name first."""
-    alias = Settings.model_fields[field].validation_alias
-    if isinstance(alias, AliasChoices):
-        return [str(c) for c in alias.choices]
-    return [f"PAPERCHAT_{field.upper()}"]
 
 
 def load_settings(**overrides: object) -> Settings:

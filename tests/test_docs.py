@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from rag.settings import Settings, env_names
+from rag.settings import Settings
 from ui.cli.main import parser
-from ui.reference import MissingDocs, cli_page, commands, http_page, settings_page
+from ui.reference import MissingDocs, cli_page, commands, env_names, http_page, settings_page
 
 ROOT = Path(__file__).resolve().parent.parent
 README_LIMIT = 12_000

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from rag.errors import ConfigError
-from rag.settings import Settings, env_names, load_settings
+from rag.settings import Settings, load_settings
+from ui.reference import env_names
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -20,21 +20,30 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, get_args, get_origin
 
-from pydantic import SecretStr
+from pydantic import AliasChoices, SecretStr
 from pydantic.fields import FieldInfo
 
-from rag.settings import Settings, env_names
+from rag.settings import Settings
 
 __all__ = [
     "MissingDocs",
     "cli_page",
     "commands",
+    "env_names",
     "http_page",
     "settings_page",
     "settings_table",
 ]
 
 HELP_WIDTH = "100"  # columns argparse wraps --help at, the same on every machine
+
+
+def env_names(field: str) -> list[str]:
+    """The environment variables a setting is read from, the usual name first."""
+    alias = Settings.model_fields[field].validation_alias
+    if isinstance(alias, AliasChoices):
+        return [str(c) for c in alias.choices]
+    return [f"PAPERCHAT_{field.upper()}"]
 
 
 class MissingDocs(ValueError):
