@@ -34,6 +34,8 @@ from rag.index.connect import open_store
 from rag.index.embed import CachedEmbedder, make_embedder
 from rag.library import Browsing
 from rag.retrieve import Retriever
+from rag.tablechat import table_answer
+from rag.tables import Table, plan
 
 if TYPE_CHECKING:
     from rag.answer.chat import ChatModel
@@ -216,6 +218,9 @@ class Engine(Browsing):
         """The answer to ``question`` as a stream of events (:mod:`rag.answer.events`).
         ``model`` picks one of the models :meth:`models` lists (a QueryError otherwise)."""
         s = self.settings
+        table = table_answer(self, question, history, filters)
+        if table is not None:  # "make a table of method and result for these papers"
+            return table
         chat = self.chat_for_model(model, llm) if model else self.chat_for(llm)
         return answer_stream(
             question,
@@ -242,6 +247,12 @@ class Engine(Browsing):
     def ask(self, question: str, **options: Any) -> Answer:
         """:meth:`answer`, collapsed into the final answer (the same options)."""
         return collect(self.answer(question, **options))
+
+    def table(self, columns: Sequence[str], **choice: Any) -> Table:
+        """A review table: the papers ``choice`` picks (``paper_ids``, ``collection``,
+        ``query`` with ``k``, ``conversation_id``) as rows, ``columns`` as columns, checked
+        now; its rows are filled as they are read (:meth:`rag.tables.Table.rows`)."""
+        return plan(self, columns, **choice)
 
     def search(
         self,

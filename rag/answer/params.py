@@ -32,6 +32,9 @@ class Params:
     # How the reader's log-odds and the ranker's score combine, and the reader's gate
     # (rag.answer.reader; empty: answers are made without the reader).
     reader: Mapping[str, float] = field(default_factory=dict)
+    # How a review table's cells are chosen (rag.answer.table: sentences read per cell, the
+    # features' weights, one bias per preset column), fitted by bench/table.py.
+    table: Mapping[str, float] = field(default_factory=dict)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Params:
@@ -41,6 +44,7 @@ class Params:
             prose={k: float(v) for k, v in data["prose"].items()},
             fitted_on=tuple(data.get("fitted_on", ())),
             reader={k: float(v) for k, v in data.get("reader", {}).items()},
+            table={k: float(v) for k, v in data.get("table", {}).items()},
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -50,6 +54,7 @@ class Params:
             "evidence": dict(self.evidence),
             "prose": dict(self.prose),
             "reader": dict(self.reader),
+            "table": dict(self.table),
         }
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from rag.errors import ConfigError, PaperchatError
 from rag.settings import load_settings
-from ui.cli import add, conversations, evaluate, library, query, remove, serve, zotero
+from ui.cli import add, conversations, evaluate, library, query, remove, serve, table, zotero
 from ui.cli.args import common_parser
 
 if TYPE_CHECKING:
@@ -41,6 +41,7 @@ def parser() -> argparse.ArgumentParser:
     add.register(sub, common)
     zotero.register(sub, common)
     query.register(sub, common)
+    table.register(sub, common)
     conversations.register(sub, common)
     serve.register(sub, common)
     evaluate.register(sub, common)

@@ -24,6 +24,7 @@ from ui.http.limits import BodyLimit
 from ui.http.openai import openai_router
 from ui.http.papers import papers_router
 from ui.http.routes import api_router
+from ui.http.tables import tables_router
 from ui.http.work import WorkLimit
 
 if TYPE_CHECKING:
@@ -66,6 +67,7 @@ def create_api(app: App) -> FastAPI:
     api.include_router(papers_router(app))
     api.include_router(conversations_router(app))
     api.include_router(openai_router(app))
+    api.include_router(tables_router(app))
 
     @api.api_route("/api/{rest:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE"],
                    include_in_schema=False)  # fmt: skip

@@ -169,3 +169,29 @@ class ChatCompletionRequest(BaseModel):
     stream: bool = False
     filters: FiltersIn | None = None
     llm: Literal["extractive", "openai"] | None = None
+
+
+class TableRequest(_Strict):
+    """POST /api/table: the columns and the papers of a review table (ids, a collection, a
+    search query with k, or the papers a saved conversation cited; several give their
+    union). The limits (rag.answer.table: 500 papers, 12 columns) are checked with the
+    papers, and the error says them."""
+
+    columns: list[Annotated[Text, Field(max_length=200)]] = Field(max_length=100)
+    paper_ids: list[Annotated[str, Field(min_length=1, max_length=300)]] = Field(
+        default_factory=list, max_length=5000
+    )
+    collection: Text = Field(default="", max_length=100)
+    query: Text = Field(default="", max_length=2000)
+    k: int = Field(default=10, ge=1, le=500, description="with query: how many papers")
+    conversation_id: str = Field(default="", max_length=64)
+    stream: bool = Field(
+        default=False,
+        description="true: Server-Sent Events, `columns` then one `row` per paper as it is "
+        "filled, then `done` (or `error`)",
+    )
+    format: Literal["json", "markdown", "csv", "bibtex"] = Field(
+        default="json",
+        description="json: {columns, rows}; markdown or csv: the table as text; bibtex: its "
+        "papers' entries",
+    )

@@ -1,5 +1,6 @@
-"""The web page: a chat tab (answers with clickable citations, one sources panel, settings)
-and a library tab (find, read, ask about, add, remove papers; a picture of the library),
+"""The web page: a chat tab (answers with clickable citations, one sources panel, settings),
+a library tab (find, read, ask about, add, remove papers; a picture of the library) and a
+table tab (papers as rows, questions as columns),
 built over one App. Gradio's own theme (light or dark as the system says) with a few small
 touches of CSS; on a phone-sized window the sources panel moves below the chat."""
 
@@ -13,6 +14,7 @@ from ui.web.gradio_import import gr
 from ui.web.library import Library
 from ui.web.library_tab import LIBRARY_CSS, library_tab, paper_filter, wire_library
 from ui.web.render import sources_html
+from ui.web.table_tab import TABLE_CSS, TableView, table_tab, wire_table
 
 if TYPE_CHECKING:
     import gradio
@@ -48,7 +50,7 @@ CSS = """
   #pc-convs .wrap { max-height: 220px; }
 }
 """
-CSS += LIBRARY_CSS
+CSS += LIBRARY_CSS + TABLE_CSS
 
 # A click on a [n] marker shows its source card: opens its group, scrolls, flashes it.
 HEAD = """<script>
@@ -94,9 +96,13 @@ def build_ui(app: App) -> gradio.Blocks:
                 parts = _chat_tab(app, library)
             with gr.Tab("Library", id="library") as shelf:
                 lib = library_tab(library)
+            with gr.Tab("Table", id="table"):
+                tables = TableView(app)
+                table_parts = table_tab(tables)
         parts["paper"] = paper
         _wire_chat(app, parts, status)
         wire_library(library, lib, status, tab=shelf, tabs=tabs, ask_into=paper)
+        wire_table(tables, table_parts)
         demo.load(library.status, None, status)
         demo.load(**parts["on_load"])  # the conversation shown last, and the list
     blocks: gradio.Blocks = demo

@@ -1,0 +1,281 @@
+"""Review tables (issue #45): how well cells state what their column asks, fitted leaving
+one field out, and how fast a table fills.
+
+The labelled set (bench/data/table/: papers.jsonl from bench/table_set.py, labels_a/b.jsonl
+written by helpers who saw only the papers and RULES.md) gives, for 48 papers of four fields
+and five preset columns, the sentences of each abstract that state what the column asks;
+72 papers of six other fields, labelled the same way (papers_train.jsonl,
+labels_train_*.jsonl), are only trained on.
+Each field's papers are read from that field's own bench library, as a user's table over
+their library would read them (rag.tables), and every sentence of every cell gets the
+features rag.answer.table scores (the reader's log-odds, the hand ranker's score, role fit,
+cue words, a count). The weights (a logistic model: is this sentence the cell?, one bias per
+column) are fitted on the six training fields and three of the four reported ones, and
+reported on the fourth, for each; ``--write`` saves the weights fitted on all ten in
+rag/answer/params.json ("table").
+
+Reported per field and column, held out: a cell states what the column asks (of the cells
+whose label is not empty, the cell quotes one of the labelled sentences), "not stated" right
+(of the cells saying "not stated", the label is empty), a wrong sentence quoted (of the cells
+that quote, the sentence is not labelled). ``--time`` fills a 100-paper x 5-column table of
+one field's library (extractive) and reports the first row's and the whole table's time.
+
+    python bench/table.py [--write] [--time]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.answers import open_domain  # noqa: E402
+from bench.domains import domains  # noqa: E402
+from rag.answer import params  # noqa: E402
+from rag.answer.table import FEATURES, PRESETS, TableReader, _bias_key, columns  # noqa: E402
+from rag.tables import plan  # noqa: E402
+
+DATA = ROOT / "bench/data/table"
+COLUMNS = ["Method", "Data set", "Main result", "Sample size", "Limitations"]
+L2 = 1.0
+
+
+def load_set() -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
+    """The papers and their labels: the four reported fields' (papers.jsonl, labels_a/b)
+    and the six training fields' (papers_train.jsonl, labels_train_*), each paper marked
+    ``train`` or not."""
+    papers = {}
+    for name, train in (("papers.jsonl", False), ("papers_train.jsonl", True)):
+        for line in (DATA / name).open(encoding="utf-8"):
+            if line.strip():
+                p = json.loads(line)
+                papers[p["id"]] = p | {"train": train}
+    labels = {}
+    for path in sorted(DATA.glob("labels_*.jsonl")):
+        for line in path.open(encoding="utf-8"):
+            if line.strip():
+                lab = json.loads(line)
+                labels[lab["id"]] = lab
+    return papers, labels
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def collect(index_dir: Path) -> list[dict[str, Any]]:
+    """One record per (paper, column): its sentences' features and which are labelled."""
+    papers, labels = load_set()
+    fields = sorted({p["field"] for p in papers.values()})
+    cols = columns(COLUMNS)
+    out = []
+    for field in fields:
+        app = open_domain(domains([field], pubmedqa=None, scifact=None)[field], index_dir)
+        ids = [pid for pid, p in papers.items() if p["field"] == field]
+        table = plan(app.engine, COLUMNS, paper_ids=ids)
+        reader = TableReader(cols, app.engine.answer_embedder)
+        for source, passages in table.sources():
+            p = papers[source.paper_id]
+            for c, pool in enumerate(reader.pools(source, passages)):
+                cell = labels[source.paper_id]["columns"][cols[c].name]
+                gold = {_norm(p["sentences"][i]) for i in cell["sentences"]}
+                x = reader.features(c, pool) if pool else np.zeros((0, len(FEATURES)))
+                out.append({
+                    "field": field, "train": p["train"], "paper": source.paper_id,
+                    "column": cols[c].name,
+                    "texts": [s.text for s in pool], "x": x,
+                    "y": np.array([_norm(s.text) in gold for s in pool], dtype=float),
+                    "labelled": bool(gold),
+                })  # fmt: skip
+    return out
+
+
+def _design(records: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
+    xs, ys = [], []
+    for r in records:
+        if not len(r["x"]):
+            continue
+        onehot = np.zeros((len(r["x"]), len(BIASES)))
+        onehot[:, BIASES.index(_bias_key(PRESETS[r["column"].casefold()]))] = 1.0
+        xs.append(np.hstack([onehot, r["x"]]))
+        ys.append(r["y"])
+    return np.vstack(xs), np.concatenate(ys)
+
+
+BIASES = [_bias_key(PRESETS[c.casefold()]) for c in COLUMNS]
+
+
+def fit(records: list[dict[str, Any]], l2: float = L2) -> dict[str, float]:
+    """Logistic regression (Newton) of "this sentence is the cell", one unshrunk bias per
+    column, L2 on the feature weights."""
+    x, y = _design(records)
+    w = np.zeros(x.shape[1])
+    reg = np.r_[np.zeros(len(BIASES)), np.full(len(FEATURES), l2)]
+    for _ in range(100):
+        p = 1 / (1 + np.exp(-np.clip(x @ w, -30, 30)))
+        grad = x.T @ (p - y) + reg * w
+        hess = (x * (p * (1 - p))[:, None]).T @ x + np.diag(reg + 1e-6)
+        step = np.linalg.solve(hess, grad)
+        w -= step
+        if np.abs(step).max() < 1e-7:
+            break
+    out = {k: float(v) for k, v in zip(BIASES, w[: len(BIASES)], strict=True)}
+    out |= {f"w_{f}": float(v) for f, v in zip(FEATURES, w[len(BIASES) :], strict=True)}
+    # Whether a cell is stated is decided on its best sentence, not on each sentence: each
+    # column's bias is moved so that the training fields' cells come out right most often.
+    wv = np.array([out[f"w_{f}"] for f in FEATURES])
+    for key in BIASES:
+        best = [(float((r["x"] @ wv).max()) + out[key], r) for r in records
+                if len(r["x"]) and _bias_key(PRESETS[r["column"].casefold()]) == key]  # fmt: skip
+        if not best:
+            continue
+
+        def right(t: float, best: list = best) -> int:
+            return sum(
+                (r["y"][int(np.argmax(r["x"] @ wv))] > 0) if s >= t else not r["labelled"]
+                for s, r in best
+            )
+
+        cuts = sorted({s for s, _ in best})
+        mids = [(a + b) / 2 for a, b in itertools.pairwise(cuts)]
+        options = [cuts[0] - 1.0, *mids, cuts[-1] + 1.0]
+        shift = max(options, key=lambda t: (right(t), t))
+        out[key] -= shift
+    return {k: round(v, 4) for k, v in out.items()}
+
+
+def judge(records: list[dict[str, Any]], weights: dict[str, float]) -> dict[str, Any]:
+    """Cells chosen with ``weights`` against the labels (module doc)."""
+    wv = np.array([weights.get(f"w_{f}", 1.0 if f == "reader" else 0.0) for f in FEATURES])
+    tally: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for r in records:
+        bias = weights.get(_bias_key(PRESETS[r["column"].casefold()]), 1.0)
+        quoted = None
+        if len(r["x"]):
+            s = r["x"] @ wv + bias
+            best = int(np.argmax(s))
+            quoted = best if s[best] >= 0 else None
+        for key in ("all", r["column"]):
+            t = tally[key]
+            t["cells"] += 1
+            t["labelled"] += r["labelled"]
+            if quoted is None:
+                t["not_stated"] += 1
+                t["not_stated_right"] += not r["labelled"]
+            else:
+                t["quoted"] += 1
+                right = bool(r["y"][quoted])
+                t["quoted_wrong"] += not right
+                t["stated_right"] += right and r["labelled"]
+    return {k: _rates(dict(v)) for k, v in tally.items()}
+
+
+def _rates(t: dict[str, int]) -> dict[str, Any]:
+    def rate(a: str, b: str) -> float | None:
+        return round(t.get(a, 0) / t[b], 3) if t.get(b) else None
+
+    return t | {"stated": rate("stated_right", "labelled"),
+                "not_stated_right_rate": rate("not_stated_right", "not_stated"),
+                "wrong_quoted": rate("quoted_wrong", "quoted")}  # fmt: skip
+
+
+def timing(index_dir: Path, field: str, n: int) -> dict[str, Any]:
+    app = open_domain(domains([field], pubmedqa=None, scifact=None)[field], index_dir)
+    ids = list(app.engine.retriever.index.catalogue)[:n]
+    runs = []
+    for _ in range(3):
+        clock = time.perf_counter()
+        first = None
+        for _row in plan(app.engine, COLUMNS, paper_ids=ids).rows():
+            first = first or time.perf_counter() - clock
+        runs.append({"first_row_s": round(first or 0.0, 3),
+                     "total_s": round(time.perf_counter() - clock, 3)})  # fmt: skip
+    return {"field": field, "papers": len(ids), "columns": len(COLUMNS), "runs": runs}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--index-dir", type=Path,
+                    default=Path(tempfile.gettempdir()) / "paperchat-bench-indexes")  # fmt: skip
+    ap.add_argument("--write", action="store_true", help="save the weights fitted on all fields")
+    ap.add_argument("--time", action="store_true", help="time a 100 x 5 table")
+    ap.add_argument("--out", type=Path, default=ROOT / "bench/results/table.json")
+    args = ap.parse_args()
+
+    # Features read with the reader's default use (no fitted table weights yet matter here).
+    records = collect(args.index_dir)
+    fields = sorted({r["field"] for r in records if not r["train"]})
+    result: dict[str, Any] = {
+        "columns": COLUMNS,
+        "features": list(FEATURES),
+        "fields": {},
+        "trained_on": sorted({r["field"] for r in records if r["train"]}),
+    }
+    for field in fields:
+        train = [r for r in records if r["field"] != field]
+        held = [r for r in records if r["field"] == field]
+        weights = fit(train)
+        result["fields"][field] = {
+            "weights": weights,
+            "held_out": judge(held, weights),
+            "reader_alone": judge(held, {}),
+        }
+    result["held_out_all"] = _pool(result, "held_out")
+    result["reader_alone_all"] = _pool(result, "reader_alone")
+    shipped = fit(records)
+    result["shipped"] = shipped
+    if args.time:
+        result["time"] = timing(args.index_dir, "economics", 100)
+    _print(result)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    if args.write:
+        current = params.load()
+        table = {"read": float(params.current().table.get("read", 3))} | shipped
+        path = params.PATH
+        data = current.to_json() | {"table": table}
+        path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {path}", file=sys.stderr)
+
+
+def _pool(result: dict[str, Any], which: str) -> dict[str, Any]:
+    total: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for f in result["fields"].values():
+        for key, t in f[which].items():
+            for k, v in t.items():
+                if isinstance(v, int):
+                    total[key][k] += v
+    return {k: _rates(dict(v)) for k, v in total.items()}
+
+
+def _print(result: dict[str, Any]) -> None:
+    def line(name: str, t: dict[str, Any]) -> str:
+        return (f"{name:28} stated {t.get('stated_right', 0)}/{t['labelled']} ({t['stated']})  "
+                f"not stated right {t.get('not_stated_right', 0)}/{t.get('not_stated', 0)} "
+                f"({t['not_stated_right_rate']})  wrong quoted {t.get('quoted_wrong', 0)}/"
+                f"{t.get('quoted', 0)} ({t['wrong_quoted']})")  # fmt: skip
+
+    for field, f in result["fields"].items():
+        print(line(f"{field} held out", f["held_out"]["all"]))
+        print(line(f"{field} reader alone", f["reader_alone"]["all"]))
+    for key in ["all", *COLUMNS]:
+        print(line(f"pooled held out: {key}", result["held_out_all"][key]))
+    print(line("pooled reader alone", result["reader_alone_all"]["all"]))
+    print("shipped weights:", result["shipped"])
+    if "time" in result:
+        print("time:", result["time"])
+
+
+if __name__ == "__main__":
+    main()

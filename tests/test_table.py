@@ -1,0 +1,267 @@
+"""Review tables: columns, figures and formats (unit), then real tables over a real embedded
+index with the shipped embedder and reader (the engine, the chat's table request, saving),
+the CLI, and the API over a real socket."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from rag.answer import tablefmt
+from rag.answer.table import Cell, Row, columns, has_count, number_of
+from rag.errors import NotFoundError, QueryError
+from rag.tablechat import table_request
+from tests.conftest import SAMPLE
+from ui.cli.main import main
+
+# -- units ------------------------------------------------------------------------------------
+
+
+def test_columns_are_presets_by_any_usual_name_or_questions_of_their_own() -> None:
+    cols = columns(["method", "Dataset", " Findings ", "N", "Which species?", "Method", ""])
+    assert [c.name for c in cols] == ["Method", "Data set", "Main result", "Sample size",
+                                      "Which species?"]  # fmt: skip
+    assert cols[3].count and cols[0].cue is not None
+    assert cols[4].question == "Which species?" and columns(["Country"])[0].question == "Country?"
+    with pytest.raises(QueryError, match=r"no columns.*presets: Method"):
+        columns([" ", ""])
+    with pytest.raises(QueryError, match="13 columns: a table has at most 12"):
+        columns([f"Question {i}" for i in range(13)])
+
+
+def test_a_cell_figure_skips_years_and_reads_thousands() -> None:
+    assert number_of("In 2019 we enrolled n = 1,099 women") == 1099
+    assert number_of("Accuracy rose to 92.5% (from 88.1%)") == 92.5
+    assert number_of("Ten hospitals took part in 2020.") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "counts"),
+    [
+        ("We enrolled 1,204 adults aged 40 or more.", True),
+        ("Out of 6318 potentially relevant articles, 27 met the criteria.", True),
+        ("a sample of 16,625 U.S. debt and equity offerings", True),
+        ("n = 153 patients", True),
+        ("Twelve countries were compared.", True),
+        ("Mortality fell by 40% over 5 years.", False),
+        ("Data from 2010 to 2015 were used.", False),
+        ("The Bill C-32 restricted flavours.", False),
+    ],
+)
+def test_a_count_of_what_was_studied(text: str, counts: bool) -> None:
+    assert has_count(text) is counts
+
+
+def test_formats_keep_cells_whole() -> None:
+    row = Row("p1", "A | B", "Title", 2021, (), (
+        Cell("Method", "We used a\nsurvey | weighted.", 7, "Methods"),
+        Cell("Sample size"),
+    ))  # fmt: skip
+    md = tablefmt.markdown(["Method", "Sample size"], [row])
+    assert md.splitlines()[0] == "| Paper | Method | Sample size |"
+    assert md.splitlines()[2] == (
+        "| A \\| B (2021) | We used a survey \\| weighted. (p. 7, Methods) | not stated |"
+    )
+    parsed = list(csv.reader(io.StringIO(tablefmt.csv_header(["Method", "Sample size"])
+                                         + tablefmt.csv_row(row))))  # fmt: skip
+    assert parsed[1] == ["p1", "A | B", "Title", "2021",
+                         "We used a\nsurvey | weighted. (p. 7, Methods)", "not stated"]  # fmt: skip
+    assert row.to_json()["cells"][1] == {
+        "column": "Sample size", "text": "not stated", "quote": "", "page": None,
+        "section": "", "stated": False, "number": None,
+        "context": {"before": "", "after": ""},
+    }  # fmt: skip
+
+
+def test_a_table_request_in_the_chat() -> None:
+    assert table_request("make a table of method and main result for these papers") == (
+        ["method", "main result"], "these papers")  # fmt: skip
+    assert table_request("Create a comparison table of Method, Data set & the sample size") == (
+        ["Method", "Data set", "sample size"], "")  # fmt: skip
+    assert table_request("Make a table of methods for the papers on malaria vaccines") == (
+        ["methods"], "the papers on malaria vaccines")  # fmt: skip
+    assert table_request("What does the table in the KCache paper show?") is None
+
+
+# -- real tables ------------------------------------------------------------------------------
+
+TRIAL = (
+    "Background: Hypertension is common in rural clinics. Methods: We conducted a "
+    "cluster-randomised trial in which nurses titrated drugs by a fixed protocol. We "
+    "enrolled 1,204 adults from 36 villages. Results: Systolic pressure fell by 11 mmHg more "
+    "in the intervention arm than under usual care. Conclusions: Nurse-led titration lowers "
+    "blood pressure at low cost."
+)
+PAPERS = [
+    {"id": "trial", "title": "Nurse-led titration of blood pressure drugs", "year": 2021,
+     "abstract": TRIAL, "authors": ["Ada Okafor"]},
+    {"id": "survey", "title": "Household water treatment in Peru", "year": 2019,
+     "authors": ["Luis Quispe"],
+     "abstract": "Household water treatment is promoted widely. We analysed the national "
+                 "Demographic and Health Survey of 2016 with logistic regression. Boiling was "
+                 "reported by 58% of households and was more common in the highlands. The "
+                 "cross-sectional design cannot show that treatment caused fewer "
+                 "diarrhoeal episodes."},
+]  # fmt: skip
+BIB = "@article{refonly,\n  title = {A reference without an abstract},\n  year = {2020}\n}\n"
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    data = tmp_path_factory.mktemp("table-index")
+    files = tmp_path_factory.mktemp("table-files")
+    (files / "papers.jsonl").write_text("".join(json.dumps(p) + "\n" for p in PAPERS))
+    (files / "refs.bib").write_text(BIB)
+    assert main(["ingest", str(files), "--collection", "review", "--data-dir", str(data)]) == 0
+    assert main(["ingest", str(SAMPLE), "--data-dir", str(data)]) == 0
+    return data
+
+
+@pytest.fixture
+def engine(library: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    from rag.engine import Engine
+    from rag.settings import load_settings
+
+    monkeypatch.setenv("PAPERCHAT_DATA_DIR", str(library))
+    return Engine.from_settings(load_settings())
+
+
+COLUMNS = ["Method", "Sample size", "Main result", "Limitations"]
+
+
+def test_a_table_over_a_collection_quotes_each_paper_verbatim(engine) -> None:  # type: ignore[no-untyped-def]
+    table = engine.table(COLUMNS, collection="review")
+    assert [p.id for p in table.papers] == ["trial", "survey", "bib:refonly"]
+    rows = table.rows()
+    first = next(rows)  # a stream: the first row comes before the others are read
+    assert first.paper_id == "trial" and [c.column for c in first.cells] == COLUMNS
+    rest = list(rows)
+    by_id = {r.paper_id: r for r in [first, *rest]}
+    abstracts = {p["id"]: p["abstract"] for p in PAPERS}
+    for pid, row in by_id.items():
+        for cell in row.cells:
+            assert not cell.stated or cell.quote in abstracts[pid], (pid, cell)
+            assert cell.stated or (cell.quote == "" and cell.shown == "not stated")
+    assert not any(c.stated for c in by_id["bib:refonly"].cells)  # nothing to quote
+    sample = by_id["trial"].cells[1]
+    assert sample.stated and "1,204 adults" in sample.quote and number_of(sample.quote) == 1204
+    result = by_id["trial"].cells[2].quote  # the result, or the conclusion drawn from it
+    assert result.startswith(("Results: Systolic pressure fell", "Conclusions: Nurse-led"))
+    # the quote in its context: the sentences around it in the abstract
+    assert sample.before.startswith("Methods: We conducted") and sample.after.startswith("Results")
+
+
+def test_papers_by_query_ids_and_conversation_and_the_errors_that_say_what_to_do(
+    engine, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    found = engine.table(["Method"], query="KV cache memory in LLM inference", k=3)
+    assert len(found.papers) == 3
+    both = engine.table(["Method"], paper_ids=("survey",), collection="review")
+    assert [p.id for p in both.papers] == ["survey", "trial", "bib:refonly"]  # union, each once
+    with pytest.raises(NotFoundError, match="no paper with id 'nope', 'gone'"):
+        engine.table(["Method"], paper_ids=("trial", "nope", "gone"))
+    with pytest.raises(NotFoundError, match="no paper is in a collection named 'elsewhere'"):
+        engine.table(["Method"], collection="elsewhere")
+    with pytest.raises(QueryError, match="no papers chosen"):
+        engine.table(["Method"])
+    with pytest.raises(QueryError, match="no columns"):
+        engine.table([], paper_ids=("trial",))
+    monkeypatch.setattr("rag.tables.MAX_PAPERS", 2)
+    with pytest.raises(QueryError, match="3 papers: a table has at most 2 rows"):
+        engine.table(["Method"], collection="review")
+
+
+def test_asked_in_the_chat_it_answers_with_the_table_and_saves_it(engine) -> None:  # type: ignore[no-untyped-def]
+    from rag.answer.followup import Turn
+
+    history = [Turn("user", "How was blood pressure lowered?"),
+               Turn("assistant", "By nurse-led titration [1].", ("trial", "survey"))]  # fmt: skip
+    answer = engine.ask("Make a table of method and sample size for these papers",
+                        history=history)  # fmt: skip
+    lines = answer.final.answer.splitlines()
+    assert lines[0] == "| Paper | Method | Sample size |"
+    assert lines[2].startswith("| Nurse-led titration of blood pressure drugs (2021) [1] |")
+    assert [c.source.paper_id for c in answer.final.citations] == ["trial", "survey"]
+    assert all(c.quote in abstract for c, abstract in
+               zip(answer.final.citations, [PAPERS[0]["abstract"], PAPERS[1]["abstract"]],
+                   strict=True))  # fmt: skip
+    with pytest.raises(QueryError, match="which papers"):
+        engine.ask("make a table of method")  # no conversation, no papers picked
+
+    from ui.app import App
+    from ui.web.table_tab import TableView
+
+    view = TableView(App.around(engine))
+    *_, (progress, html, state, _) = view.fill("Collection", "", 10, "review", "", "",
+                                               ["Method", "Sample size"], "Country?")  # fmt: skip
+    assert progress == "3 papers, 3 columns." and html.count("<tr>") == 4
+    assert "<mark>" in html and "not stated" in html
+    assert view.sorted(state, "Sample size", True, 1000).count("<tr>") == 2  # only 1,204
+    assert view.save(state).startswith("Saved with the conversations")
+    listed = engine.conversations.listing()[1]
+    assert listed[0].title.startswith("Table: Method, Sample size, Country?")
+    bib = Path(view.export(state, "bibtex")["value"]).read_text()
+    assert bib.count("@") == 3 and "refonly" in bib
+
+
+def test_the_cli_prints_rows_as_markdown_csv_or_json(library: Path, capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    base = ["table", "--collection", "review", "--columns", "Method,Sample size",
+            "--data-dir", str(library)]  # fmt: skip
+    assert main(base) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "| Paper | Method | Sample size |" and len(out) == 5
+    assert main([*base, "--format", "csv", "--bibtex", str(tmp_path / "t.bib")]) == 0
+    rows = list(csv.reader(io.StringIO(capsys.readouterr().out)))
+    assert rows[0] == ["paper_id", "paper", "title", "year", "Method", "Sample size"]
+    assert rows[1][0] == "trial" and "1,204" in rows[1][5]
+    assert (tmp_path / "t.bib").read_text().count("@") == 3
+    assert main([*base, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["columns"] == ["Method", "Sample size"] and len(data["rows"]) == 3
+    assert main(["table", "--paper-id", "nope", "--columns", "Method", "--data-dir",
+                 str(library)]) == 1  # fmt: skip
+    assert "no paper with id 'nope'" in capsys.readouterr().err
+
+
+# -- the API over a real socket -----------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def server(library: Path) -> Iterator[str]:
+    from tests.test_api import Server
+
+    with Server(library, ui=False) as running:
+        yield running.url
+
+
+@pytest.mark.integration
+def test_post_api_table(server: str) -> None:
+    body = {"columns": ["Method", "Sample size"], "collection": "review"}
+    data = httpx.post(f"{server}/api/table", json=body, timeout=60).json()
+    assert data["columns"] == ["Method", "Sample size"]
+    assert [r["paper_id"] for r in data["rows"]] == ["trial", "survey", "bib:refonly"]
+    cell = data["rows"][0]["cells"][1]
+    assert cell["stated"] and cell["number"] == 1204 and "1,204" in cell["quote"]
+    assert set(cell) >= {"column", "text", "quote", "page", "section"}
+
+    streamed = httpx.post(f"{server}/api/table", json=body | {"stream": True}, timeout=60)
+    kinds = [b.split("\n")[0] for b in streamed.text.strip().split("\n\n")]
+    assert kinds == ["event: columns", "event: row", "event: row", "event: row", "event: done"]
+
+    text = httpx.post(f"{server}/api/table", json=body | {"format": "csv"}, timeout=60)
+    assert text.headers["content-type"].startswith("text/csv") and "1,204" in text.text
+
+    missing = httpx.post(f"{server}/api/table", json={"columns": ["Method"],
+                                                      "paper_ids": ["nope"]})  # fmt: skip
+    assert missing.status_code == 404 and "nope" in missing.json()["error"]["message"]
+    none = httpx.post(f"{server}/api/table", json={"columns": [], "collection": "review"})
+    assert none.status_code == 400 and "no columns" in none.json()["error"]["message"]
+    thirteen = {"columns": [f"Q{i}" for i in range(13)], "collection": "review"}
+    many = httpx.post(f"{server}/api/table", json=thirteen)
+    assert many.status_code == 400 and "at most 12" in many.json()["error"]["message"]
