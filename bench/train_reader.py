@@ -227,7 +227,9 @@ def train(args: argparse.Namespace) -> None:
     rng = random.Random(SEED)
     pairs = load_pairs(args.pairs)
     left_out = set(args.leave_out)
-    train_pairs = select([p for p in pairs if p["library"] not in left_out], rng)
+    train_pairs = [p for p in pairs if p["library"] not in left_out]
+    if not args.every_pair:
+        train_pairs = select(train_pairs, rng)
     held = _firsts([p for p in pairs if p["library"] in left_out], READ)
     rng.shuffle(train_pairs)
     if args.max_pairs:
@@ -342,6 +344,7 @@ def train(args: argparse.Namespace) -> None:
             "top": TOP,
             "negatives": NEGATIVES,
             "threads": args.threads,
+            "every_pair": args.every_pair,
             "torch": torch.__version__,
         },
         "train_seconds": round(seconds, 1),
@@ -374,6 +377,9 @@ def main() -> None:
     t.add_argument("--lr", type=float, default=5e-5)
     t.add_argument("--max-pairs", type=int, default=0, help="train on at most N pairs (0: all)")
     t.add_argument("--threads", type=int, default=2)
+    t.add_argument("--every-pair", action="store_true",
+                   help="train on every pair, not each question's positives and first "
+                   "negatives (the table reader: a cell's every sentence is labelled)")  # fmt: skip
     args = ap.parse_args()
     collect_pairs(args) if args.cmd == "pairs" else train(args)
 

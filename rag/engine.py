@@ -248,11 +248,22 @@ class Engine(Browsing):
         """:meth:`answer`, collapsed into the final answer (the same options)."""
         return collect(self.answer(question, **options))
 
-    def table(self, columns: Sequence[str], **choice: Any) -> Table:
+    def table(
+        self,
+        columns: Sequence[str],
+        *,
+        llm: AnswererChoice = "extractive",
+        model: str | None = None,
+        **choice: Any,
+    ) -> Table:
         """A review table: the papers ``choice`` picks (``paper_ids``, ``collection``,
         ``query`` with ``k``, ``conversation_id``) as rows, ``columns`` as columns, checked
-        now; its rows are filled as they are read (:meth:`rag.tables.Table.rows`)."""
-        return plan(self, columns, **choice)
+        now; its rows are filled as they are read (:meth:`rag.tables.Table.rows`). With a
+        language model (``llm``, ``model`` as for :meth:`answer`) each stated cell also
+        gets a short phrase the model writes from the paper's text, kept when supported."""
+        table = plan(self, columns, **choice)
+        chat = self.chat_for_model(model, llm) if model else self.chat_for(llm)
+        return dataclasses.replace(table, chat=chat) if chat is not None else table
 
     def search(
         self,

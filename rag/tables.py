@@ -15,12 +15,14 @@ from typing import TYPE_CHECKING, Protocol
 
 from rag.answer.cite import Source
 from rag.answer.table import MAX_PAPERS, Column, Row, TableReader, columns
+from rag.answer.tablellm import phrased
 from rag.errors import NotFoundError, QueryError
 from rag.index.layout import sentence_vectors
 from rag.passages import body_passages
 from rag.retrieve import Filters
 
 if TYPE_CHECKING:
+    from rag.answer.chat import ChatModel
     from rag.conversations import Conversations
     from rag.index.embed import Embedder
     from rag.index.store import Store
@@ -61,6 +63,7 @@ class Table:
     columns: tuple[Column, ...]
     papers: tuple[PaperRow, ...]
     engine: Library
+    chat: ChatModel | None = None  # a model writes each stated cell's phrase (checked)
 
     def rows(self) -> Iterator[Row]:
         """Each paper's row, in order, as soon as it is filled."""
@@ -72,8 +75,11 @@ class Table:
         for source, passages in self.sources():
             if not source.paper.has_abstract and not passages:
                 yield source, reader.empty_row(source)
-            else:
-                yield source, reader.row(source, passages)
+                continue
+            row = reader.row(source, passages)
+            if self.chat is not None:
+                row = phrased(row, list(self.columns), source, self.chat)
+            yield source, row
 
     def sources(self) -> Iterator[tuple[Source, dict[str, Source]]]:
         """Each paper as a source (its stored abstract and sentence vectors), with, per

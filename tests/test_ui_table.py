@@ -65,13 +65,17 @@ def test_the_table_tab(ui_server: str) -> None:
             cell.locator("summary").click()
             expect(cell.locator(".pc-context mark")).to_be_visible()
 
-            # sorted by the figure a column states, and only rows with at least 1,000
+            # sorted by paper, largest first; a bound on a column's figure no cell reaches
+            expect(rows.first).to_contain_text("Nurse-led titration")  # the table's order
+            page.locator("#pc-table-desc input").check()  # by paper, Z to A
+            expect(rows.first).to_contain_text("Nurse-led titration")
+            page.locator("#pc-table-desc input").uncheck()  # A to Z
+            expect(rows.first).to_contain_text("Household water")
             page.locator("#pc-table-sort input").click()
-            page.locator("[role=option]", has_text="Sample size").first.click()
-            page.locator("#pc-table-at-least input").fill("1000")
+            page.locator("[role=option]", has_text="Main result").first.click()
+            page.locator("#pc-table-at-least input").fill("1000000")
             page.locator("#pc-table-at-least input").press("Enter")
-            expect(rows).to_have_count(1)
-            expect(rows.first).to_contain_text("1,204 adults")
+            expect(rows).to_have_count(0)
 
             page.locator("#pc-table-csv").click()
             expect(page.locator("#pc-table-view ~ * a, .file-preview a").first).to_be_visible(

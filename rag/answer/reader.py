@@ -30,7 +30,17 @@ if TYPE_CHECKING:
     import onnxruntime
     import tokenizers
 
-__all__ = ["MAX_TOKENS", "READER_DIR", "Reader", "packaged", "shipped", "use"]
+__all__ = [
+    "MAX_TOKENS",
+    "READER_DIR",
+    "Reader",
+    "packaged",
+    "packaged_table",
+    "shipped",
+    "table_reader",
+    "use",
+    "use_table",
+]
 
 READER_DIR = Path(__file__).parent / "reader"
 MAX_TOKENS = 128  # question, paper name and sentence together; longer pairs are cut
@@ -74,9 +84,14 @@ class Reader:
 
     def score(self, question: str, passages: Sequence[tuple[str, str]]) -> np.ndarray:
         """The log-odds that each (paper name, sentence) states the answer to ``question``."""
-        if not passages:
+        return self.score_pairs([(question, name, text) for name, text in passages])
+
+    def score_pairs(self, asked: Sequence[tuple[str, str, str]]) -> np.ndarray:
+        """:meth:`score` for (question, paper name, sentence) triples of several questions,
+        read in the same batches (a table row's columns at once)."""
+        if not asked:
             return np.zeros(0, dtype=np.float32)
-        pairs = [(question, f"{name}: {text}" if name else text) for name, text in passages]
+        pairs = [(q, f"{name}: {text}" if name else text) for q, name, text in asked]
         out = np.zeros(len(pairs), dtype=np.float32)
         with self._lock:
             known = {i: self._seen[p] for i, p in enumerate(pairs) if p in self._seen}
@@ -121,6 +136,29 @@ def packaged() -> Reader | None:
     """The reader shipped in this package (None when its file is missing)."""
     model = READER_DIR / "model.onnx"
     return Reader(model) if model.exists() else None
+
+
+@functools.cache
+def packaged_table() -> Reader | None:
+    """The table reader shipped in this package (``reader/table/``: trained the same way on
+    (column question, sentence) pairs of labelled review tables; None when missing)."""
+    model = READER_DIR / "table" / "model.onnx"
+    return Reader(model) if model.exists() else None
+
+
+_table_override: list[Reader | None] = []
+
+
+def table_reader() -> Reader | None:
+    """The reader review tables use: the packaged table reader, or the one
+    :func:`use_table` set (the bench's)."""
+    return _table_override[-1] if _table_override else packaged_table()
+
+
+def use_table(reader: Reader | None) -> None:
+    """Read tables' cells with ``reader`` from now on (None: with the answers' reader)."""
+    _table_override.clear()
+    _table_override.append(reader)
 
 
 def shipped() -> Reader | None:

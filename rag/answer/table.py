@@ -293,33 +293,55 @@ class TableReader:
     def row(self, source: Source, passages: dict[str, Source] | None = None) -> Row:
         """The paper's row (see :meth:`pools` for ``passages``)."""
         pools = self.pools(source, passages)
-        cells = [self._cell(asked, pool) for asked, pool in zip(self._asked, pools, strict=True)]
+        xs = self.features_all(pools)
+        cells = [self._cell(c, pool, x) for c, (pool, x) in enumerate(zip(pools, xs, strict=True))]
         paper = source.paper
         return Row(paper.id, paper.label, paper.title, paper.year, tuple(paper.authors),
                    tuple(cells))  # fmt: skip
 
     def features(self, column: int, pool: Sequence[cand.Sentence]) -> np.ndarray:
-        """Each sentence's features for column ``column`` (:data:`FEATURES`): the reader's
-        log-odds (read for the hand ranker's first ``read``; the others get the lowest of
-        those), the hand ranker's score, how well its role fits the column, whether it has
-        the column's cue words, and (for a column asking how many) a count."""
-        asked = self._asked[column]
-        col = asked.column
-        hand = rank.score(cand.features_of(asked.question, pool, asked.vector))
-        logits = hand.copy()
-        reader = reader_module.shipped()
-        if reader is not None:
-            top = np.argsort(-hand, kind="stable")[: self.read]
-            read = reader.score(col.question, [(pool[i].source.name, pool[i].text) for i in top])
-            logits = np.full(len(pool), float(read.min()), dtype=np.float32)
-            logits[top] = read
-        fits = dict(col.roles)
-        out = np.zeros((len(pool), len(FEATURES)), dtype=np.float32)
-        out[:, 0] = logits
-        out[:, 1] = hand
-        out[:, 2] = [fits.get(s.role, 0.0) for s in pool]
-        out[:, 3] = [bool(col.cue and col.cue.search(s.text)) for s in pool]
-        out[:, 4] = [col.count and has_count(s.text) for s in pool]
+        """Each sentence's features for one column (:meth:`features_all`)."""
+        pools: list[Sequence[cand.Sentence]] = [[] for _ in self._asked]
+        pools[column] = pool
+        return self.features_all(pools)[column]
+
+    def features_all(self, pools: Sequence[Sequence[cand.Sentence]]) -> list[np.ndarray]:
+        """Per column, each sentence's features (:data:`FEATURES`): the reader's log-odds,
+        the hand ranker's score, how well its role fits the column, whether it has the
+        column's cue words, and (for a column asking how many) a count. The reader reads the
+        ``read`` sentences the other features score highest (the others get the lowest of
+        those), every column's in one batch: the table reader
+        (:func:`rag.answer.reader.table_reader`) where there is one, else the answers'."""
+        out, tops = [], []
+        w = self.weights
+        rest = np.array([0.0] + [w.get(f"w_{f}", 0.0) for f in FEATURES[1:]])
+        for asked, pool in zip(self._asked, pools, strict=True):
+            col = asked.column
+            fits = dict(col.roles)
+            x = np.zeros((len(pool), len(FEATURES)), dtype=np.float32)
+            if pool:
+                x[:, 1] = rank.score(cand.features_of(asked.question, pool, asked.vector))
+                x[:, 2] = [fits.get(s.role, 0.0) for s in pool]
+                x[:, 3] = [bool(col.cue and col.cue.search(s.text)) for s in pool]
+                x[:, 4] = [col.count and has_count(s.text) for s in pool]
+                x[:, 0] = x[:, 1]
+            prior = x @ rest if rest.any() else x[:, 1]
+            tops.append(np.argsort(-prior, kind="stable")[: self.read])
+            out.append(x)
+        reader = reader_module.table_reader() or reader_module.shipped()
+        if reader is None:
+            return out
+        asked_pairs = [(a.column.question, pool[i].source.name, pool[i].text)
+                       for a, pool, top in zip(self._asked, pools, tops, strict=True)
+                       for i in top]  # fmt: skip
+        read = reader.score_pairs(asked_pairs)
+        at = 0
+        for x, top in zip(out, tops, strict=True):
+            if len(top):
+                got = read[at : at + len(top)]
+                x[:, 0] = float(got.min())
+                x[top, 0] = got
+                at += len(top)
         return out
 
     def scores(self, column: int, x: np.ndarray) -> np.ndarray:
@@ -329,12 +351,11 @@ class TableReader:
         bias = w.get(_bias_key(self._asked[column].column), -THRESHOLD)
         return np.asarray(x @ weights + bias, dtype=np.float32)
 
-    def _cell(self, asked: _Asked, pool: Sequence[cand.Sentence]) -> Cell:
-        name = asked.column.name
+    def _cell(self, column: int, pool: Sequence[cand.Sentence], x: np.ndarray) -> Cell:
+        name = self._asked[column].column.name
         if not pool:
             return Cell(name)
-        column = self._asked.index(asked)
-        score = self.scores(column, self.features(column, pool))
+        score = self.scores(column, x)
         best = max(range(len(pool)), key=lambda i: (score[i], -pool[i].position))
         if score[best] < 0:
             return Cell(name, score=float(score[best]))

@@ -48,6 +48,12 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
                    help="with --query: how many papers (default 10)")  # fmt: skip
     p.add_argument("--conversation", metavar="ID",
                    help="the papers saved conversation ID cited")  # fmt: skip
+    p.add_argument("--llm", choices=["extractive", "openai"], default="extractive",
+                   help="openai: a language model also writes each stated cell as a short "
+                   "phrase from the paper's text, kept when attribution finds it supported "
+                   "(one call per cell); default extractive: the sentences only")  # fmt: skip
+    p.add_argument("--model", metavar="NAME",
+                   help="a model `paperchat models` lists; implies --llm openai")  # fmt: skip
     out = p.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true",
                      help="print {columns, rows} as JSON (each cell with its quote, page, "
@@ -68,6 +74,8 @@ def table(args: argparse.Namespace, settings: Settings) -> int:
         query=(args.query or "").strip(),
         k=args.k,
         conversation_id=args.conversation or "",
+        llm="openai" if args.model else args.llm,
+        model=args.model,
     )
     names = [c.name for c in plan.columns]
     progress = sys.stderr.isatty() and not args.json

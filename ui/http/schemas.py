@@ -185,6 +185,12 @@ class TableRequest(_Strict):
     query: Text = Field(default="", max_length=2000)
     k: int = Field(default=10, ge=1, le=500, description="with query: how many papers")
     conversation_id: str = Field(default="", max_length=64)
+    llm: Literal["extractive", "openai"] = Field(
+        default="extractive",
+        description="openai: a language model also writes each stated cell as a short phrase "
+        "from the paper's text (kept when supported)",
+    )
+    model: str | None = Field(default=None, min_length=1, max_length=200)
     stream: bool = Field(
         default=False,
         description="true: Server-Sent Events, `columns` then one `row` per paper as it is "

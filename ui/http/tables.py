@@ -49,6 +49,8 @@ def tables_router(app: App) -> APIRouter:
             query=body.query.strip(),
             k=body.k,
             conversation_id=body.conversation_id.strip(),
+            llm="openai" if body.model else body.llm,
+            model=body.model,
         )
         names = [c.name for c in plan.columns]
         if body.stream:

@@ -53,7 +53,7 @@ class TableView:
         self.app = app
 
     def fill(self, kind: str, query: str, k: float, collection: str, ids: str,
-             conversation: str, presets: list[str], extra: str
+             conversation: str, presets: list[str], extra: str, phrase: bool = False
              ) -> Iterator[tuple[Any, ...]]:  # fmt: skip
         """Rows as they are filled: (progress, table HTML, state, sort choices)."""
         columns = [*presets, *(c for c in extra.split(",") if c.strip())]
@@ -67,7 +67,8 @@ class TableView:
         elif kind == CONVERSATION:
             choice = {"conversation_id": (conversation or "").strip()}
         try:
-            plan = self.app.engine.table(columns, **choice)
+            plan = self.app.engine.table(columns, llm="openai" if phrase else "extractive",
+                                         **choice)  # fmt: skip
         except PaperchatError as exc:
             yield f"**Cannot make this table:** {html.escape(str(exc))}", "", {}, gr.update()
             return
@@ -181,6 +182,12 @@ def table_tab(view: TableView) -> dict[str, Any]:
                                     elem_id="pc-table-extra",
                                     info=f"at most {MAX_COLUMNS} columns and {MAX_PAPERS} "
                                     "papers")  # fmt: skip
+            models = view.app.engine.models()
+            c["phrase"] = gr.Checkbox(
+                label="A language model phrases each cell (checked against the paper)",
+                info=models.note or "one model call per cell: slower", elem_id="pc-table-phrase",
+                visible=bool(models.models), value=False,
+            )  # fmt: skip
             with gr.Row():
                 c["make"] = gr.Button("Make table", variant="primary", elem_id="pc-table-make")
                 c["stop"] = gr.Button("Stop", variant="stop", elem_id="pc-table-stop")
@@ -205,7 +212,7 @@ def table_tab(view: TableView) -> dict[str, Any]:
 
 def wire_table(view: TableView, c: dict[str, Any]) -> None:
     inputs = [c["kind"], c["query"], c["k"], c["collection"], c["ids"], c["conversation"],
-              c["presets"], c["extra"]]  # fmt: skip
+              c["presets"], c["extra"], c["phrase"]]  # fmt: skip
     outputs = [c["progress"], c["view"], c["state"], c["sort"]]
     run = c["make"].click(view.fill, inputs, outputs)
     c["stop"].click(lambda: "Stopped.", None, c["progress"], cancels=[run])
