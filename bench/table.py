@@ -232,6 +232,33 @@ def timing(index_dir: Path, field: str, n: int) -> dict[str, Any]:
     return {"field": field, "columns": len(COLUMNS), "runs": runs}
 
 
+_MEMORY = """
+import os, json
+from rag.settings import load_settings
+from rag.engine import Engine
+def rss():
+    return int(open('/proc/self/statm').read().split()[1]) * os.sysconf('SC_PAGE_SIZE') / 1e6
+e = Engine.from_settings(load_settings(data_dir={data!r}))
+e.warm_up()
+e.ask("How do systems reduce KV cache memory in LLM inference?")
+before = rss()
+list(e.table(["Method", "Main result"], query="KV cache", k=5).rows())
+print(json.dumps({{"after_an_answer_mb": round(before), "after_a_table_mb": round(rss())}}))
+"""
+
+
+def memory(data_dir: Path) -> dict[str, Any]:
+    """Resident memory of a fresh process that has answered once, then made a small table
+    (the table reader loaded): what a table adds to a running server."""
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-c", _MEMORY.format(data=str(data_dir))],
+                          capture_output=True, text=True, check=True, cwd=ROOT)  # fmt: skip
+    out: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    out["added_mb"] = out["after_a_table_mb"] - out["after_an_answer_mb"]
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--index-dir", type=Path,
@@ -239,6 +266,9 @@ def main() -> None:
     ap.add_argument("--write", action="store_true", help="save the weights fitted on all fields")
     ap.add_argument("--time", action="store_true", help="time a 100 x 5 table")
     ap.add_argument("--out", type=Path, default=ROOT / "bench/results/table.json")
+    ap.add_argument("--memory", type=Path, metavar="DATA_DIR",
+                    help="only measure what a table adds to resident memory, over the sample "
+                    "corpus ingested in DATA_DIR; prints and saves table_memory.json")  # fmt: skip
     ap.add_argument("--table-reader", type=Path, metavar="DIR",
                     help="read cells with the table reader in DIR (model.onnx, card.json) "
                     "instead of the shipped one; its training fields are left out of the "
@@ -252,6 +282,11 @@ def main() -> None:
     ap.add_argument("--pairs", type=Path, metavar="FILE",
                     help="only write the training fields' reader pairs to FILE")  # fmt: skip
     args = ap.parse_args()
+    if args.memory:
+        result = memory(args.memory)
+        print(json.dumps(result))
+        (ROOT / "bench/results/table_memory.json").write_text(json.dumps(result) + "\n")
+        return
     if args.table_reader:
         reader.use_table(reader.Reader(args.table_reader / "model.onnx"))
     elif args.no_table_reader:

@@ -169,7 +169,9 @@ def table_tab(view: TableView) -> dict[str, Any]:
                                  label="Papers", elem_id="pc-table-kind")  # fmt: skip
             c["query"] = gr.Textbox(label="Search query", elem_id="pc-table-query",
                                     placeholder="e.g. KV cache memory")  # fmt: skip
-            c["k"] = gr.Slider(1, MAX_PAPERS, value=10, step=1, label="How many papers")
+            c["k"] = gr.Slider(
+                1, MAX_PAPERS, value=10, step=1, label="How many papers", elem_id="pc-table-k"
+            )
             c["collection"] = gr.Textbox(label="Collection", elem_id="pc-table-collection")
             c["ids"] = gr.Textbox(label="Paper ids (spaces or commas)", elem_id="pc-table-ids")
             c["conversation"] = gr.Textbox(label="Saved conversation id",
