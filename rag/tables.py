@@ -2,9 +2,9 @@
 
 The papers are picked by id, by collection, by a search query (its ``k`` best), or as the
 papers a saved conversation cited; several ways together give their union, in that order,
-each paper once. The rows come as a stream (:meth:`Table.rows`), so a face shows the first
-one while the rest are read and can stop at any row. The cells are chosen by
-:mod:`rag.answer.table`.
+each paper once (a query with a collection searches within it). The rows come as a stream
+(:meth:`Table.rows`), so a face shows the first one while the rest are read and can stop at
+any row. The cells are chosen by :mod:`rag.answer.table`.
 """
 
 from __future__ import annotations

@@ -174,8 +174,8 @@ class ChatCompletionRequest(BaseModel):
 class TableRequest(_Strict):
     """POST /api/table: the columns and the papers of a review table (ids, a collection, a
     search query with k, or the papers a saved conversation cited; several give their
-    union). The limits (rag.answer.table: 500 papers, 12 columns) are checked with the
-    papers, and the error says them."""
+    union; a query with a collection searches within it). The limits (rag.answer.table:
+    500 papers, 12 columns) are checked with the papers, and the error says them."""
 
     columns: list[Annotated[Text, Field(max_length=200)]] = Field(max_length=100)
     paper_ids: list[Annotated[str, Field(min_length=1, max_length=300)]] = Field(
