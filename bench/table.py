@@ -4,8 +4,8 @@ one field out, and how fast a table fills.
 The labelled set (bench/data/table/: papers.jsonl from bench/table_set.py, labels_a/b.jsonl
 written by helpers who saw only the papers and RULES.md) gives, for 48 papers of four fields
 and five preset columns, the sentences of each abstract that state what the column asks;
-72 papers of six other fields, labelled the same way (papers_train.jsonl,
-labels_train_*.jsonl), are only trained on.
+144 papers of six other fields, labelled the same way (papers_train*.jsonl,
+labels_train*_*.jsonl), are only trained on.
 Each field's papers are read from that field's own bench library, as a user's table over
 their library would read them (rag.tables), and every sentence of every cell gets the
 features rag.answer.table scores (the reader's log-odds, the hand ranker's score, role fit,
@@ -57,8 +57,9 @@ def load_set() -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
     and the six training fields' (papers_train.jsonl, labels_train_*), each paper marked
     ``train`` or not."""
     papers = {}
-    for name, train in (("papers.jsonl", False), ("papers_train.jsonl", True)):
-        for line in (DATA / name).open(encoding="utf-8"):
+    for path in [DATA / "papers.jsonl", *sorted(DATA.glob("papers_train*.jsonl"))]:
+        train = path.name != "papers.jsonl"
+        for line in path.open(encoding="utf-8"):
             if line.strip():
                 p = json.loads(line)
                 papers[p["id"]] = p | {"train": train}
@@ -83,7 +84,7 @@ def collect(index_dir: Path) -> list[dict[str, Any]]:
     out = []
     for field in fields:
         app = open_domain(domains([field], pubmedqa=None, scifact=None)[field], index_dir)
-        ids = [pid for pid, p in papers.items() if p["field"] == field]
+        ids = [pid for pid, p in papers.items() if p["field"] == field and pid in labels]
         table = plan(app.engine, COLUMNS, paper_ids=ids)
         reader = TableReader(cols, app.engine.answer_embedder)
         for source, passages in table.sources():
@@ -105,8 +106,9 @@ def collect(index_dir: Path) -> list[dict[str, Any]]:
 
 def write_pairs(records: list[dict[str, Any]], path: Path) -> int:
     """The training fields' sentences as reader pairs (bench/train_reader.py's format): the
-    column's question, the paper's name and the sentence, labelled 1 when it states what
-    the column asks. The reported fields are never written."""
+    column's question and the sentence (no paper name: a column asks the same of every
+    paper, and the pair reads faster without it), labelled 1 when it states what the column
+    asks. The reported fields are never written."""
     n = 0
     with path.open("w", encoding="utf-8") as out:
         for r in records:
@@ -115,7 +117,7 @@ def write_pairs(records: list[dict[str, Any]], path: Path) -> int:
             for i, text in enumerate(r["texts"]):
                 out.write(json.dumps({
                     "library": r["field"], "qid": f"{r['paper']}#{r['column']}",
-                    "question": r["question"], "name": r["name"], "text": text,
+                    "question": r["question"], "name": "", "text": text,
                     "label": int(r["y"][i]), "hand": round(float(r["x"][i][1]), 4),
                     "answerable": r["labelled"], "type": "table", "retrieved": True,
                     "named": False, "kind": "",

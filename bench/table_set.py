@@ -4,6 +4,7 @@ which sentences answer each column (bench/data/table/RULES.md) without seeing th
 
     python bench/table_set.py                 # the four reported fields: papers.jsonl
     python bench/table_set.py --train         # six fields to train on: papers_train.jsonl
+    python bench/table_set.py --train --round 2   # 72 more of them: papers_train2.jsonl
 
 Fixed seed: the same papers every run. The labels (labels_*.jsonl) are written afterwards
 by helpers and never edited after an answer is seen; bench/table.py scores against them.
@@ -38,18 +39,27 @@ def main() -> None:
         action="store_true",
         help="the training fields' papers (default --out papers_train.jsonl)",
     )
+    ap.add_argument("--round", type=int, default=1,
+                    help="with --train: a further draw (its own seed), none of the papers "
+                    "earlier rounds drew (default --out papers_train<ROUND>.jsonl)")  # fmt: skip
     args = ap.parse_args()
     fields = FIELDS
+    drawn: set[str] = set()
     if args.train:
         fields = TRAIN_FIELDS
         if args.out == ROOT / "bench/data/table/papers.jsonl":
-            args.out = ROOT / "bench/data/table/papers_train.jsonl"
-    rng = random.Random(SEED)
+            suffix = "" if args.round == 1 else str(args.round)
+            args.out = ROOT / f"bench/data/table/papers_train{suffix}.jsonl"
+        for path in (ROOT / "bench/data/table").glob("papers_train*.jsonl"):
+            if path != args.out:
+                drawn |= {json.loads(line)["id"] for line in path.open(encoding="utf-8")}
+    rng = random.Random(SEED + args.round - 1)
     rows = []
     for field in fields:
         corpus = ROOT / "bench/data/fields" / field / "corpus.jsonl"
         papers = [json.loads(line) for line in corpus.open(encoding="utf-8") if line.strip()]
-        papers = [p for p in papers if len(split_sentences(p.get("abstract") or "")) >= 4]
+        papers = [p for p in papers if len(split_sentences(p.get("abstract") or "")) >= 4
+                  and p["id"] not in drawn]  # fmt: skip
         for p in rng.sample(papers, PER_FIELD):
             sentences = split_sentences(p["abstract"])
             rows.append({"field": field, "id": p["id"], "title": p.get("title", ""),

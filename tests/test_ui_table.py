@@ -82,6 +82,19 @@ def test_the_table_tab(ui_server: str) -> None:
                 timeout=20_000
             )
 
+            # a paper picked in the Library tab, added to the table's rows
+            page.get_by_role("tab", name="Library").click()
+            page.locator("#pc-lib-search textarea, #pc-lib-search input").first.fill("Household")
+            page.locator("#pc-lib-table .body-cell", has_text="Household water").first.click()
+            page.wait_for_function(
+                "() => document.querySelector('#pc-lib-paper').innerText.includes('Peru')"
+            )
+            page.locator("#pc-to-table").click()
+            page.get_by_role("tab", name="Table").click()
+            ids = page.locator("#pc-table-ids textarea, #pc-table-ids input").first
+            expect(ids).to_have_value("survey")
+            expect(page.locator("#pc-table-kind input[value='Paper ids']")).to_be_checked()
+
             # the collection the note's screenshot shows
             page.locator("#pc-table-at-least input").fill("")
             page.locator("#pc-table-at-least input").press("Enter")

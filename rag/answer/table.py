@@ -328,10 +328,13 @@ class TableReader:
             prior = x @ rest if rest.any() else x[:, 1]
             tops.append(np.argsort(-prior, kind="stable")[: self.read])
             out.append(x)
-        reader = reader_module.table_reader() or reader_module.shipped()
+        table = reader_module.table_reader()
+        reader = table or reader_module.shipped()
         if reader is None:
             return out
-        asked_pairs = [(a.column.question, pool[i].source.name, pool[i].text)
+        # The table reader reads the column's question and the sentence alone; the answers'
+        # reader, the sentence after its paper's name, as it was trained.
+        asked_pairs = [(a.column.question, "" if table else pool[i].source.name, pool[i].text)
                        for a, pool, top in zip(self._asked, pools, tops, strict=True)
                        for i in top]  # fmt: skip
         read = reader.score_pairs(asked_pairs)

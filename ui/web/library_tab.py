@@ -89,6 +89,8 @@ def library_tab(library: Library) -> dict[str, Any]:
             with gr.Row():
                 c["ask"] = gr.Button("Ask about this paper", size="sm", variant="primary",
                                      interactive=False, elem_id="pc-ask-paper")  # fmt: skip
+                c["to_table"] = gr.Button("Add to the table", size="sm",
+                                          elem_id="pc-to-table")  # fmt: skip
                 c["remove"] = gr.Button("Remove this paper…", size="sm", variant="stop",
                                         interactive=False, elem_id="pc-remove")  # fmt: skip
             with gr.Row(visible=False, elem_id="pc-remove-confirm") as confirm:

@@ -103,6 +103,8 @@ def build_ui(app: App) -> gradio.Blocks:
         _wire_chat(app, parts, status)
         wire_library(library, lib, status, tab=shelf, tabs=tabs, ask_into=paper)
         wire_table(tables, table_parts)
+        lib["to_table"].click(tables.add_paper, [table_parts["ids"], lib["picked"]],
+                              [table_parts["ids"], table_parts["kind"]])  # fmt: skip
         demo.load(library.status, None, status)
         demo.load(**parts["on_load"])  # the conversation shown last, and the list
     blocks: gradio.Blocks = demo

@@ -107,6 +107,17 @@ class TableView:
             rows.sort(key=lambda r: (r.label or r.title).casefold(), reverse=descending)
         return render(names, rows)
 
+    @staticmethod
+    def add_paper(ids: str, picked: str) -> tuple[Any, Any]:
+        """The Library tab's picked paper added to the table's paper ids ("Add to the
+        table"), which then picks its rows by id."""
+        have = [i for i in ids.replace(",", " ").split() if i]
+        if not picked:
+            return gr.update(), gr.update()
+        if picked not in have:
+            have.append(picked)
+        return " ".join(have), IDS
+
     def export(self, state: dict[str, Any], kind: str) -> Any:
         if not state or not state.get("rows"):
             return gr.update(value=None, visible=False)
