@@ -76,10 +76,11 @@ def _norm(text: str) -> str:
     return " ".join(text.split())
 
 
-def collect(index_dir: Path) -> list[dict[str, Any]]:
-    """One record per (paper, column): its sentences' features and which are labelled."""
+def collect(index_dir: Path, only: set[str] | None = None) -> list[dict[str, Any]]:
+    """One record per (paper, column): its sentences' features and which are labelled (of
+    the fields ``only`` names, when given)."""
     papers, labels = load_set()
-    fields = sorted({p["field"] for p in papers.values()})
+    fields = sorted({p["field"] for p in papers.values() if only is None or p["field"] in only})
     cols = columns(COLUMNS)
     out = []
     for field in fields:
@@ -281,6 +282,10 @@ def main() -> None:
         help="read cells with the answers' reader (as before the table reader)",
     )
     ap.add_argument("--read", type=int, help="sentences per cell the reader reads")
+    ap.add_argument("--fold", type=Path, action="append", default=[], metavar="DIR",
+                    help="a table reader trained without some training fields (its card "
+                    "says which): those fields' cells are read by it, so that the second "
+                    "stage can be fitted on them too (repeat for each fold)")  # fmt: skip
     ap.add_argument("--pairs", type=Path, metavar="FILE",
                     help="only write the training fields' reader pairs to FILE")  # fmt: skip
     args = ap.parse_args()
@@ -305,6 +310,16 @@ def main() -> None:
 
     # Features read with the reader's default use (no fitted table weights yet matter here).
     records = collect(args.index_dir)
+    folds = []
+    for fold in args.fold:  # the training fields read out of sample, fold by fold
+        other = reader.Reader(fold / "model.onnx")
+        unseen = seen - set(other.card.get("trained_on", ()))
+        reader.use_table(other)
+        redone = collect(args.index_dir, unseen)
+        records = [r for r in records if r["field"] not in unseen] + redone
+        seen -= unseen
+        folds.append({"reader": str(fold), "fields": sorted(unseen), "card": other.card})
+    reader.use_table(used)
     fields = sorted({r["field"] for r in records if not r["train"]})
     result: dict[str, Any] = {
         "columns": COLUMNS,
@@ -313,6 +328,7 @@ def main() -> None:
         "trained_on": sorted({r["field"] for r in records if r["train"]}),
     }
     result["table_reader"] = used.card if used is not None else None
+    result["folds"] = folds
     for field in fields:
         # A field the table reader was trained on reads its cells too well to weigh it by.
         train = [r for r in records if r["field"] != field and r["field"] not in seen]

@@ -6,13 +6,15 @@ column asks, quoted verbatim, or "not stated" when no sentence does. A column is
 question: a preset (:data:`PRESETS`: "Method", "Data set", "Main result", "Sample size",
 "Limitations", "Code", "Aim") or any text the user gives, read as the question itself.
 
-A cell is chosen the way an extractive answer chooses its sentences: the hand ranker
-(:mod:`rag.answer.rank`) scores every sentence of the paper against the column's question,
-and the reader (:mod:`rag.answer.reader`) reads the ``read`` it puts first; the one the two
-blended score highest is the cell, and it is stated only when the reader's log-odds for it
-reach ``threshold`` (``params.table``, fitted leaving fields out by ``bench/table.py`` on a
-set labelled blind to the code). A background sentence never fills the gap: below the
-threshold the cell says "not stated".
+Every sentence of the paper gets five features for each column (:data:`FEATURES`): the
+table reader's log-odds (:func:`rag.answer.reader.table_reader`, a cross-encoder trained
+on labelled tables; it reads the ``read`` sentences the other features put first), the
+hand ranker's score for the column's question (:mod:`rag.answer.rank`), how well its role in
+the abstract fits the column (:mod:`rag.answer.roles`), whether it has the column's cue
+words, and for "Sample size" a count of what was studied. A logistic model of them, one bias
+per column (``params.table``, fitted leaving fields out by ``bench/table.py`` on papers
+labelled blind to the code), scores each sentence: the best is the cell when its score is
+positive, else the cell says "not stated" rather than quote a sentence that does not say it.
 """
 
 from __future__ import annotations
@@ -50,8 +52,8 @@ __all__ = [
 MAX_PAPERS = 500
 MAX_COLUMNS = 12
 NOT_STATED = "not stated"
-READ = 3  # sentences per cell the reader reads (the hand ranker's first), unless fitted
-THRESHOLD = -1.0  # the reader's log-odds a cell's sentence must reach, unless fitted
+READ = 3  # sentences per cell the reader reads, unless params.table says
+THRESHOLD = -1.0  # without fitted weights: the reader's log-odds a cell's sentence must reach
 
 
 @dataclass(frozen=True, slots=True)
