@@ -339,3 +339,38 @@ def test_a_real_model_writes_cells_that_are_checked(
                 assert judge(cell.shown, [source.n], Evidence([source])).supported
     assert table.chat.name == "smollm2"
     print(f"{phrased} cells phrased by the model")
+
+
+def test_a_full_text_papers_cell_may_come_from_its_body_with_page_and_section(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rag.engine import Engine
+    from rag.settings import load_settings
+    from tests.pdfgen import make_paper
+
+    abstract = ("Sleep is thought to help memory. We ask whether one night of sleep changes "
+                "how many word pairs adults recall the next morning.")  # fmt: skip
+    body = ("We recruited 48 healthy volunteers for a randomised crossover design with two "
+            "nights of polysomnography in the laboratory. Recall of 120 word pairs was tested "
+            "each morning by a blinded assessor. ") * 6  # fmt: skip
+    made = make_paper(tmp_path / "sleep.pdf", layout="one-column",
+                      title="Sleep and the recall of word pairs", authors=("Ana Lima",),
+                      abstract=abstract, body=body, year=2023, body_pages=1)  # fmt: skip
+    data = tmp_path / "data"
+    assert main(["ingest", str(made.path), "--data-dir", str(data)]) == 0
+    monkeypatch.setenv("PAPERCHAT_DATA_DIR", str(data))
+    engine = Engine.from_settings(load_settings())
+    (pid,) = engine.retriever.index.catalogue
+    table = engine.table(["Method", "Sample size"], paper_ids=(pid,))
+    source, passages = next(table.sources())
+    assert all(p.page and p.page >= 1 for s in passages.values() for p in s.passages)
+    from rag.answer.table import TableReader
+
+    pools = TableReader(table.columns, engine.answer_embedder).pools(source, passages)
+    assert any(s.passage >= 0 for s in pools[0])  # body sentences are candidates
+    (row,) = table.rows()
+    for cell in row.cells:
+        if cell.stated and cell.quote not in source.paper.abstract:  # from the body
+            assert cell.page is not None and cell.quote in body
+            assert f"(p. {cell.page}" in tablefmt.cell_text(cell)
+    assert any(c.stated and c.page is not None for c in row.cells), row
