@@ -128,6 +128,10 @@ class Engine(Browsing):
             self._models = (time.monotonic(), server)
         return server
 
+    def _chosen_chat(self, llm: AnswererChoice, model: str | None) -> ChatModel | None:
+        """The model ``llm`` and ``model`` choose for one answer or table."""
+        return self.chat_for_model(model, llm) if model else self.chat_for(llm)
+
     def chat_for_model(self, model: str, choice: AnswererChoice = None) -> ChatModel | None:
         """The chat model named ``model`` at the server :meth:`models` lists; a
         :class:`QueryError` naming the served models when it is not one of them."""
@@ -221,7 +225,7 @@ class Engine(Browsing):
         table = table_answer(self, question, history, filters)
         if table is not None:  # "make a table of method and result for these papers"
             return table
-        chat = self.chat_for_model(model, llm) if model else self.chat_for(llm)
+        chat = self._chosen_chat(llm, model)
         return answer_stream(
             question,
             retriever=self.retriever,
@@ -262,7 +266,7 @@ class Engine(Browsing):
         language model (``llm``, ``model`` as for :meth:`answer`) each stated cell also
         gets a short phrase the model writes from the paper's text, kept when supported."""
         table = plan(self, columns, **choice)
-        chat = self.chat_for_model(model, llm) if model else self.chat_for(llm)
+        chat = self._chosen_chat(llm, model)
         return dataclasses.replace(table, chat=chat) if chat is not None else table
 
     def search(

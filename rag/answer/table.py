@@ -185,6 +185,11 @@ class Cell:
     def shown(self) -> str:
         return self.text or self.quote or NOT_STATED
 
+    @property
+    def number(self) -> float | None:
+        """The figure the cell states (:func:`number_of`), for sorting and filtering."""
+        return number_of(self.text or self.quote) if self.stated else None
+
     def to_json(self) -> dict[str, Any]:
         return {
             "column": self.column,
@@ -193,7 +198,7 @@ class Cell:
             "page": self.page,
             "section": self.section,
             "stated": self.stated,
-            "number": number_of(self.text or self.quote) if self.stated else None,
+            "number": self.number,
             "context": {"before": self.before, "after": self.after},
         }
 

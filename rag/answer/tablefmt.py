@@ -12,8 +12,8 @@ from rag.answer.references import format_references
 from rag.answer.table import Cell, Row
 from rag.records import PaperRow
 
-__all__ = ["bibtex", "cell_text", "csv_header", "csv_row", "markdown", "markdown_header",
-           "markdown_row"]  # fmt: skip
+__all__ = ["bibtex", "cell_text", "csv_header", "csv_row", "csv_text", "markdown",
+           "markdown_header", "markdown_row"]  # fmt: skip
 
 
 def cell_text(cell: Cell) -> str:
@@ -51,6 +51,10 @@ def csv_header(columns: Sequence[str]) -> str:
 
 def csv_row(row: Row) -> str:
     return _csv([row.paper_id, row.label, row.title, row.year or "", *map(cell_text, row.cells)])
+
+
+def csv_text(columns: Sequence[str], rows: Sequence[Row]) -> str:
+    return csv_header(columns) + "".join(map(csv_row, rows))
 
 
 def _csv(values: Sequence[object]) -> str:

@@ -59,8 +59,7 @@ def tables_router(app: App) -> APIRouter:
         if body.format == "markdown":
             return _text(tablefmt.markdown(names, rows), "markdown")
         if body.format == "csv":
-            text = tablefmt.csv_header(names) + "".join(tablefmt.csv_row(r) for r in rows)
-            return _text(text, "csv")
+            return _text(tablefmt.csv_text(names, rows), "csv")
         if body.format == "bibtex":
             return _text(tablefmt.bibtex(plan.papers) + "\n", "bibtex")
         return {"columns": names, "rows": [r.to_json() for r in rows]}

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from rag.answer import tablefmt
 from rag.answer.cite import Source
 from rag.answer.events import Answer
-from rag.answer.table import MAX_COLUMNS, MAX_PAPERS, PRESETS, Row, number_of
+from rag.answer.table import MAX_COLUMNS, MAX_PAPERS, PRESETS, Row
 from rag.errors import PaperchatError
 from rag.tablechat import table_final
 from ui.web.gradio_import import gr
@@ -92,11 +92,10 @@ class TableView:
             return ""
         names, rows = state["columns"], list(state["rows"])
         if by in names:
-            i = names.index(by)
+            i: int = names.index(by)
 
             def figure(r: Row) -> float | None:
-                cell = r.cells[i]
-                return number_of(cell.quote) if cell.stated else None
+                return r.cells[i].number
 
             if at_least is not None:
                 rows = [r for r in rows if (f := figure(r)) is not None and f >= at_least]
@@ -125,8 +124,7 @@ class TableView:
         if kind == "markdown":
             text, name = tablefmt.markdown(names, rows), "table.md"
         elif kind == "csv":
-            text = tablefmt.csv_header(names) + "".join(tablefmt.csv_row(r) for r in rows)
-            name = "table.csv"
+            text, name = tablefmt.csv_text(names, rows), "table.csv"
         else:
             text, name = tablefmt.bibtex(state.get("papers") or []) + "\n", "papers.bib"
         path = Path(tempfile.mkdtemp(prefix="paperchat-table-")) / name
