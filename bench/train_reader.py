@@ -250,7 +250,9 @@ def train(args: argparse.Namespace) -> None:
             return self.head(hidden[:, 0]).squeeze(-1)
 
     model = CrossEncoder()
-    steps = args.epochs * ((len(train_pairs) + args.batch - 1) // args.batch)
+    per_epoch = (len(train_pairs) + args.batch - 1) // args.batch
+    steps = args.steps or args.epochs * per_epoch
+    epochs = (steps + per_epoch - 1) // per_epoch
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
     sched = torch.optim.lr_scheduler.LambdaLR(
         opt, lambda s: min(1.0, (s + 1) / max(1, steps // 10)) * max(0.0, 1 - s / steps)
@@ -263,12 +265,12 @@ def train(args: argparse.Namespace) -> None:
     clock = time.perf_counter()
     model.train()
     step = 0
-    for epoch in range(args.epochs):
+    for epoch in range(epochs):
         # Batches of similar length (less padding), in a shuffled order.
         order = sorted(range(len(train_pairs)), key=lambda i: len(train_pairs[i]["text"]))
         batches = [order[i : i + args.batch] for i in range(0, len(order), args.batch)]
         rng.shuffle(batches)
-        for b in batches:
+        for b in batches[: steps - step]:
             batch = [train_pairs[i] for i in b]
             logits = model(**_encode(tokenizer, batch, MAX_TOKENS))
             loss = loss_fn(logits, torch.tensor([float(p["label"]) for p in batch]))
@@ -338,7 +340,8 @@ def train(args: argparse.Namespace) -> None:
         },
         "recipe": {
             "seed": SEED,
-            "epochs": args.epochs,
+            "epochs": round(steps / per_epoch, 3),
+            "steps": steps,
             "batch": args.batch,
             "lr": args.lr,
             "top": TOP,
@@ -373,6 +376,10 @@ def main() -> None:
     t.add_argument("--leave-out", nargs="*", default=[], help="libraries not trained on")
     t.add_argument("--out", type=Path, default=ROOT / "rag/answer/reader")
     t.add_argument("--epochs", type=int, default=1)
+    t.add_argument("--steps", type=int, default=0,
+                   help="train this many batches instead (0: --epochs whole epochs); the "
+                   "shipped reader takes the fold readers' number, so the gate fitted on "
+                   "their held-out log-odds fits its scale")  # fmt: skip
     t.add_argument("--batch", type=int, default=16)
     t.add_argument("--lr", type=float, default=5e-5)
     t.add_argument("--max-pairs", type=int, default=0, help="train on at most N pairs (0: all)")

@@ -21,6 +21,7 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
+from rag.answer import reader
 from rag.answer.chat import make_chat_model
 from rag.answer.events import Answer, Event, collect
 from rag.answer.generate import LLMOptions
@@ -186,9 +187,11 @@ class Engine(Browsing):
         """Load now what the first question would otherwise wait for: the embedder, the
         lexical index, Chroma's vector index, which Chroma reads from disk on the first
         query (9.3 s of the first question at 1M chunks, bench/scale/query.py), and the
-        library's names that questions are matched against, and its order by title (the
-        library tab's first page)."""
+        library's names that questions are matched against, its order by title (the
+        library tab's first page), and the answers' reader."""
         self.embedder.embed_query("warm up")
+        if (answers_reader := reader.shipped()) is not None:
+            answers_reader.warm()
         if len(self.retriever.index):
             self.retriever.search("warm up", k=1, mode="dense")
             self.names()

@@ -94,6 +94,7 @@ def test_api_only_server_never_imports_gradio(tmp_path: Path) -> None:
 def test_warm_up_loads_the_vector_index_and_its_failure_stops_the_start(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    from rag.answer import reader
     from rag.answer.probes import PROBES
     from rag.engine import Engine
     from rag.errors import StoreError
@@ -110,10 +111,13 @@ def test_warm_up_loads_the_vector_index_and_its_failure_stops_the_start(
         return real_search(self, query, **kw)
 
     monkeypatch.setattr(Retriever, "search", search)
+    fresh = reader.Reader(reader.READER_DIR / "model.onnx")  # not loaded by earlier tests
+    monkeypatch.setattr(reader, "_override", [fresh])
     create_app(settings)  # an empty index: nothing to warm, and no error
     assert searched == []
     assert main(["ingest", str(SAMPLE)]) == 0
     create_app(settings)
+    assert fresh._session is not None  # the answers' reader was loaded before "ready"
     # Chroma read its vector index before "ready", then the library's noise floor was
     # measured (rag.answer.probes); a second start reads the floor it saved.
     assert searched == ["dense", *["hybrid"] * len(PROBES)]

@@ -82,6 +82,10 @@ class Reader:
                 self._tokenizer = tokenizer
             return self._session, self._tokenizer
 
+    def warm(self) -> None:
+        """Load the model now and read one pair (the first question would wait for it)."""
+        self._read([("warm up", "warm up")], [0], np.zeros(1, dtype=np.float32))
+
     def score(self, question: str, passages: Sequence[tuple[str, str]]) -> np.ndarray:
         """The log-odds that each (paper name, sentence) states the answer to ``question``."""
         return self.score_pairs([(question, name, text) for name, text in passages])
