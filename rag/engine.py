@@ -190,13 +190,13 @@ class Engine(Browsing):
         library's names that questions are matched against, its order by title (the
         library tab's first page), and the answers' reader."""
         self.embedder.embed_query("warm up")
-        if (answers_reader := reader.shipped()) is not None:
-            answers_reader.warm()
         if len(self.retriever.index):
             self.retriever.search("warm up", k=1, mode="dense")
             self.names()
             self.noise_floor()
             self.warm_library()
+            if (answers_reader := reader.shipped()) is not None:
+                answers_reader.warm()
 
     def names(self) -> Names:
         """The library's paper names and authors (for questions that name them), made once

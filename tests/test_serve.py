@@ -114,7 +114,7 @@ def test_warm_up_loads_the_vector_index_and_its_failure_stops_the_start(
     fresh = reader.Reader(reader.READER_DIR / "model.onnx")  # not loaded by earlier tests
     monkeypatch.setattr(reader, "_override", [fresh])
     create_app(settings)  # an empty index: nothing to warm, and no error
-    assert searched == []
+    assert searched == [] and fresh._session is None  # no question will read: not loaded
     assert main(["ingest", str(SAMPLE)]) == 0
     create_app(settings)
     assert fresh._session is not None  # the answers' reader was loaded before "ready"
