@@ -29,6 +29,7 @@ __all__ = [
     "glossary",
     "glossed",
     "introduced_name",
+    "spelled_out",
     "with_names",
 ]
 
@@ -56,6 +57,10 @@ _ADJECTIVE_SUFFIX = re.compile(
 # "(SF)" or "(SF;" / "(SF,": a short form of 2-10 characters with a letter, not a citation.
 _SHORT = re.compile(r"\(\s*([A-Za-z0-9][\w.&/+-]{0,9}?)\s*[);,]")
 _LONG_WORD = re.compile(r"[\w'’.+-]+")
+_JOINING = frozenset(
+    ["of", "and", "the", "for", "in", "on", "to", "with", "by", "a", "an"]
+)  # "members of parliament"
+_PLAIN_WORD = re.compile(r"[A-Za-z]+")
 
 
 def introduced_name(abstract: str) -> str:
@@ -92,6 +97,47 @@ def acronyms(text: str) -> list[tuple[str, str]]:
         if long:
             out[short] = long
     return list(out.items())
+
+
+def spelled_out(short: str, text: str) -> bool:
+    """Whether ``text`` spells out the acronym ``short`` without defining it: a run of
+    consecutive words, each beginning with the acronym's next letter and holding, in order,
+    the small letters that follow it ("UCST": "upper critical solution temperature";
+    "HBsAg": "hepatitis B surface antigen"; "BEERs": "behavioural equilibrium exchange
+    rates"), joining words ("of", "and") skipped unless a small letter stands for them
+    ("BoE": "Bank of England"). Only acronyms of two
+    capitals and three letters or more (a plural "s" aside): shorter ones begin too many
+    runs of words."""
+    if short[:-1].isupper() and short.endswith("s"):
+        short = short[:-1]
+    if len(short) < 3 or not short.isalpha() or sum(c.isupper() for c in short) < 2:
+        return False
+    words = [w.casefold() for w in _PLAIN_WORD.findall(text)]
+    first = short[0].casefold()
+    return any(_made_of(short, words, i) for i, w in enumerate(words) if w[0] == first)
+
+
+def _made_of(short: str, words: list[str], i: int) -> bool:
+    """Whether ``short`` spells out words[i], words[i + 1], ... (see spelled_out)."""
+    if not short:
+        return True
+    if i >= len(words):
+        return False
+    word = words[i]
+    if word in _JOINING and not (short[0].islower() and word[0] == short[0]):
+        return _made_of(short, words, i + 1)  # "of" is the "o" of "BoE" only
+    if word[0] != short[0].casefold():
+        return False
+    rest, at = short[1:], 1
+    while True:  # this word may also give the small letters that follow its first one
+        if _made_of(rest, words, i + 1):
+            return True
+        if not rest or not rest[0].islower():
+            return False
+        at = word.find(rest[0], at) + 1
+        if not at:
+            return False
+        rest = rest[1:]
 
 
 def aliases(abstract: str, title: str = "") -> tuple[str, ...]:

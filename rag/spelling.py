@@ -11,7 +11,12 @@ word is mapped to matters less than that both spellings reach it:
 - Greek letters, as printed ("β", "Hα") or written out ("beta", "H-alpha"), and TeX's own
   ("$\\alpha$"): all read as the letter's name;
 - TeX markup of arXiv abstracts ("$z\\sim 2$", "\\textit{in situ}", "M$_\\odot$") is not
-  read as words: its commands and braces go, their arguments stay.
+  read as words: its commands and braces go, their arguments stay; a sub- or superscript
+  glued to a name joins it as people type it ("La$_2$CoIrO$_6$" is "La2CoIrO6", "T$_c$"
+  "Tc", "C$_{70}$" "C70");
+- Unicode's compatibility forms and accents are folded ("Sr₂" is "Sr2", "ﬁ" "fi",
+  "Müller" "Muller"), and a hyphen, a dash between two words or TeX's "--" read as "-"
+  ("N‐doped", "Gross–Pitaevskii", "Gross--Pitaevskii", "$L$-Lipschitz").
 
 Possessives need nothing here: "the galaxy's wind" splits at the apostrophe. Hyphenated
 compounds are the analyzer's (it also indexes "self-supervised" as "selfsupervised").
@@ -21,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 
 __all__ = ["american", "plain_text"]
 
@@ -42,6 +48,15 @@ _TEX_FORMAT = re.compile(
     r"operatorname|mbox|rm|it|bf|cal|boldsymbol|bm|left|right|big|Big)\b\s*"
 )
 _TEX_MARKS = re.compile(r"[$^_{}\\]")
+# A TeX sub- or superscript glued to a name: Sr$_{2}$IrO$_{4}$ is written Sr2IrO4.
+_TEX_SCRIPT = re.compile(r"(?<=[\w)])\$?\s*[_^]\s*\{?([\w.+-]{1,12})\}?(?:\s*\$)?")
+# Unicode hyphens and the non-breaking one, as "-" ("N‐doped", "Ti‑6Al‑4V").
+_HYPHENS = str.maketrans(dict.fromkeys("\u2010\u2011", "-"))
+# A dash or TeX's "--" joining two words' letters ("Gross–Pitaevskii"), not a range of
+# numbers ("298–1573 K"); TeX's "$" beside a hyphen ("$L$-Lipschitz").
+_LATIN_ACCENT = re.compile(r"(?<=[A-Za-z])[\u0300-\u036f]+")  # other scripts keep theirs
+_JOINED = re.compile(r"(?<=[A-Za-z])(?:--|\u2013)(?=[A-Za-z])")
+_MATH_HYPHEN = re.compile(r"\$(?=-\w)|(?<=\w-)\$")
 
 # Whole words or stems spelt apart in ways no general rule catches.
 _WORDS = {
@@ -105,12 +120,22 @@ def american(word: str) -> str:
 
 
 def plain_text(text: str) -> str:
-    """``text`` with Greek letters written out ("TGF-β" -> "TGF-beta", "Hα" -> "H alpha")
-    and TeX markup gone ("H$\\alpha$" -> "H alpha", "$z\\sim 2$" -> "z sim 2"), for
-    matching words; never for what is shown."""
-    if "\\" in text or "$" in text:
+    """``text`` with Greek letters written out ("TGF-β" -> "TGF-beta", "Hα" -> "H alpha"),
+    TeX markup gone ("H$\\alpha$" -> "H alpha", "$z\\sim 2$" -> "z sim 2") and its sub- and
+    superscripts glued to their name ("La$_2$CoIrO$_6$" -> "La2CoIrO6"), Unicode folded
+    ("Sr₂" -> "Sr2", "Müller" -> "Muller", "N‐doped" -> "N-doped") and words joined by a
+    dash joined by a hyphen, for matching words; never for what is shown."""
+    if not text.isascii():
+        text = _LATIN_ACCENT.sub("", unicodedata.normalize("NFKD", text))
+        text = unicodedata.normalize("NFC", text).translate(_HYPHENS)
+    if "--" in text or "\u2013" in text:
+        text = _JOINED.sub("-", text)
+    if "\\" in text:
         text = _TEX_FORMAT.sub("", text)
-        text = _TEX_MARKS.sub(" ", text)
+    if "_" in text or "^" in text:
+        text = _TEX_SCRIPT.sub(r"\1", text)
+    if "\\" in text or "$" in text:
+        text = _TEX_MARKS.sub(" ", _MATH_HYPHEN.sub("", text))
     if _GREEK_CHAR.search(text):
         # "Hα" is H-alpha, "TGF-β1" TGF-beta1, "α-helix" alpha-helix.
         text = _GREEK_CHAR.sub(lambda m: f"{m[1]} {_GREEK[m[2]]}" if m[1] else _GREEK[m[2]], text)

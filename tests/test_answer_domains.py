@@ -175,6 +175,23 @@ def test_names_no_paper_holds_are_said_and_only_mixed_case_ones_weigh(engine: En
         assert _body(answer.answer).startswith("No paper in the library mentions PSN;")
 
 
+def test_a_name_is_not_missing_when_a_paper_spells_it_out_or_a_hyphen_adds_a_word(
+    engine: Engine,
+) -> None:
+    """ "HMO" is no name the library lacks when a paper says "health maintenance
+    organization"; "OSCE-based" is OSCE with a plain word added; "PSN-style" is still PSN,
+    which no paper holds."""
+
+    def absent(question: str) -> tuple[str, ...]:
+        ev = _gathered(engine, question).evidence
+        assert ev is not None
+        return ev.absent
+
+    assert absent("In the HMO trial of phone counseling, what share were screened?") == ()
+    assert absent("Did OSCE-based scores of student examiners match the faculty's?") == ()
+    assert absent("Did the PSN-style workshop raise OSCE scores?") == ("PSN-style",)
+
+
 def test_the_evidence_holds_the_top_papers_sentence_nearest_the_question(engine: Engine) -> None:
     """Whether one sentence says what is asked: the best cosine of a sentence of the top
     paper (as the answer quotes it) to the question, less the library's noise floor; an

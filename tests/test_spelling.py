@@ -51,6 +51,32 @@ def test_greek_letters_and_tex_read_as_their_names() -> None:
     assert terms("the Hα line") == terms("the H-alpha line")
 
 
+def test_tex_scripts_join_their_name_as_people_type_it() -> None:
+    """arXiv abstracts write formulas in TeX; a question types them plainly."""
+    assert plain_text("La$_2$CoIrO$_6$ and") == "La2CoIrO6 and"
+    assert plain_text("the C$_{70}$ cage") == "the C70 cage"
+    assert plain_text(r"T$_{\rm c}$ of 1T-SiTe$_2$") == "Tc of 1T-SiTe2"
+    assert plain_text("x_i and y^2 z") == "xi and y2 z"  # a space after a script stays
+    analyze = Analyzer(Bm25Params())
+    assert analyze("Pr3Ni2O7 films") == analyze("Pr$_3$Ni$_2$O$_7$ films")
+    assert "tc" in analyze(r"a T$_{\rm c}$ of 80 K")
+    assert terms("k$_B$T$_c$ ratio") == terms("kBTc ratio")
+
+
+def test_unicode_forms_accents_and_hyphens_fold() -> None:
+    assert plain_text("Sr₂IrO₄ ﬁlms") == "Sr2IrO4 films"
+    assert plain_text("Müller-Plathe's naïve model") == "Muller-Plathe's naive model"
+    assert plain_text("한국어") == "한국어"  # other scripts keep their marks
+    assert plain_text("Gross--Pitaevskii and Gross–Pitaevskii") == (
+        "Gross-Pitaevskii and Gross-Pitaevskii"
+    )
+    assert plain_text("298–1573 K") == "298–1573 K"  # a range of numbers stays
+    assert plain_text("an $L$-Lipschitz gradient").split() == ["an", "L-Lipschitz", "gradient"]
+    assert plain_text("N\u2010doped Ti\u20116Al\u20114V") == "N-doped Ti-6Al-4V"
+    analyze = Analyzer(Bm25Params())
+    assert analyze("N\u2010doped graphene") == analyze("N-doped graphene")
+
+
 def test_possessives_and_hyphenated_compounds_match() -> None:
     analyze = Analyzer(Bm25Params())
     assert analyze("the galaxy's wind") == analyze("the galaxy wind")

@@ -7,7 +7,14 @@ from dataclasses import replace
 
 import pytest
 
-from rag.aliases import MAX_ALIASES, acronyms, aliases, introduced_name, with_names
+from rag.aliases import (
+    MAX_ALIASES,
+    acronyms,
+    aliases,
+    introduced_name,
+    spelled_out,
+    with_names,
+)
 from rag.records import PaperRow
 from rag.words import common_words, distinctive, distinctive_word, is_date
 
@@ -103,6 +110,37 @@ def test_each_acronym_once_with_its_first_long_form() -> None:
         "known. Again, programmed cell death (PCD) occurs at the areole centre."
     )
     assert acronyms(text) == [("PCD", "Programmed cell death")]
+
+
+@pytest.mark.parametrize(
+    ("short", "text"),
+    [
+        ("UCST", "the upper critical solution temperature of guaiacol"),
+        ("HBsAg", "hepatitis B surface antigen seroprevalence"),  # small letters in a word
+        ("BEERs", "the behavioural equilibrium exchange rates"),  # a plural acronym
+        ("WENO", "a weighted essentially non-oscillatory scheme"),
+        ("LVIS", "on large vocabulary instance segmentation"),
+        ("JGB", "yields of Japanese government bonds fell"),
+        ("BoE", "after the Bank of England gained independence"),  # a small letter: "of"
+    ],
+)
+def test_an_acronym_the_text_spells_out_without_defining(short: str, text: str) -> None:
+    assert spelled_out(short, text)
+
+
+@pytest.mark.parametrize(
+    ("short", "text"),
+    [
+        ("LVIS", "large variations in size"),  # a joining word is never a letter
+        ("MPs", "members of parliament"),  # two letters begin too many pairs of words
+        ("Ti64", "titanium 64"),  # letters only
+        ("UCST", "upper critical temperature"),  # a letter missing
+        ("GPS", "the positioning of global satellites"),  # out of order
+        ("Gps", "global positioning system"),  # one capital: a word, no acronym
+    ],
+)
+def test_no_acronym_is_read_into_words_that_do_not_spell_it(short: str, text: str) -> None:
+    assert not spelled_out(short, text)
 
 
 # --- the names an abstract gives its paper -------------------------------------------------

@@ -11,7 +11,6 @@ uses to speak of the papers and of itself. Pure logic: no models, no I/O.
 from __future__ import annotations
 
 import re
-import unicodedata
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -92,19 +91,14 @@ ABOUT = frozenset(
 PROPER = re.compile(r"(?<=[a-z,;:] )[A-Z][\w-]*")  # a capitalised word inside a sentence
 
 
-# A TeX sub- or superscript glued to a name: Sr$_{2}$IrO$_{4}$ is written Sr2IrO4.
-_TEX_SCRIPT = re.compile(r"(?<=[\w)])\$?\s*[_^]\s*\{?([\w.+-]{1,12})\}?\s*\$?")
-
-
 _TEX_TIMES = re.compile(r"\\times\b")
 
 
 def flat(text: str) -> str:
-    """The text as an answer would write it: Unicode compatibility forms folded ("Sr₂" =
-    "Sr2"), TeX sub- and superscripts glued to their name, the rest of TeX's markup read
-    as words (:func:`rag.spelling.plain_text`)."""
-    text = _TEX_TIMES.sub("×", unicodedata.normalize("NFKC", text))
-    return plain_text(_TEX_SCRIPT.sub(r"\1", text))
+    """The text as an answer would write it: TeX's "\\times" as "×", then as words are
+    matched (:func:`rag.spelling.plain_text`: Unicode folded, "Sr$_{2}$" glued as "Sr2",
+    the rest of TeX's markup read as words)."""
+    return plain_text(_TEX_TIMES.sub("×", text))
 
 
 Figure = float | str  # a number, or two as one ("3x3", "3:1")

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from rag.aliases import spelled_out
 from rag.answer import candidates as cand
 from rag.answer import params
 from rag.answer.cite import Source
@@ -221,7 +222,9 @@ def gather(
         related = sources[:RELATED] if in_field else ()
         return Gathered(sources=(), answerable=False, reason=why_not, evidence=ev,
                         related=related)  # fmt: skip
-    if not read_as_answered(question, query, sources, retriever.embedder):
+    if not read_as_answered(
+        question, query, sources, retriever.embedder, absent=bool(ev and ev.absent)
+    ):
         return Gathered(sources=(), answerable=False, reason=NOT_STATED, evidence=ev,
                         related=sources[:RELATED])  # fmt: skip
     return Gathered(sources=sources, answerable=True, reason="relevant", evidence=ev)
@@ -252,10 +255,11 @@ def evidence(
     own_abbreviations = set(re.findall(r"\(([\w.+-]+)\)", query))
     # The question's names ("vLLM", "AM404", "GPT-4") and the terms the index keeps them as.
     names = {
-        word: _key(word, retriever)
+        word: _key(_core(word), retriever)
         for word in dict.fromkeys(re.findall(r"[\w][\w.+-]*[\w]", query))
         if _NAME.search(word)
     }
+    read = " ".join(f"{s.paper.title}. {s.paper.abstract}" for s in sources)
     absent = tuple(
         word
         for word, key in names.items()
@@ -263,6 +267,7 @@ def evidence(
         and (_MIXED_CASE.search(word) or (len(word) > 2 and word[0].isalpha()))
         and key
         and df.get(key, 1) == 0
+        and not spelled_out(word, read)  # "UCST" where "upper critical solution temperature"
     )
     unknown = tuple(word for word in absent if _MIXED_CASE.search(word))
     denses = sorted((h.dense for h in hits if h.dense is not None), reverse=True)
@@ -307,6 +312,15 @@ def _unheard(terms: Sequence[str], retriever: Retriever) -> bool:
     CGRM method for knowledge base QA?" asks about CGRM, whatever paper defines QA."""
     heads = {key for t in terms if (key := _key(t, retriever))}
     return any(n == 0 for n in retriever.index.document_frequency(heads).values())
+
+
+def _core(name: str) -> str:
+    """The name without the plain words a hyphen adds to it: "LOF-filtered" is "LOF",
+    "CRISPR-based" "CRISPR", "GPS-collared" "GPS" ("YOLO-World", "Fe-N-C" stay whole)."""
+    if "-" not in name:
+        return name
+    parts = [p for p in name.split("-") if p and not (p.isalpha() and p.islower())]
+    return "-".join(parts)
 
 
 def _key(word: str, retriever: Retriever) -> str:

@@ -42,10 +42,11 @@ if TYPE_CHECKING:
 
 __all__ = ["Bm25Params", "LexicalIndex"]
 
-_FORMAT = 10  # 3: the catalogue by column; 4: has_abstract, entry_type, cite_key;
+_FORMAT = 11  # 3: the catalogue by column; 4: has_abstract, entry_type, cite_key;
 # 5: collections; 6: tantivy postings, catalogue snapshot + journal, changed in place;
 # 7: the names abstracts give their papers (coined, acronyms); 8: full text, its own field;
-# 9: zotero_uri; 10: one spelling (rag.spelling), hyphenated compounds also joined
+# 9: zotero_uri; 10: one spelling (rag.spelling), hyphenated compounds also joined;
+# 11: TeX sub- and superscripts glued to their name, Unicode folded (rag.spelling)
 CATALOGUE = journal.SNAPSHOT
 POSTINGS = "postings"
 # bm25s's default token pattern, r"(?u)\b\w\w+\b", without the \b: the same words
