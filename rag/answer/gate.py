@@ -7,6 +7,12 @@ abstract names one) passes it. The reader (:mod:`rag.answer.reader`) weighs whet
 sentence says it: its best log-odds over the hand ranker's first sentences of the closest
 papers (abstracts, and the body passages of a paper whose full text is stored) must reach
 ``params.reader["gate"]``, fitted leaving fields out (bench/fit_reader.py).
+
+A question naming what no paper of the library holds ("What H-alpha flux did ALMA
+measure?" where no abstract mentions ALMA) is held to ``params.reader["gate_absent"]``
+instead, fitted the same way on such questions: its closest sentences are about something
+else by the question's own words, so only a sentence read as surely stating the answer
+lets it through.
 """
 
 from __future__ import annotations
@@ -32,12 +38,18 @@ GATE_PAPERS = 3  # the papers whose sentences the gate reads
 
 
 def read_as_answered(
-    question: Question, query: str, sources: Sequence[Source], embedder: Embedder
+    question: Question,
+    query: str,
+    sources: Sequence[Source],
+    embedder: Embedder,
+    *,
+    absent: bool = False,
 ) -> bool:
-    """Whether the reader finds a sentence stating what is asked (module doc). Lists and
-    comparisons ask for papers, not a statement, and pass; so does everything without a
-    reader or a fitted gate."""
-    gate = params.current().reader.get("gate")
+    """Whether the reader finds a sentence stating what is asked (module doc); ``absent``:
+    the question names what no paper holds. Lists and comparisons ask for papers, not a
+    statement, and pass; so does everything without a reader or a fitted gate."""
+    fitted = params.current().reader
+    gate = fitted.get("gate_absent", fitted.get("gate")) if absent else fitted.get("gate")
     if gate is None or question.kind in ("list", "comparison") or not sources:
         return True
     top = sources[:GATE_PAPERS]

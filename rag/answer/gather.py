@@ -48,6 +48,7 @@ from rag.index.layout import sentence_vectors
 from rag.passages import body_passages
 from rag.sentences import split_sentences
 from rag.terms import STOPWORDS, share
+from rag.words import name_core
 
 if TYPE_CHECKING:
     from rag.records import PaperRow
@@ -255,7 +256,7 @@ def evidence(
     own_abbreviations = set(re.findall(r"\(([\w.+-]+)\)", query))
     # The question's names ("vLLM", "AM404", "GPT-4") and the terms the index keeps them as.
     names = {
-        word: _key(_core(word), retriever)
+        word: _key(name_core(word), retriever)
         for word in dict.fromkeys(re.findall(r"[\w][\w.+-]*[\w]", query))
         if _NAME.search(word)
     }
@@ -312,15 +313,6 @@ def _unheard(terms: Sequence[str], retriever: Retriever) -> bool:
     CGRM method for knowledge base QA?" asks about CGRM, whatever paper defines QA."""
     heads = {key for t in terms if (key := _key(t, retriever))}
     return any(n == 0 for n in retriever.index.document_frequency(heads).values())
-
-
-def _core(name: str) -> str:
-    """The name without the plain words a hyphen adds to it: "LOF-filtered" is "LOF",
-    "CRISPR-based" "CRISPR", "GPS-collared" "GPS" ("YOLO-World", "Fe-N-C" stay whole)."""
-    if "-" not in name:
-        return name
-    parts = [p for p in name.split("-") if p and not (p.isalpha() and p.islower())]
-    return "-".join(parts)
 
 
 def _key(word: str, retriever: Retriever) -> str:
