@@ -88,6 +88,25 @@ def test_a_changed_figure_and_a_made_up_claim_are_flagged_not_cited() -> None:
     assert "[" not in out  # no marker is left on a claim no source makes
 
 
+def test_a_changed_figure_is_not_made_good_by_a_paper_printing_that_number() -> None:
+    """The cited paper says it, with another figure ("15 weeks"); another paper prints "12"
+    about something else and shares enough of the words: the sentence is a changed figure,
+    flagged, not moved to the paper with the number."""
+    sources = [
+        make_source(1, "a", "A", "", ("Ann Lee",), 2019, "f.txt",
+                    "In a trial lasting 12 weeks, inactive adults were offered supervised "
+                    "exercise once weekly, counselling, or both."),
+        make_source(2, "b", "B", "", ("Ann Lee",), 2019, "f.txt",
+                    "Thirty-one physically inactive adults took part in a holistic physical "
+                    "exercise training programme once weekly for 15 weeks."),
+    ]  # fmt: skip
+    wrong = "The holistic exercise programme for inactive adults ran once weekly for 12 weeks [2]."
+    out = attribute(wrong, sources)
+    assert [j.support for _, j in out.judged] == [()] and "[" not in out.text
+    right = "The holistic exercise programme for inactive adults ran once weekly for 15 weeks [2]."
+    assert [j.support for _, j in attribute(right, sources).judged] == [(2,)]
+
+
 def test_a_sentence_joining_two_papers_gets_both_markers() -> None:
     out, support, _ = _left(
         "Organic farming gives 30% higher species richness, while British grassland saw "

@@ -200,6 +200,7 @@ def judge(sentence: str, cited: Sequence[int], ev: Evidence) -> Judged:
     ):
         return Judged((), {}, claim=False)
     best: dict[int, tuple[float, _Unit]] = {}
+    worded = 0.0  # how well a cited source's sentence holds its words, whatever its figures
     for n, units in ev.units.items():
         if not units or not _names_ok(written, n, ev):
             continue
@@ -207,11 +208,10 @@ def judge(sentence: str, cited: Sequence[int], ev: Evidence) -> Judged:
         # The paper's year, written as a year ("in 2019"), not a decade ("the 2010s").
         y = int(ev.years.get(n, 0))
         year: set[Figure] = {float(y)} if y and re.search(rf"\b{y}\b(?!s)", sentence) else set()
-        scored = [
-            (_covered(wanted, u.terms | names, ev.vocabulary[n]), u)
-            for u in units
-            if all(held(f, set(u.figures) | year) for f in asked)
-        ]
+        covering = [(_covered(wanted, u.terms | names, ev.vocabulary[n]), u) for u in units]
+        if n in cited:
+            worded = max([worded, *(c for c, _ in covering)])
+        scored = [(c, u) for c, u in covering if all(held(f, set(u.figures) | year) for f in asked)]
         if scored:
             best[n] = max(scored, key=lambda x: (x[0], -len(x[1].text)))
     alone = sorted(
@@ -220,6 +220,10 @@ def judge(sentence: str, cited: Sequence[int], ev: Evidence) -> Judged:
     )
     if alone:
         first = alone[0]
+        if asked and first not in cited and worded >= max(COVER, best[first][0]):
+            # The paper cited says it better, with another figure: the figure was changed,
+            # and a paper printing that number about something else does not make it good.
+            return Judged((), {})
         return Judged((first,), {first: best[first][1].text})
     return _joined(wanted, asked, cited, ev) or Judged((), {})
 
