@@ -18,13 +18,14 @@ rarity, the paper holds (in all, in two adjacent sentences, of its rarest words)
 clearly it beats the second paper, and how many mixed-case names of the question ("vLLM")
 no paper of the library holds. A logistic model of these, fitted by bench/fit_answers.py on
 libraries of different fields and kept in :mod:`rag.answer.params`, refuses below its
-threshold. A question whose best dense score does not rise above the noise floor is refused
-whatever words it shares with a paper ("What is the capital of Australia?" in a library
-holding the "Australian Capital Territory"): of the bench libraries' own questions whose
-gold paper retrieval brings, 7 of 1,371 fall below it, against 88-100% of other fields'
-questions; a list question ("Are there any surveys?") and one with a name the top paper
-holds ("What is AM404 chemically?") are not held to it. So is a best dense score below
-``min_relevance``.
+threshold; what it lets through meets the reader's gate (:mod:`rag.answer.gate`), a
+stricter one when the question names what no paper holds. A question whose best dense
+score does not rise above the noise floor is refused whatever words it shares with a paper
+("What is the capital of Australia?" in a library holding the "Australian Capital
+Territory"): of the bench libraries' own questions whose gold paper retrieval brings, 7 of
+1,371 fall below it, against 88-100% of other fields' questions; a list question ("Are
+there any surveys?") and one with a name the top paper holds ("What is AM404 chemically?")
+are not held to it. So is a best dense score below ``min_relevance``.
 """
 
 from __future__ import annotations
@@ -95,9 +96,10 @@ class Evidence:
     unknown: tuple[str, ...]  # mixed-case names ("vLLM") no paper of the library holds
     known: tuple[str, ...] = ()  # names of the question ("AM404", "GATA3") the top paper holds
     # Names of any kind ("GPT-4", "A100", "vLLM"; not "400mg") no paper of the library holds:
-    # what the answer says first. Only the mixed-case ones weigh against answering: counting
-    # the others too, refitted and held out, refused more of SciFact's answerable claims (26
-    # -> 29 of 729) and answered more other-field questions of the sample (6 -> 9 of 892).
+    # what the answer says first, and what holds the question to the reader's stricter gate
+    # (rag.answer.gate). In the evidence model only the mixed-case ones weigh: counting the
+    # others too, refitted and held out, refused more of SciFact's answerable claims (26 ->
+    # 29 of 729) and answered more other-field questions of the sample (6 -> 9 of 892).
     absent: tuple[str, ...] = ()
 
     def features(self) -> dict[str, float]:
