@@ -57,9 +57,8 @@ _ADJECTIVE_SUFFIX = re.compile(
 # "(SF)" or "(SF;" / "(SF,": a short form of 2-10 characters with a letter, not a citation.
 _SHORT = re.compile(r"\(\s*([A-Za-z0-9][\w.&/+-]{0,9}?)\s*[);,]")
 _LONG_WORD = re.compile(r"[\w'’.+-]+")
-_JOINING = frozenset(
-    ["of", "and", "the", "for", "in", "on", "to", "with", "by", "a", "an"]
-)  # "members of parliament"
+# Words a long form joins its words with ("members of parliament").
+_JOINING = frozenset(["of", "and", "the", "for", "in", "on", "to", "with", "by", "a", "an"])
 _PLAIN_WORD = re.compile(r"[A-Za-z]+")
 
 
@@ -105,9 +104,8 @@ def spelled_out(short: str, text: str) -> bool:
     the small letters that follow it ("UCST": "upper critical solution temperature";
     "HBsAg": "hepatitis B surface antigen"; "BEERs": "behavioural equilibrium exchange
     rates"), joining words ("of", "and") skipped unless a small letter stands for them
-    ("BoE": "Bank of England"). Only acronyms of two
-    capitals and three letters or more (a plural "s" aside): shorter ones begin too many
-    runs of words."""
+    ("BoE": "Bank of England"). Only acronyms of two capitals and three letters or more (a
+    plural "s" aside): shorter ones begin too many runs of words."""
     if short[:-1].isupper() and short.endswith("s"):
         short = short[:-1]
     if len(short) < 3 or not short.isalpha() or sum(c.isupper() for c in short) < 2:

@@ -52,9 +52,10 @@ _TEX_MARKS = re.compile(r"[$^_{}\\]")
 _TEX_SCRIPT = re.compile(r"(?<=[\w)])\$?\s*[_^]\s*\{?([\w.+-]{1,12})\}?(?:\s*\$)?")
 # Unicode hyphens and the non-breaking one, as "-" ("N‐doped", "Ti‑6Al‑4V").
 _HYPHENS = str.maketrans(dict.fromkeys("\u2010\u2011", "-"))
+# Accents on Latin letters, once decomposed ("Müller" is "Muller"); other scripts keep theirs.
+_LATIN_ACCENT = re.compile(r"(?<=[A-Za-z])[\u0300-\u036f]+")
 # A dash or TeX's "--" joining two words' letters ("Gross–Pitaevskii"), not a range of
 # numbers ("298–1573 K"); TeX's "$" beside a hyphen ("$L$-Lipschitz").
-_LATIN_ACCENT = re.compile(r"(?<=[A-Za-z])[\u0300-\u036f]+")  # other scripts keep theirs
 _JOINED = re.compile(r"(?<=[A-Za-z])(?:--|\u2013)(?=[A-Za-z])")
 _MATH_HYPHEN = re.compile(r"\$(?=-\w)|(?<=\w-)\$")
 
@@ -123,8 +124,8 @@ def plain_text(text: str) -> str:
     """``text`` with Greek letters written out ("TGF-β" -> "TGF-beta", "Hα" -> "H alpha"),
     TeX markup gone ("H$\\alpha$" -> "H alpha", "$z\\sim 2$" -> "z sim 2") and its sub- and
     superscripts glued to their name ("La$_2$CoIrO$_6$" -> "La2CoIrO6"), Unicode folded
-    ("Sr₂" -> "Sr2", "Müller" -> "Muller", "N‐doped" -> "N-doped") and words joined by a
-    dash joined by a hyphen, for matching words; never for what is shown."""
+    ("Sr₂" -> "Sr2", "Müller" -> "Muller", "N‐doped" -> "N-doped") and a dash between two
+    words read as a hyphen, for matching words; never for what is shown."""
     if not text.isascii():
         text = _LATIN_ACCENT.sub("", unicodedata.normalize("NFKD", text))
         text = unicodedata.normalize("NFC", text).translate(_HYPHENS)
