@@ -160,6 +160,8 @@ def report(
     asked = [rs for rs in answerable if rs[0].get("retrieved")]
     unanswerable = [rs for rs in mine if rs[0]["type"] == "unanswerable"]
     other = [rs for rs in mine if rs[0]["type"].startswith("offtopic")]
+    naming = [rs for rs in asked if rs[0].get("absent")]  # name what no paper holds
+    naming_not = [rs for rs in unanswerable + other if rs[0].get("absent")]
     return {
         "top1_hand": top1(answerable, lambda r: r["hand"]),
         "top1_reader": top1(answerable, lambda r: r["read"]),
@@ -168,13 +170,10 @@ def report(
         "unanswerable_passed": [sum(not refused(rs) for rs in unanswerable), len(unanswerable)],
         "other_field_passed": [sum(not refused(rs) for rs in other), len(other)],
         "naming_absent": {
-            "answerable_refused": [sum(refused(rs) for rs in asked if rs[0].get("absent")),
-                                   sum(bool(rs[0].get("absent")) for rs in asked)],
-            "unanswerable_passed": [
-                sum(not refused(rs) for rs in unanswerable + other if rs[0].get("absent")),
-                sum(bool(rs[0].get("absent")) for rs in unanswerable + other)],
+            "answerable_refused": [sum(map(refused, naming)), len(naming)],
+            "unanswerable_passed": [sum(not refused(rs) for rs in naming_not), len(naming_not)],
         },
-    }  # fmt: skip
+    }
 
 
 def main() -> None:

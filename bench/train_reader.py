@@ -121,13 +121,8 @@ def collect_pairs(args: argparse.Namespace) -> None:
     counts: dict[str, int] = {}
     with args.out.open("w", encoding="utf-8") as out:
         for q in _asked(args):
-            name, item, turn, found, asked = (
-                q["library"],
-                q["item"],
-                q["turn"],
-                q["found"],
-                q["asked"],
-            )
+            name, item, turn, found, asked = (q[k] for k in ("library", "item", "turn",
+                                                             "found", "asked"))  # fmt: skip
             counts.setdefault(name, 0)
             if not found.sources:
                 continue

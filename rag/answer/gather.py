@@ -262,16 +262,16 @@ def evidence(
         for word in dict.fromkeys(re.findall(r"[\w][\w.+-]*[\w]", query))
         if _NAME.search(word)
     }
-    read = " ".join(f"{s.paper.title}. {s.paper.abstract}" for s in sources)
-    absent = tuple(
+    unheard = [
         word
         for word, key in names.items()
         if word not in own_abbreviations
         and (_MIXED_CASE.search(word) or (len(word) > 2 and word[0].isalpha()))
         and key
         and df.get(key, 1) == 0
-        and not spelled_out(word, read)  # "UCST" where "upper critical solution temperature"
-    )
+    ]
+    read = " ".join(f"{s.paper.title}. {s.paper.abstract}" for s in sources) if unheard else ""
+    absent = tuple(w for w in unheard if not spelled_out(w, read))  # "UCST" written out: not
     unknown = tuple(word for word in absent if _MIXED_CASE.search(word))
     denses = sorted((h.dense for h in hits if h.dense is not None), reverse=True)
     dense = denses[0] if denses else -1.0
