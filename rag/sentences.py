@@ -12,8 +12,6 @@ __all__ = ["split_sentences"]
 # Tokens after which a period does not end a sentence.
 _ABBREVIATIONS = frozenset(
     [
-        "e.g",
-        "i.e",
         "et",
         "al",
         "etc",
@@ -47,9 +45,6 @@ _ABBREVIATIONS = frozenset(
         "ltd",
         "co",
         "corp",
-        "u.s",
-        "u.k",
-        "e.u",
     ]
 )
 # A candidate boundary: end punctuation (maybe closing quote/bracket), whitespace, then
@@ -59,11 +54,14 @@ _BOUNDARY = re.compile(
     r"(?<=[.!?])[\"')\]]*(?:\s+(?=[\"'(\[]?[A-Z0-9])|(?<=[a-z0-9%)\]]\.)(?=[A-Z][A-Z ]{2,30}:))"
 )
 
+# Letters joined by periods ("i.i.d.", "e.g.", "U.S.A."): an abbreviation, not an ending.
+_INITIALISM = re.compile(r"(?:[a-z]\.)+[a-z]")
+
 
 def _ends_with_abbreviation(text: str) -> bool:
     last = text.rsplit(None, 1)[-1] if text.strip() else ""
     word = last.rstrip(".").lstrip("(\"'").lower()
-    if word in _ABBREVIATIONS:
+    if word in _ABBREVIATIONS or _INITIALISM.fullmatch(word):
         return True
     # Single capital initials ("J. Smith") and decimals split by a space are not endings.
     return len(word) == 1 and word.isalpha()

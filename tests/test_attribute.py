@@ -107,6 +107,38 @@ def test_a_changed_figure_is_not_made_good_by_a_paper_printing_that_number() -> 
     assert [j.support for _, j in attribute(right, sources).judged] == [(2,)]
 
 
+def test_a_changed_figure_is_judged_by_the_words_not_by_the_number_it_gives() -> None:
+    """The paper cited holds the sentence's words but says "15 weeks"; another paper holds
+    "12-weeks" and a few of the words (a word of its title among them). Counting the figure
+    as a word, that paper and the one cited together seemed to support "12 weeks": they do
+    not, the figure was changed. Cited by both, a sentence may join them."""
+    sources = [
+        make_source(1, "a", "Supervision of resistance training: two randomised trials of "
+                    "community fitness programmes", "", ("Ann Lee",), 2019, "f.txt",
+                    "Many sedentary adults have high body fat along with low fitness. Study 2, "
+                    "a randomised wait list controlled trial (12-weeks): patients were assigned "
+                    "to supervised exercise, counselling, or both. Outcomes were body fat, lean "
+                    "body mass and strength."),
+        make_source(2, "b", "Holistic physical exercise training improves physical literacy "
+                    "among physically inactive adults", "", ("Ann Lee",), 2019, "f.txt",
+                    "We investigated the effect of a holistic physical exercise training on "
+                    "physical literacy. Thirty-one physically inactive adults in the intervention "
+                    "group took part in a holistic physical exercise training intervention once "
+                    "weekly for 15 weeks. Physical literacy was evaluated by a questionnaire "
+                    "covering five domains."),
+    ]  # fmt: skip
+    wrong = "The holistic exercise programme for inactive adults ran once weekly for 12 weeks [2]."
+    out = attribute(wrong, sources)
+    assert [j.support for _, j in out.judged] == [()] and "[" not in out.text
+    right = wrong.replace("12 weeks", "15 weeks")
+    assert [j.support for _, j in attribute(right, sources).judged] == [(2,)]
+    both = (
+        "Inactive adults trained once weekly in a holistic programme [2], and a trial "
+        "ran 12 weeks [1]."
+    )
+    assert [sorted(j.support) for _, j in attribute(both, sources).judged] == [[1, 2]]
+
+
 def test_a_sentence_joining_two_papers_gets_both_markers() -> None:
     out, support, _ = _left(
         "Organic farming gives 30% higher species richness, while British grassland saw "

@@ -101,6 +101,21 @@ def test_sentence_splitter_keeps_abbreviations_and_numbers() -> None:
     assert split_sentences("  ") == []
 
 
+def test_letters_joined_by_periods_do_not_end_a_sentence() -> None:
+    """Letters joined by periods ("i.i.d.", "i.e.", "U.S.A.") before a capital are an
+    abbreviation, whatever the field (a list of known ones cannot hold them all); a
+    sentence ending in a word still ends."""
+    text = (
+        "We assume i.i.d. Gaussian noise, i.e. White noise. Data came from the U.S.A. Survey. "
+        "It ends."
+    )
+    assert split_sentences(text) == [
+        "We assume i.i.d. Gaussian noise, i.e. White noise.",
+        "Data came from the U.S.A. Survey.",
+        "It ends.",
+    ]
+
+
 def test_a_heading_run_into_the_sentence_before_it_starts_a_sentence() -> None:
     """PubMed text often loses the space before a structured abstract's heading ("...
     inconclusive.AIM: To investigate"); a point inside a token stays ("U.S.", "p<0.05")."""

@@ -73,6 +73,7 @@ TOUCHES = 0.25  # share of its words a framing sentence may have in one source s
 PAPER = 0.5  # what a word counts for when its paper says it, but not in the sentence matched
 JOIN = 0.3  # share each of two sources' sentences must hold of a sentence joining them
 WINDOW = 2  # adjacent sentences of a source read together as one piece of evidence
+_NUMBER = re.compile(r"[\d.,]+")  # a word that is only a number (a figure's digits)
 
 # -- evidence -----------------------------------------------------------------------------
 
@@ -200,7 +201,6 @@ def judge(sentence: str, cited: Sequence[int], ev: Evidence) -> Judged:
     ):
         return Judged((), {}, claim=False)
     best: dict[int, tuple[float, _Unit]] = {}
-    worded = 0.0  # how well a cited source's sentence holds its words, whatever its figures
     for n, units in ev.units.items():
         if not units or not _names_ok(written, n, ev):
             continue
@@ -209,8 +209,6 @@ def judge(sentence: str, cited: Sequence[int], ev: Evidence) -> Judged:
         y = int(ev.years.get(n, 0))
         year: set[Figure] = {float(y)} if y and re.search(rf"\b{y}\b(?!s)", sentence) else set()
         covering = [(_covered(wanted, u.terms | names, ev.vocabulary[n]), u) for u in units]
-        if n in cited:
-            worded = max([worded, *(c for c, _ in covering)])
         scored = [(c, u) for c, u in covering if all(held(f, set(u.figures) | year) for f in asked)]
         if scored:
             best[n] = max(scored, key=lambda x: (x[0], -len(x[1].text)))
@@ -218,14 +216,27 @@ def judge(sentence: str, cited: Sequence[int], ev: Evidence) -> Judged:
         (n for n, (c, _) in best.items() if c >= COVER),
         key=lambda n: (n not in cited, -best[n][0], n),
     )
+    # How well a paper cited holds the sentence's words, its figures aside.
+    words = {t: w for t, w in wanted.items() if not _NUMBER.fullmatch(t)}
+    worded = max((_worded(words, n, ev) for n in cited if n in ev.units and asked), default=0.0)
     if alone:
         first = alone[0]
-        if asked and first not in cited and worded >= max(COVER, best[first][0]):
+        if asked and first not in cited and worded >= max(COVER, _worded(words, first, ev)):
             # The paper cited says it better, with another figure: the figure was changed,
             # and a paper printing that number about something else does not make it good.
             return Judged((), {})
         return Judged((first,), {first: best[first][1].text})
-    return _joined(wanted, asked, cited, ev) or Judged((), {})
+    joined = _joined(wanted, asked, cited, ev)
+    if joined and asked and worded >= COVER and not set(joined.support) <= set(cited):
+        # The same with a paper not cited lending the figure: the cited paper says it
+        # alone, with another figure.
+        return Judged((), {})
+    return joined or Judged((), {})
+
+
+def _worded(words: dict[str, float], n: int, ev: Evidence) -> float:
+    return max((_covered(words, u.terms | ev.names[n], ev.vocabulary[n]) for u in ev.units[n]),
+               default=0.0)  # fmt: skip
 
 
 def _joined(
