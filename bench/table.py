@@ -295,7 +295,9 @@ def main() -> None:
         (ROOT / "bench/results/table_memory.json").write_text(json.dumps(result) + "\n")
         return
     if args.table_reader:
-        reader.use_table(reader.Reader(args.table_reader / "model.onnx"))
+        reader.use_table(reader.Reader(args.table_reader / "model.onnx",
+                                       threads=reader.TABLE_THREADS,
+                                       spread=reader.TABLE_SPREAD))  # fmt: skip
     elif args.no_table_reader:
         reader.use_table(None)
     if args.read:
@@ -312,7 +314,8 @@ def main() -> None:
     records = collect(args.index_dir)
     folds = []
     for fold in args.fold:  # the training fields read out of sample, fold by fold
-        other = reader.Reader(fold / "model.onnx")
+        other = reader.Reader(fold / "model.onnx", threads=reader.TABLE_THREADS,
+                              spread=reader.TABLE_SPREAD)  # fmt: skip
         unseen = seen - set(other.card.get("trained_on", ()))
         reader.use_table(other)
         redone = collect(args.index_dir, unseen)

@@ -9,7 +9,9 @@ any row. The cells are chosen by :mod:`rag.answer.table`.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Protocol
 
@@ -54,6 +56,9 @@ __all__ = ["BATCH", "BODY_PASSAGES", "Library", "Table", "plan"]
 
 BATCH = 16  # papers read from the store at once (the first row waits for one batch only)
 BODY_PASSAGES = 2  # a full-text paper's body passages nearest each column that are read
+# Rows filled at once: two overlap one row's reading with the next row's features, each
+# read on half the cores (rag.answer.reader.TABLE_THREADS); bench/table.py --time.
+WORKERS = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,16 +75,31 @@ class Table:
         return (row for _, row in self.filled())
 
     def filled(self) -> Iterator[tuple[Source, Row]]:
-        """Each paper as a numbered source, and its row."""
+        """Each paper as a numbered source, and its row, in order. :data:`WORKERS` rows are
+        filled at once (the reader's model runs outside Python's lock), at most that many
+        ahead of the one given: a table stopped early reads little more than it showed."""
         reader = TableReader(self.columns, self.engine.answer_embedder)
-        for source, passages in self.sources():
+
+        def fill(item: tuple[Source, dict[str, Source]]) -> tuple[Source, Row]:
+            source, passages = item
             if not source.paper.has_abstract and not passages:
-                yield source, reader.empty_row(source)
-                continue
+                return source, reader.empty_row(source)
             row = reader.row(source, passages)
             if self.chat is not None:
                 row = phrased(row, list(self.columns), source, self.chat)
-            yield source, row
+            return source, row
+
+        pool = ThreadPoolExecutor(WORKERS, thread_name_prefix="table-row")
+        ahead: deque[Future[tuple[Source, Row]]] = deque()
+        try:
+            for item in self.sources():
+                ahead.append(pool.submit(fill, item))
+                if len(ahead) > WORKERS:
+                    yield ahead.popleft().result()
+            while ahead:
+                yield ahead.popleft().result()
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
 
     def sources(self) -> Iterator[tuple[Source, dict[str, Source]]]:
         """Each paper as a source (its stored abstract and sentence vectors), with, per

@@ -99,6 +99,28 @@ def test_the_shipped_reader_scores_pairs_and_says_where_it_came_from() -> None:
     assert json.loads(json.dumps(card))["trained_on"]  # the card is plain JSON
 
 
+def test_the_table_reader_reads_batches_of_like_length() -> None:
+    """A table reader's batch holds pairs of like length (little padding), at most _BATCH
+    of them, every pair once: a short pair is not read beside a long one."""
+    lengths = [9, 10, 11, 12, 15, 40, 41, 48, 49, 50, 60, 128, *([20] * 70)]
+    encoded = {i: type("E", (), {"ids": [0] * n})() for i, n in enumerate(lengths)}
+    order = sorted(encoded, key=lambda i: lengths[i])
+    batches = list(reader._batches(order, encoded, reader.TABLE_SPREAD))
+    assert [i for b in batches for i in b] == order
+    for b in batches:
+        assert len(b) <= reader._BATCH
+        assert lengths[b[-1]] <= reader.TABLE_SPREAD * lengths[b[0]]
+    table = reader.packaged_table()
+    assert table is not None and table.spread == reader.TABLE_SPREAD
+    question = "What method does the paper use?"
+    short = ("", "We ran a cluster-randomised trial.")
+    long = ("", "Large language models have had a profound impact on industry, " * 6)
+    fresh = lambda: reader.Reader(table.path, spread=reader.TABLE_SPREAD)  # noqa: E731
+    alone = fresh().score(question, [short])
+    together = fresh().score(question, [short, long])  # nothing remembered: read again
+    assert together[0] == alone[0]
+
+
 class FakeEmbedder:
     """Unit vectors from a text's length (the gate's ranker needs some vector)."""
 

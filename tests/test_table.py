@@ -165,6 +165,30 @@ def test_a_table_over_a_collection_quotes_each_paper_verbatim(engine) -> None:  
     assert pool[best].text == "We enrolled 1,204 adults from 36 villages."
 
 
+def test_rows_filled_together_come_in_order_as_one_at_a_time_and_stop_with_the_table(
+    engine, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    """Rows are filled WORKERS at a time: the same rows, in the same order, as one at a
+    time; a table stopped after its first row has read at most WORKERS rows more."""
+    from rag import tables
+    from rag.answer.table import TableReader
+
+    ids = [p.id for p in engine.table(COLUMNS, query="KV cache memory", k=12).papers]
+    monkeypatch.setattr(tables, "WORKERS", 1)
+    alone = [r.to_json() for r in engine.table(COLUMNS, paper_ids=ids).rows()]
+    monkeypatch.setattr(tables, "WORKERS", 2)
+    together = [r.to_json() for r in engine.table(COLUMNS, paper_ids=ids).rows()]
+    assert [r["paper_id"] for r in together] == ids and together == alone
+    filled: list[str] = []
+    row = TableReader.row
+    monkeypatch.setattr(TableReader, "row", lambda self, source, passages=None: (
+        filled.append(source.paper.id), row(self, source, passages))[1])  # fmt: skip
+    rows = engine.table(COLUMNS, paper_ids=ids).rows()
+    assert next(rows).paper_id == ids[0]
+    rows.close()  # the user stopped it
+    assert len(filled) <= 1 + tables.WORKERS + 1 < len(ids)
+
+
 def test_papers_by_query_ids_and_conversation_and_the_errors_that_say_what_to_do(
     engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:  # type: ignore[no-untyped-def]
