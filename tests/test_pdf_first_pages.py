@@ -131,3 +131,71 @@ def test_file_names_and_page_ranges_are_no_metadata_titles(tmp_path: Path) -> No
     assert _junk_title("1472-6882-6-3.fm") and _junk_title("301 301..306")
     assert _junk_title("JAAP\x08-3AAP508.DVI") and _junk_title("Microsoft Word - draft.docx")
     assert not _junk_title("Trophic Downgrading of Planet Earth")
+
+
+def _page(*rows: tuple[str, float]) -> list:  # type: ignore[type-arg]
+    """A first page's lines, top down, each (text, size), 14 pt apart from y = 700."""
+    from ingest.parse.pdflayout import Line
+
+    return [Line(text, size, 0, 60.0, 700.0 - 14 * i, 500.0, 700.0 - 14 * i + size)
+            for i, (text, size) in enumerate(rows)]  # fmt: skip
+
+
+def test_a_title_in_the_bodys_type_under_a_journals_small_lines() -> None:
+    """A journal's lines in small type first, then the title in the body's type right above
+    the byline: the title is found from its own line, not given up on."""
+    from ingest.parse.pdfheader import find_title
+
+    page = _page(
+        ("The Annals of Example Probability", 6.0),
+        ("2000, Vol. 10, No. 3, 726-752", 6.0),
+        ("ANALYSIS OF A NONREVERSIBLE MARKOV CHAIN SAMPLER", 10.0),
+        ("By Persi Diaconis, 1 Susan Holmes and Radford M. Neal 2", 10.0),
+        ("Stanford University and University of Toronto", 10.0),
+        ("We analyze the convergence to stationarity of a simple chain.", 8.0),
+        *[("Markov chain sampling methods are commonly used in statistics.", 10.0)] * 20,
+    )
+    title, after = find_title(page, 10.0, {}, frozenset())
+    assert title == "ANALYSIS OF A NONREVERSIBLE MARKOV CHAIN SAMPLER" and after == 3
+
+
+def test_a_title_line_naming_a_place_is_not_the_byline() -> None:
+    """ "..., Lower Galilee" reads as a name, but most of its line is not names: the title
+    runs on to it and the byline is the line after."""
+    from ingest.parse.pdfheader import find_title
+
+    page = _page(
+        ("'Atiqot 63, 2010", 8.0),
+        ("Settlement Remains from the Bronze and Iron Ages at", 10.4),
+        ("Horbat Menorim (El-Manara), Lower Galilee", 10.4),
+        ("Karen Covello-Paran", 8.4),
+        *[("The site is located in the eastern Lower Galilee on the ridge.", 10.0)] * 20,
+    )
+    title, after = find_title(page, 10.0, {}, frozenset())
+    assert title == ("Settlement Remains from the Bronze and Iron Ages at Horbat Menorim "
+                     "(El-Manara), Lower Galilee") and after == 3  # fmt: skip
+
+
+def test_the_metadata_title_printed_with_a_side_column_between_its_words() -> None:
+    """A badge and a side column's dates set on the title's lines: the metadata's title is
+    printed there, its words in order, and is the title without them."""
+    from ingest.parse.pdfheader import find_title
+
+    meta = ("Medicinal Plant Leaf Extract and Pure Flavonoid Mediated Green Synthesis of "
+            "Silver Nanoparticles and their Enhanced Antibacterial Property")  # fmt: skip
+    page = _page(
+        ("O PEN Medicinal Plant Leaf Extract and", 26.0),
+        ("Pure Flavonoid Mediated Green", 26.0),
+        ("Synthesis of Silver Nanoparticles", 26.0),
+        (
+            "Accepted: 1 November 2017 Received: 26 January 2017 and their Enhanced Antibacterial",
+            8.5,
+        ),
+        ("Published: xx xx xxxx Property", 8.5),
+        ("Siddhant Jain & Mohan Singh Mehata", 10.0),
+        *[("The rewards of using plants over other biological methods.", 9.0)] * 20,
+    )
+    assert find_title(page, 9.0, {"Title": meta}, frozenset())[0] == meta
+    # Words of another title in the metadata, even all printed somewhere, are not taken.
+    other = "Green Synthesis of Gold Nanoparticles from Tea Leaves"
+    assert find_title(page, 9.0, {"Title": other}, frozenset())[0].startswith("O PEN Medicinal")

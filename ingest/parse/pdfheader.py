@@ -100,11 +100,18 @@ def find_title(
     above = [b for b in blocks if _names_at(top, b[1])]
     if blocks:
         found, after = above[0] if above and not _names_at(top, blocks[0][1]) else blocks[0]
-    if not found and candidates:
-        found, after = _title_above_names(top, candidates[0], words)
+    # A title set in the body's size, right above the authors: tried from each line at the
+    # top in turn (a journal's line in small type may come first), never in smaller type.
+    for first in candidates if not found else ():
+        if top[first].size >= body - 0.3:
+            found, after = _title_above_names(top, first, words, body)
+            if found:
+                break
     meta = normalise_text(fix_characters(metadata.get("Title", "")))
     junk = len(meta.split()) < 2 or _junk_title(meta)
     printed = _squash(meta) in _squash(" ".join(line.text for line in top)) if meta else False
+    if meta and not junk and found and not printed:
+        printed = _interleaved(meta, found, top)
     if printed and found and len(found) > len(meta) and _squash(found).startswith(_squash(meta)):
         return found, after  # the metadata keeps the printed title's start only (cut short)
     if meta and not junk and (printed or not found):
@@ -122,19 +129,37 @@ def _names_at(top: list[Line], at: int) -> bool:
     return bool(names) and any(full_name(n) for n in names or ())
 
 
-def _title_above_names(top: list[Line], first: int, words: frozenset[str]) -> tuple[str, int]:
-    """A title set in the body's size: the lines at the top, in one type, right above a
-    line of authors' names; ("", 0) when no names follow."""
+def _title_above_names(
+    top: list[Line], first: int, words: frozenset[str], body: float
+) -> tuple[str, int]:
+    """A title set near the body's size: the lines at the top, in one type, right above a
+    line of authors' names; ("", 0) when no names follow. A title set larger than the body
+    has its byline in another type: a line in its own type that reads as names ("Horbat
+    Menorim (El-Manara), Lower Galilee") is the title's."""
     end = first
+    own = top[first].size > body + 0.3
     while end < len(top) and end - first < 4:
         line = top[end]
         names = line_names(line.text)
-        if end > first and names and any(full_name(n) for n in names):
+        same = line.size == top[first].size and line.bold == top[first].bold
+        if end > first and names and any(full_name(n) for n in names) and not (own and same):
             return join_lines([x.text for x in top[first:end]], words), end
         if line.size != top[first].size or line.bold != top[first].bold:
             break
         end += 1
     return "", 0
+
+
+def _interleaved(meta: str, found: str, top: list[Line]) -> bool:
+    """The metadata's title is printed at the top, its words in order but with other text
+    set beside it on the same lines (a side column's dates, a badge), and the title found
+    from the type is mostly its words: the metadata's is the title, without the rest."""
+    said = [_squash(w) for w in meta.split() if _squash(w)]
+    found_words = [_squash(w) for w in found.split() if _squash(w)]
+    if len(said) < 4 or sum(w in said for w in found_words) < 0.6 * len(found_words):
+        return False
+    page = iter(_squash(w) for line in top for w in line.text.split())
+    return all(any(w == p for p in page) for w in said)  # in order, others between
 
 
 def _squash(text: str) -> str:
