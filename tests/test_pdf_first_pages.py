@@ -61,6 +61,8 @@ def test_names_without_byline_badge_or_group() -> None:
         "Gregory Marslin", "Qaisar Maqbool", "Peter Nick"]  # fmt: skip
     assert line_names("Martin Becker, Embedded Systems, LIT CPS Lab") == ["Martin Becker"]
     assert line_names("Software Review") == [] and line_names("Mark Young") == ["Mark Young"]
+    # A heading's first word is no first name; an initial without its point is.
+    assert line_names("The Site") == [] and line_names("A Kumar, B Singh") == ["A Kumar", "B Singh"]
 
 
 def test_symbol_font_bracket_pieces_leave_the_private_use_area() -> None:

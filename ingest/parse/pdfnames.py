@@ -47,6 +47,9 @@ _LABEL = re.compile(
 )
 _NOT_NAMES = frozenset(["abstract", "citation", "editor", "keywords", "introduction", "authors"])
 _HONORIFICS = frozenset("dr prof professor mr mrs ms sir by".split())  # noqa: SIM905
+# Words that begin a heading or a phrase, never a person's name ("The Site"); not "A", an
+# initial written without its point ("A Kumar").
+_NOT_FIRST = frozenset("the an of in on for with to at from our this these its".split())  # noqa: SIM905
 # Words of a group, a place of work or a document, never of a person's name ("Embedded
 # Systems", "LIT CPS Lab", "Software Review", "Find the latest version here").
 _NOT_A_PERSON = frozenset(
@@ -156,6 +159,8 @@ def _name(part: str) -> str:
     while tokens and re.fullmatch(r"[a-z]", tokens[-1]):
         tokens.pop()  # an affiliation mark set apart ("Lane a"): the layout raised it
     if not tokens or len(tokens) > 5 or any(t.casefold() in _NOT_NAMES for t in tokens):
+        return ""
+    if tokens[0].casefold() in _NOT_FIRST:
         return ""
     if not all(_NAME_WORD.match(t) or t.casefold() in _PARTICLES for t in tokens):
         return ""
