@@ -53,18 +53,8 @@ from rag.answer.claims import (
 from rag.answer.quotes import sentence_spans
 from rag.terms import share, terms
 
-__all__ = [
-    "ADDS",
-    "COVER",
-    "PAPER",
-    "AnswerSentence",
-    "Attributed",
-    "Evidence",
-    "Judged",
-    "answer_sentences",
-    "attribute",
-    "segments",
-]
+__all__ = ["ADDS", "COVER", "PAPER", "AnswerSentence", "Attributed", "Evidence", "Judged",
+           "answer_sentences", "attribute", "segments"]  # fmt: skip
 
 COVER = 0.5  # share of a sentence's weighted words one source's sentence(s) must hold
 ADDS = 0.15  # share a second source's sentence must add to support a joined sentence
@@ -216,20 +206,18 @@ def judge(sentence: str, cited: Sequence[int], ev: Evidence) -> Judged:
         (n for n, (c, _) in best.items() if c >= COVER),
         key=lambda n: (n not in cited, -best[n][0], n),
     )
-    # How well a paper cited holds the sentence's words, its figures aside.
+    # The paper cited says the sentence's words (its figures aside) at least as well as a
+    # paper printing its figure, alone or joined with it: the figure was changed, and a
+    # paper printing that number about something else does not make it good.
     words = {t: w for t, w in wanted.items() if not _NUMBER.fullmatch(t)}
     worded = max((_worded(words, n, ev) for n in cited if n in ev.units and asked), default=0.0)
     if alone:
         first = alone[0]
         if asked and first not in cited and worded >= max(COVER, _worded(words, first, ev)):
-            # The paper cited says it better, with another figure: the figure was changed,
-            # and a paper printing that number about something else does not make it good.
             return Judged((), {})
         return Judged((first,), {first: best[first][1].text})
     joined = _joined(wanted, asked, cited, ev)
     if joined and asked and worded >= COVER and not set(joined.support) <= set(cited):
-        # The same with a paper not cited lending the figure: the cited paper says it
-        # alone, with another figure.
         return Judged((), {})
     return joined or Judged((), {})
 
