@@ -210,7 +210,9 @@ def judge(sentence: str, cited: Sequence[int], ev: Evidence) -> Judged:
     # paper printing its figure, alone or joined with it: the figure was changed, and a
     # paper printing that number about something else does not make it good.
     words = {t: w for t, w in wanted.items() if not _NUMBER.fullmatch(t)}
-    worded = max((_worded(words, n, ev) for n in cited if n in ev.units and asked), default=0.0)
+    worded = 0.0
+    if asked:  # only a sentence with figures can have one changed
+        worded = max((_worded(words, n, ev) for n in cited if n in ev.units), default=0.0)
     if alone:
         first = alone[0]
         if asked and first not in cited and worded >= max(COVER, _worded(words, first, ev)):

@@ -53,8 +53,8 @@ _BATCH = 32
 # batch a pair is read in (its activations are quantised per batch), and its gate was
 # calibrated on them as they are (docs/benchmarks.md).
 TABLE_SPREAD = 1.25
-# A table fills two rows at once (rag.tables.WORKERS), each read with the cores' half: on 2
-# cores a 100 x 5 table took 3.9-4.3 s so, 4.1-5.3 s with both cores to each read.
+# A table fills two rows at once (rag.tables.WORKERS), each read on half the cores: on 2
+# cores a 100 x 5 table took 3.9-4.3 s so, against 4.1-5.3 s with both cores to each read.
 TABLE_THREADS = max(1, (os.cpu_count() or 1) // 2)
 _REMEMBERED = 4096  # pairs whose score is kept
 
