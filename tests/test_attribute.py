@@ -100,10 +100,16 @@ def test_a_changed_figure_is_not_made_good_by_a_paper_printing_that_number() -> 
                     "Thirty-one physically inactive adults took part in a holistic physical "
                     "exercise training programme once weekly for 15 weeks."),
     ]  # fmt: skip
+    _flags_12_weeks_cited_to_15(sources)
+
+
+def _flags_12_weeks_cited_to_15(sources: list) -> None:  # type: ignore[type-arg]
+    """Paper 2 says "15 weeks": "12 weeks [2]" is flagged, no marker left; "15 weeks [2]"
+    keeps its marker."""
     wrong = "The holistic exercise programme for inactive adults ran once weekly for 12 weeks [2]."
     out = attribute(wrong, sources)
     assert [j.support for _, j in out.judged] == [()] and "[" not in out.text
-    right = "The holistic exercise programme for inactive adults ran once weekly for 15 weeks [2]."
+    right = wrong.replace("12 weeks", "15 weeks")
     assert [j.support for _, j in attribute(right, sources).judged] == [(2,)]
 
 
@@ -127,11 +133,7 @@ def test_a_changed_figure_is_judged_by_the_words_not_by_the_number_it_gives() ->
                     "weekly for 15 weeks. Physical literacy was evaluated by a questionnaire "
                     "covering five domains."),
     ]  # fmt: skip
-    wrong = "The holistic exercise programme for inactive adults ran once weekly for 12 weeks [2]."
-    out = attribute(wrong, sources)
-    assert [j.support for _, j in out.judged] == [()] and "[" not in out.text
-    right = wrong.replace("12 weeks", "15 weeks")
-    assert [j.support for _, j in attribute(right, sources).judged] == [(2,)]
+    _flags_12_weeks_cited_to_15(sources)
     both = (
         "Inactive adults trained once weekly in a holistic programme [2], and a trial "
         "ran 12 weeks [1]."
