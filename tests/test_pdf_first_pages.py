@@ -65,6 +65,15 @@ def test_names_without_byline_badge_or_group() -> None:
     assert line_names("The Site") == [] and line_names("A Kumar, B Singh") == ["A Kumar", "B Singh"]
 
 
+def test_no_rank_board_country_or_publisher_link_is_taken_for_an_author() -> None:
+    assert line_names("Qianqian Xu, Senior Member, IEEE") == ["Qianqian Xu"]
+    assert line_names("François de Soyres, Alexandre Gaillard, Federal Reserve Board") == [
+        "François de Soyres", "Alexandre Gaillard"]  # fmt: skip
+    assert line_names("Sam Cox, Andrew D. White, More Read Online, Article Recommendations") == [
+        "Sam Cox", "Andrew D. White"]  # fmt: skip
+    assert line_names("Philadelphia, United States") is None
+
+
 def test_symbol_font_bracket_pieces_leave_the_private_use_area() -> None:
     assert fix_characters("\uf8eb x \uf8f6 \uf8ee y \uf8f9 \uf8f1") == "⎛ x ⎞ ⎡ y ⎤ ⎧"
 

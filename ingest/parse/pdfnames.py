@@ -28,7 +28,7 @@ AFFILIATION = re.compile(
     r"\biran\b|\begypt\b|\bsingapore\b|\btaiwan\b|\bhong kong\b|\bchile\b|"
     r"\bargentina\b|\bcolombia\b|\bsouth africa\b|\bnigeria\b|\bkenya\b|"
     r"\bsaudi arabia\b|\bmalaysia\b|\bthailand\b|\bvietnam\b|\bindonesia\b|"
-    r"\bczech republic\b|\bhungary\b|\bromania\b|\bukraine\b",
+    r"\bczech republic\b|\bhungary\b|\bromania\b|\bukraine\b|\bunited states\b|\bunited kingdom\b",
     re.I,
 )
 VENUE = re.compile(
@@ -50,12 +50,16 @@ _HONORIFICS = frozenset("dr prof professor mr mrs ms sir by".split())  # noqa: S
 # Words that begin a heading or a phrase, never a person's name ("The Site"); not "A", an
 # initial written without its point ("A Kumar").
 _NOT_FIRST = frozenset("the an of in on for with to at from our this these its".split())  # noqa: SIM905
-# Words of a group, a place of work or a document, never of a person's name ("Embedded
-# Systems", "LIT CPS Lab", "Software Review", "Find the latest version here").
+# Words of a group, a place of work, a rank or a document, never of a person's name
+# ("Embedded Systems", "LIT CPS Lab", "Federal Reserve Board", "Senior Member" of IEEE,
+# "Software Review", "Find the latest version here", a publisher's "Article
+# Recommendations" or "Read Online" links).
 _NOT_A_PERSON = frozenset(
     """lab labs laboratory system systems archive repository software review version group
     unit foundation council ministry agency society association data technology values
-    control network networks science sciences engineering studies press team""".split()  # noqa: SIM905
+    control network networks science sciences engineering studies press team board bank
+    bureau commission committee office federal national member fellow article articles
+    online recommendations download metrics""".split()  # noqa: SIM905
 )
 # The ORCID iD badge, read as text beside a name ("ID Qaisar Maqbool", "Peter NickID").
 _ORCID = re.compile(r"^(?:ID|iD)$|(?<=[a-z])(?:ID|iD)$")
