@@ -296,8 +296,7 @@ def main() -> None:
         return
     if args.table_reader:
         reader.use_table(reader.Reader(args.table_reader / "model.onnx",
-                                       threads=reader.TABLE_THREADS,
-                                       spread=reader.TABLE_SPREAD))  # fmt: skip
+                                       threads=reader.TABLE_THREADS))  # fmt: skip
     elif args.no_table_reader:
         reader.use_table(None)
     if args.read:
@@ -314,8 +313,7 @@ def main() -> None:
     records = collect(args.index_dir)
     folds = []
     for fold in args.fold:  # the training fields read out of sample, fold by fold
-        other = reader.Reader(fold / "model.onnx", threads=reader.TABLE_THREADS,
-                              spread=reader.TABLE_SPREAD)  # fmt: skip
+        other = reader.Reader(fold / "model.onnx", threads=reader.TABLE_THREADS)
         unseen = seen - set(other.card.get("trained_on", ()))
         reader.use_table(other)
         redone = collect(args.index_dir, unseen)

@@ -61,6 +61,35 @@ def test_the_reader_reorders_the_rankers_first_sentences(blended: object) -> Non
     assert scores[2] == pytest.approx(-1.0 + 0.5 * -3.0 - 4.0)
 
 
+def test_a_question_naming_a_paper_has_that_papers_sentences_read(blended: object) -> None:
+    """An answer to a question naming a paper quotes that paper only, so the reader's
+    reads go to its sentences, though the ranker puts another paper's first."""
+    fake = FakeReader("Chinese")
+    reader.use(fake)  # type: ignore[arg-type]
+    named = _sentences(["We train a dialogue model on Chinese and English text.",
+                        "It reaches the best scores."])  # fmt: skip
+    other = PaperRow(
+        id="q",
+        label="Q",
+        title="Another",
+        authors=(),
+        year=None,
+        source="s",
+        position=2,
+        n_chunks=1,
+        abstract="A bilingual model. Languages vary.",
+    )
+    others = [candidates.Sentence(Source(2, other), i, 2, t, vector=np.eye(4, dtype=np.float32)[i])
+              for i, t in enumerate(["A bilingual model.", "Languages vary."])]  # fmt: skip
+    question = replace(analyse("Which languages was it trained on?"), named=("p",))
+    hand = np.asarray([-3.0, -2.0, 1.0, 0.5], dtype=np.float32)  # the other paper's first
+    scores = candidates._with_reader(question, [*named, *others], hand)
+    assert fake.calls == [2] and int(np.argmax(scores[:2])) == 0
+    assert scores[0] > max(scores[2:])  # read as the answer: first, as quoted
+    unnamed = candidates._with_reader(analyse("Which languages?"), [*named, *others], hand)
+    assert fake.calls == [2, 2] and int(np.argmax(unnamed)) == 2  # no name: the ranker's first
+
+
 def test_without_a_reader_the_hand_scores_stand(blended: object) -> None:
     reader.use(None)
     hand = np.asarray([2.0, 1.0], dtype=np.float32)
@@ -99,26 +128,23 @@ def test_the_shipped_reader_scores_pairs_and_says_where_it_came_from() -> None:
     assert json.loads(json.dumps(card))["trained_on"]  # the card is plain JSON
 
 
-def test_the_table_reader_reads_batches_of_like_length() -> None:
-    """A table reader's batch holds pairs of like length (little padding), at most _BATCH
-    of them, every pair once: a short pair is not read beside a long one."""
-    lengths = [9, 10, 11, 12, 15, 40, 41, 48, 49, 50, 60, 128, *([20] * 70)]
-    encoded = {i: type("E", (), {"ids": [0] * n})() for i, n in enumerate(lengths)}
-    order = sorted(encoded, key=lambda i: lengths[i])
-    batches = list(reader._batches(order, encoded, reader.TABLE_SPREAD))
-    assert [i for b in batches for i in b] == order
-    for b in batches:
-        assert len(b) <= reader._BATCH
-        assert lengths[b[-1]] <= reader.TABLE_SPREAD * lengths[b[0]]
-    table = reader.packaged_table()
-    assert table is not None and table.spread == reader.TABLE_SPREAD
-    question = "What method does the paper use?"
-    short = ("", "We ran a cluster-randomised trial.")
-    long = ("", "Large language models have had a profound impact on industry, " * 6)
-    fresh = lambda: reader.Reader(table.path, spread=reader.TABLE_SPREAD)  # noqa: E731
-    alone = fresh().score(question, [short])
-    together = fresh().score(question, [short, long])  # nothing remembered: read again
-    assert together[0] == alone[0]
+def test_a_pairs_score_does_not_depend_on_what_is_read_with_it_or_before_it() -> None:
+    """Each pair is read alone: an int8 model quantises its activations over what it reads
+    at once, so in a batch a pair's score moved with its neighbours (and a process's
+    answers with the questions asked before). Alone, with others, after others: one score."""
+    for shipped in (reader.packaged(), reader.packaged_table()):
+        assert shipped is not None
+        question = "What method does the paper use?"
+        short = ("", "We ran a cluster-randomised trial.")
+        others = [("", "Large language models have had a profound impact on industry, " * 6),
+                  ("", "Participants were 1,099 women."), ("", "We find no effect.")]  # fmt: skip
+        alone = reader.Reader(shipped.path).score(question, [short])
+        together = reader.Reader(shipped.path).score(question, [*others, short])
+        after = reader.Reader(shipped.path)
+        after.score("How many women took part?", others)
+        later = after.score(question, [short, *others])
+        assert alone[0] == together[-1] == later[0]
+        assert np.array_equal(together[:-1], later[1:])
 
 
 class FakeEmbedder:

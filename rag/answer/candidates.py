@@ -142,12 +142,19 @@ def _read_first(
     question: Question, sentences: Sequence[Sentence], hand: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """(the positions of the ``top`` sentences the ranker scores highest, the reader's
-    log-odds for each), or None without a reader or its weights."""
+    log-odds for each), or None without a reader or its weights. A question naming papers
+    is answered from their sentences only (:mod:`rag.answer.extractive`): the reader reads
+    theirs, not another paper's that cannot be quoted ("Which languages was it trained on?"
+    about PLATO-XL lost its answer, ninth by the ranker, to three of other papers)."""
     weights = params.current().reader
     reader = reader_module.shipped()
     if reader is None or not weights or not len(hand):
         return None
-    top = np.argsort(-hand, kind="stable")[: int(weights.get("top", 16))]
+    quotable = np.asarray([s.source.paper_id in question.named for s in sentences])
+    if not quotable.any():
+        quotable[:] = True
+    order = np.argsort(-np.where(quotable, hand, -np.inf), kind="stable")
+    top = order[: min(int(weights.get("top", 16)), int(quotable.sum()))]
     asked = question.own or question.text
     read = reader.score(asked, [(sentences[i].source.name, sentences[i].text) for i in top])
     return top, read

@@ -18,7 +18,7 @@ import json
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -45,14 +45,6 @@ __all__ = [
 
 READER_DIR = Path(__file__).parent / "reader"
 MAX_TOKENS = 128  # question, paper name and sentence together; longer pairs are cut
-_BATCH = 32
-# The table reader's longest pair in a batch, against its shortest: the model's time grows
-# with the padded tokens. 1.25 read a 100 x 5 table's 1,500 pairs in 26% less time than one
-# batch a row, 1.1 no faster (more calls), 1.5 in between. The answers' reader reads a few
-# pairs a question and keeps its batches: an int8 model's scores move a little with the
-# batch a pair is read in (its activations are quantised per batch), and its gate was
-# calibrated on them as they are (docs/benchmarks.md).
-TABLE_SPREAD = 1.25
 # A table fills two rows at once (rag.tables.WORKERS), each read on half the cores: on 2
 # cores a 100 x 5 table took 3.9-4.3 s so, against 4.1-5.3 s with both cores to each read.
 TABLE_THREADS = max(1, (os.cpu_count() or 1) // 2)
@@ -62,10 +54,9 @@ _REMEMBERED = 4096  # pairs whose score is kept
 class Reader:
     """A cross-encoder in ONNX: (question, paper name, sentence) -> log-odds."""
 
-    def __init__(self, model: Path, *, threads: int = 0, spread: float = 0.0) -> None:
+    def __init__(self, model: Path, *, threads: int = 0) -> None:
         self.path = model
         self.threads = threads
-        self.spread = spread  # > 0: batches of like length (_batches); else as sorted
         self._lock = threading.Lock()
         self._session: onnxruntime.InferenceSession | None = None
         self._tokenizer: tokenizers.Tokenizer | None = None
@@ -124,44 +115,20 @@ class Reader:
         return out
 
     def _read(self, pairs: list[tuple[str, str]], todo: list[int], out: np.ndarray) -> None:
+        """Each pair read alone: its int8 activations are quantised over its own tokens, so
+        its score is the same whatever else is read with it or before it (in batches a
+        score moved by 0.15 log-odds on average and up to 1.5 with the batch), and no time
+        goes on padding (640 pairs of 40 questions read alone in 3.4 s, in a batch per
+        question 4.3 s)."""
         session, tokenizer = self._load()
-        encoded = dict(zip(todo, tokenizer.encode_batch([pairs[i] for i in todo]), strict=True))
-        if self.spread:
-            order = sorted(todo, key=lambda i: len(encoded[i].ids))
-            chunks = list(_batches(order, encoded, self.spread))
-        else:
-            order = sorted(todo, key=lambda i: len(pairs[i][1]))
-            chunks = [order[k : k + _BATCH] for k in range(0, len(order), _BATCH)]
-        for chunk in chunks:
-            width = max(len(encoded[i].ids) for i in chunk)
-            ids = np.zeros((len(chunk), width), dtype=np.int64)
-            mask = np.zeros_like(ids)
-            types = np.zeros_like(ids)
-            for row, i in enumerate(chunk):
-                e = encoded[i]
-                n = len(e.ids)
-                ids[row, :n] = e.ids
-                mask[row, :n] = 1
-                types[row, :n] = e.type_ids
-            (logits,) = session.run(
-                ["logits"], {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
-            )
-            out[chunk] = np.asarray(logits, dtype=np.float32).reshape(-1)
-
-
-def _batches(order: list[int], encoded: Mapping[int, Any], spread: float) -> Iterator[list[int]]:
-    """``order`` (shortest pair first) cut into batches of at most ``_BATCH`` pairs of like
-    length: a batch ends where the next pair is ``spread`` times longer than its first, so
-    little of a batch is padding (one batch for a table row's 15 pairs was 36% padding)."""
-    batch: list[int] = []
-    for i in order:
-        if batch and (len(batch) >= _BATCH
-                      or len(encoded[i].ids) > spread * len(encoded[batch[0]].ids)):  # fmt: skip
-            yield batch
-            batch = []
-        batch.append(i)
-    if batch:
-        yield batch
+        for i, e in zip(todo, tokenizer.encode_batch([pairs[i] for i in todo]), strict=True):
+            feed = {
+                "input_ids": np.asarray([e.ids], dtype=np.int64),
+                "attention_mask": np.ones((1, len(e.ids)), dtype=np.int64),
+                "token_type_ids": np.asarray([e.type_ids], dtype=np.int64),
+            }
+            (logits,) = session.run(["logits"], feed)
+            out[i] = float(np.asarray(logits).reshape(-1)[0])
 
 
 _override: list[Reader | None] = []
@@ -179,7 +146,7 @@ def packaged_table() -> Reader | None:
     """The table reader shipped in this package (``reader/table/``: trained the same way on
     (column question, sentence) pairs of labelled review tables; None when missing)."""
     model = READER_DIR / "table" / "model.onnx"
-    return Reader(model, threads=TABLE_THREADS, spread=TABLE_SPREAD) if model.exists() else None
+    return Reader(model, threads=TABLE_THREADS) if model.exists() else None
 
 
 _table_override: list[Reader | None] = []
