@@ -413,3 +413,50 @@ def test_the_paper_holding_the_questions_distinctive_words_leads_when_the_first_
                                position=2)]  # fmt: skip
     picked = [p.source.paper_id for p in extractive._prose(question, [*both, pool[1]], no_vector)]
     assert picked[0] == "general"
+
+
+SWITCHING = {
+    "ecosystem": (
+        "We present an open-source software ecosystem for on-the-fly surface hopping "
+        "dynamics based on the Landau-Zener algorithm, and its adaptation to graphics "
+        "processors. The dynamics can be run with many "
+        "quantum chemical and machine learning methods. Test molecules include azobenzene, "
+        "whose photoisomerization we showcase."
+    ),
+    "adapted": (
+        "We introduce a quantum-computing adaptation of Landau-Zener surface hopping "
+        "dynamics. A sub-microhartree accurate protocol computes the potential energy "
+        "surfaces on quantum hardware. Tests on the charged H3+ ion and the C2H4 molecule "
+        "agree with exact results."
+    ),
+    "sleep": PAPERS["sleep"],
+    "osce": PAPERS["osce"],
+}
+
+
+def test_a_turn_describing_another_study_is_about_that_study(
+    tmp_path: Path, _shared_cache: Path
+) -> None:
+    """ "And the <description>, what ... did that use?" switches to the study it describes:
+    its pronoun points at that study, and the conversation's study, which holds some of its
+    words, is kept only if it holds as many as the study the turn finds on its own."""
+    path = tmp_path / "papers.jsonl"
+    titles = {"ecosystem": "SHARC-LZ: an open ecosystem for surface hopping dynamics",
+              "adapted": "Surface hopping on quantum hardware"}  # fmt: skip
+    path.write_text("".join(json.dumps({"id": k, "title": titles.get(k, ""), "abstract": v})
+                            + "\n" for k, v in SWITCHING.items()))  # fmt: skip
+    app = App.from_settings(load_settings(data_dir=tmp_path / "data", llm="extractive"))
+    app.ingester.ingest([path])
+    first = app.engine.ask("Which algorithm does the open-source surface hopping ecosystem use?")
+    assert first.final.citations[0].source.paper_id == "ecosystem"
+    cited = tuple(c.source.label for c in first.final.citations)
+    history = [Turn("user", first.final.query), Turn("assistant", first.final.answer, cited)]
+    switch = app.engine.ask(
+        "And the quantum-computing adaptation of Landau-Zener surface hopping, which test "
+        "molecules did it use?",
+        history=history,
+    ).final
+    assert switch.citations[0].source.paper_id == "adapted"
+    assert "H3+" in switch.answer and "azobenzene" not in switch.answer
+    back = app.engine.ask("And which molecules did they test it on?", history=history).final
+    assert back.citations[0].source.paper_id == "ecosystem"  # no subject of its own: back

@@ -639,7 +639,11 @@ def test_a_yes_or_no_question_asks_for_what_was_found(question: str, result: boo
         ("And what about the framework paper on outbreaks?", True),
         ("And the quantum-computing adaptation of Landau-Zener surface hopping: which test "
          "molecules?", False),
-        ("And the companion paper on rotationally excited states, what molecule was it?", True),
+        ("And the companion paper on rotationally excited states, what molecule was it?", False),
+        ("And the partially-adiabatic elevated-temperature CMD paper: which systems did it try?",
+         False),
+        ("And in the same project, how did it differ?", True),
+        ("And how far did they fall after that?", True),
         ("And the later study of carbonic acid fluoride spectra: which systems?", False),
         ("In which book were those concepts first introduced?", True),
         ("How large was that effect?", True),
@@ -648,7 +652,8 @@ def test_a_yes_or_no_question_asks_for_what_was_found(question: str, result: boo
 )  # fmt: skip
 def test_an_and_question_naming_its_own_subject_is_a_switch(question: str, back: bool) -> None:
     """ "And ..." points back unless the question says enough of its own (three words of
-    topic or more); a pronoun ("it") points back whatever else the question says."""
+    topic or more); a pronoun ("it") points back, unless the turn opens on a description of
+    a subject of its own ("And the companion paper on ...,"): the pronoun is that subject."""
     from rag.answer.followup import points_back
 
     assert points_back(question) is back

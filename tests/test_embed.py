@@ -428,7 +428,7 @@ def test_cached_embedder_embeds_each_text_once_and_forgets_the_oldest() -> None:
     inner = HashEmbedder()
     cached = CachedEmbedder(inner, max_items=3)
     first = cached.embed_documents(["a b", "c d", "a b"])
-    assert inner.calls == [2] and first.shape == (3, 64)
+    assert inner.calls == [1, 1] and first.shape == (3, 64)  # each new text alone
     assert np.array_equal(first[0], first[2]) and np.array_equal(
         first, inner.embed_documents(["a b", "c d", "a b"])
     )
@@ -446,6 +446,22 @@ def test_cached_embedder_embeds_each_text_once_and_forgets_the_oldest() -> None:
     inner.calls.clear()
     cached.embed_query("x y")  # the same query again: remembered
     assert inner.calls == []
+
+
+def test_a_remembered_vector_does_not_depend_on_what_was_embedded_with_it(
+    minilm: OnnxMiniLM,
+) -> None:
+    """The answer path's embedder embeds each sentence alone: the int8 model quantises its
+    activations over what it embeds at once, so a sentence embedded in a batch got another
+    vector than alone, and the one remembered depended on the questions asked before."""
+    from rag.index.embed import CachedEmbedder
+
+    text = "We ran a cluster-randomised trial in 40 villages."
+    others = ["Large language models have had a profound impact on industry. " * 5,
+              "Participants were 1,099 women."]  # fmt: skip
+    alone = CachedEmbedder(minilm).embed_documents([text])[0]
+    together = CachedEmbedder(minilm).embed_documents([*others, text])[-1]
+    assert np.array_equal(alone, together)
 
 
 def test_batches_are_bounded_in_padded_tokens() -> None:

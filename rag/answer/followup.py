@@ -33,6 +33,7 @@ __all__ = [
     "own_topic",
     "points_back",
     "rewrite_followup",
+    "switches",
     "turns",
 ]
 
@@ -84,6 +85,16 @@ _DEMONSTRATIVE_SUBJECT = re.compile(
     re.IGNORECASE,
 )
 _OPENERS = ("and ", "and,", "but ", "also ", "so ", "then ", "what about", "how about")
+# "And the ...", "And in the ...", "Switching to the ...", "And what about the ...": a turn
+# that opens on a definite description (up to a clause's punctuation or a dash), the
+# subject it goes on to ask about.
+_SWITCH = re.compile(
+    r"^\W*(?:(?:and|but|also|so|then|now)\b,?\s+)?"
+    r"(?:(?:switching|turning|moving on)\s+to\s+|(?:what|how)\s+about\s+|(?<=\s))"
+    r"(?:(?:in|for|on|from|with|about)\s+)?the\s+(?P<rest>.+)",
+    re.IGNORECASE,
+)
+_DESCRIBED_END = re.compile(r"[:,;?]|\s[-\u2013\u2014]\s")
 _FUNCTION = frozenset(
     """
     a about above after again all also am an and any are as at be been being both but by can
@@ -153,11 +164,24 @@ def _content(text: str) -> list[str]:
     return out
 
 
+def switches(question: str) -> bool:
+    """Whether the turn opens on a subject of its own: an opener and a definite description
+    of SWITCH_WORDS words or more of its own before its question ("And the
+    partially-adiabatic CMD paper: which systems did it try?", "Switching to the study of
+    bank failures: ..."). Its pronouns then point at that subject, not back."""
+    m = _SWITCH.match(question)
+    if m is None:
+        return False
+    described = _DESCRIBED_END.split(m["rest"], maxsplit=1)[0]
+    return len([w for w in own_topic(described) if w.casefold() not in _ANAPHORA]) >= SWITCH_WORDS
+
+
 def points_back(question: str) -> bool:
     """Whether the question points back into the conversation: "it", "their", "this
-    study", "and what about ...", "How was this measured?" (a short question only)."""
+    study", "and what about ...", "How was this measured?" (a short question only); not a
+    turn that :func:`switches` to a subject it describes."""
     words = _words(question)
-    if len(words) > FOLLOWUP_MAX_WORDS:
+    if len(words) > FOLLOWUP_MAX_WORDS or switches(question):
         return False
     if (
         any(w in _ANAPHORA for w in words)

@@ -39,6 +39,7 @@ from rag.answer.followup import (
     own_topic,
     points_back,
     rewrite_followup,
+    switches,
 )
 from rag.answer.gather import covered, gather
 from rag.answer.generate import LLMOptions, llm_answer
@@ -155,8 +156,17 @@ def _answer(
             asked_again = analyse(retry, names, own=question)
             again = look(asked_again, retry, trust_names=False)
             held = covered(question, again.sources[0], retriever) if again.answerable else 0.0
-            alone = covered(question, found.sources[0], retriever) if found.answerable else 0.0
-            if held > 0 and held >= min(alone, HELD):
+            # A turn that describes a subject of its own ("And the quantum-computing
+            # adaptation of Landau-Zener surface hopping, ...?") keeps the conversation's
+            # study only when that holds at least as much of it as the paper it found,
+            # answered or not: a paper it describes better is its subject even when no
+            # sentence of it states the answer (then it is refused, not answered from the
+            # study before).
+            switch = switches(question)
+            alone_in = found.sources or (found.related if switch else ())
+            alone = covered(question, alone_in[0], retriever) if alone_in else 0.0
+            enough = alone if switch else min(alone, HELD)
+            if held > 0 and held >= enough:
                 query, asked, found = retry, asked_again, again
     sources = found.sources
     timings["retrieve"] = time.perf_counter() - clock

@@ -204,10 +204,17 @@ class CachedEmbedder:
         ]
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        """The texts' vectors, each embedded alone: an int8 model quantises its activations
+        over what it embeds at once, so in a batch a sentence's vector moved with its
+        neighbours, and since vectors are remembered, an answer with the questions asked
+        before it in the process."""
         texts = list(texts)
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        return np.stack(self._remembered("d", texts, self.inner.embed_documents))
+        return np.stack(self._remembered("d", texts, self._one_by_one))
+
+    def _one_by_one(self, texts: list[str]) -> list[np.ndarray]:
+        return [self.inner.embed_documents([text])[0] for text in texts]
 
     def _remembered(self, kind: str, texts: list[str], embed: Any) -> list[np.ndarray]:
         """The vectors of ``texts``, embedding (with ``embed``) only those not remembered."""
