@@ -187,6 +187,21 @@ def test_a_title_line_naming_a_place_is_not_the_byline() -> None:
                      "(El-Manara), Lower Galilee") and after == 3  # fmt: skip
 
 
+def test_a_title_line_ending_on_and_the_runs_on_into_a_line_that_reads_as_names() -> None:
+    """A title never ends on "the": "... SAVINGS, AND THE" goes on in "LIQUIDITY TRAP",
+    which would read as a name; the byline is the line after."""
+    from ingest.parse.pdfheader import find_title
+
+    page = _page(
+        ("CREDIT CRISES, PRECAUTIONARY SAVINGS, AND THE", 10.0),
+        ("LIQUIDITY TRAP ∗", 10.0),
+        ("VERONICA GUERRIERI AND GUIDO LORENZONI", 7.5),
+        *[("We study the effects of a credit crunch on consumer spending.", 10.0)] * 20,
+    )
+    title, after = find_title(page, 10.0, {}, frozenset())
+    assert title == "CREDIT CRISES, PRECAUTIONARY SAVINGS, AND THE LIQUIDITY TRAP" and after == 2
+
+
 def test_the_metadata_title_printed_with_a_side_column_between_its_words() -> None:
     """A badge and a side column's dates set on the title's lines: the metadata's title is
     printed there, its words in order, and is the title without them."""

@@ -91,6 +91,11 @@ def find_title(
         end = first
         while end < len(top) and abs(top[end].size - size) < 0.3 and end - first < 4:
             end += 1
+        # A title never ends on "the", "and" or "of": a line that does runs on into the
+        # next, whatever its type ("CREDIT CRISES, PRECAUTIONARY SAVINGS, AND THE" /
+        # "LIQUIDITY TRAP" set in smaller capitals).
+        while end < len(top) and end - first < 5 and _runs_on(top[end - 1].text):
+            end += 1
         text = join_lines([line.text for line in top[first:end]], words).strip(" *∗†‡✩☆★⋆✝§¶")
         if len(text.split()) >= 2 or len(text) >= 12:
             blocks.append((text, end))
@@ -123,6 +128,16 @@ def find_title(
     return found, after
 
 
+_RUNS_ON = frozenset("the a an and or of for to in on with from by at as via".split())  # noqa: SIM905
+
+
+def _runs_on(text: str) -> bool:
+    """Whether a title's line ends on a word no title ends on (an article, a preposition,
+    a conjunction): the title goes on in the next line."""
+    words = text.split()
+    return bool(words) and words[-1].casefold() in _RUNS_ON
+
+
 def _names_at(top: list[Line], at: int) -> bool:
     """The line at ``at`` is a line of authors' names."""
     names = line_names(top[at].text, first=True) if at < len(top) else None
@@ -142,8 +157,12 @@ def _title_above_names(
         line = top[end]
         names = line_names(line.text)
         same = line.size == top[first].size and line.bold == top[first].bold
-        if end > first and names and any(full_name(n) for n in names) and not (own and same):
-            return join_lines([x.text for x in top[first:end]], words), end
+        # Names right under a line ending "... AND THE" are the title's ("LIQUIDITY TRAP").
+        runs_on = end > first and _runs_on(top[end - 1].text)
+        byline = names and any(full_name(n) for n in names) and not (own and same)
+        if end > first and byline and not runs_on:
+            title = join_lines([x.text for x in top[first:end]], words)
+            return title.strip(" *∗†‡✩☆★⋆✝§¶"), end
         if line.size != top[first].size or line.bold != top[first].bold:
             break
         end += 1
