@@ -128,7 +128,7 @@ def find_title(
     return found, after
 
 
-_RUNS_ON = frozenset("the a an and or of for to in on with from by at as via".split())  # noqa: SIM905
+_RUNS_ON = frozenset("the an and or of for to in on with from by at via".split())  # noqa: SIM905
 
 
 def _runs_on(text: str) -> bool:

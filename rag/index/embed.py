@@ -204,14 +204,17 @@ class CachedEmbedder:
         ]
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
-        """The texts' vectors, each embedded alone: an int8 model quantises its activations
-        over what it embeds at once, so in a batch a sentence's vector moved with its
-        neighbours, and since vectors are remembered, an answer with the questions asked
-        before it in the process."""
+        """The texts' vectors. An embedder whose vectors depend on their batch (the int8
+        model quantises its activations over what it embeds at once) embeds each alone:
+        in a batch a sentence's vector moved with its neighbours, and since vectors are
+        remembered, an answer with the questions asked before it in the process. Others
+        (a server's model) embed the missing texts in one call."""
         texts = list(texts)
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        return np.stack(self._remembered("d", texts, self._one_by_one))
+        alone = getattr(self.inner, "batch_dependent", False)
+        embed = self._one_by_one if alone else self.inner.embed_documents
+        return np.stack(self._remembered("d", texts, embed))
 
     def _one_by_one(self, texts: list[str]) -> list[np.ndarray]:
         return [self.inner.embed_documents([text])[0] for text in texts]

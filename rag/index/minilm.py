@@ -139,6 +139,9 @@ class OnnxMiniLM:
 
     name = "minilm-int8"
     max_tokens = MINILM_MAX_TOKENS
+    # Its int8 activations are quantised over a whole batch: a text's vector moves a little
+    # with the texts embedded beside it (rag.index.embed.CachedEmbedder embeds alone).
+    batch_dependent = True
 
     def __init__(
         self,
