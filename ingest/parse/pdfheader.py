@@ -96,7 +96,7 @@ def find_title(
         # "LIQUIDITY TRAP" set in smaller capitals).
         while end < len(top) and end - first < 5 and _runs_on(top[end - 1].text):
             end += 1
-        text = join_lines([line.text for line in top[first:end]], words).strip(" *∗†‡✩☆★⋆✝§¶")
+        text = join_lines([line.text for line in top[first:end]], words).strip(_TITLE_MARKS)
         if len(text.split()) >= 2 or len(text) >= 12:
             blocks.append((text, end))
     # The largest such block, unless a smaller one stands right above the authors' names
@@ -126,6 +126,9 @@ def find_title(
                     after = i + 1
         return meta, after
     return found, after
+
+
+_TITLE_MARKS = " *∗†‡✩☆★⋆✝§¶"  # footnote marks set after a title, and spaces
 
 
 _RUNS_ON = frozenset("the an and or of for to in on with from by at via".split())  # noqa: SIM905
@@ -162,7 +165,7 @@ def _title_above_names(
         byline = names and any(full_name(n) for n in names) and not (own and same)
         if end > first and byline and not runs_on:
             title = join_lines([x.text for x in top[first:end]], words)
-            return title.strip(" *∗†‡✩☆★⋆✝§¶"), end
+            return title.strip(_TITLE_MARKS), end
         if line.size != top[first].size or line.bold != top[first].bold:
             break
         end += 1
