@@ -5,8 +5,8 @@ hand from the printed pages (tests/data/real_pdfs/truth.jsonl).
 
 Per field, the share of papers right: title (case and spacing aside), first author, all
 authors (the same names, in any order; case, dots and spacing aside), year, DOI, arXiv id,
-the abstract's first and last 8 words (a structured abstract's leading "Background:" label
-or "Purpose –" aside); and whether any stored text keeps a soft hyphen,
+the abstract's first and last 8 words (a structured abstract's labels, "Background:" or
+"Purpose –", aside); and whether any stored text keeps a soft hyphen,
 a PDFium hyphen mark or a ligature. Used by bench/pdf_ingest.py and tests/test_real_pdfs.py.
 """
 
@@ -38,6 +38,9 @@ FIELDS = (
 _STRUCTURED = re.compile(
     r"^(?:background|objectives?|purpose|aims?|context|introduction)\s*[:–—-]\s*", re.I
 )
+# A structured abstract's later parts' labels ("... findings. Trial registration: ISRCTN...");
+# the truth gives a part's words without its label.
+_PART_LABEL = re.compile(r"(?<=[.!?])\s+[A-Z][a-z]+(?:\s+[a-z]+){0,2}:\s")
 # Left in stored text: a soft hyphen, PDFium's hyphen mark, a ligature, the replacement
 # character or a private-use character (a glyph whose character was not recovered).
 _ARTEFACT = re.compile("[\u00ad\ufffe\ufffd\x02\ufb00-\ufb06\ue000-\uf8ff]")
@@ -91,7 +94,7 @@ def score(row: dict[str, object], paper: Paper | None, meta_year: int | None = N
     texts = [paper.title, paper.abstract, *paper.authors, *(s.text for s in paper.sections),
              *(s.title for s in paper.sections)]  # fmt: skip
     first, last = _words(str(row["abstract_first"])), _words(str(row["abstract_last"]))
-    words = _words(_STRUCTURED.sub("", paper.abstract, count=1))
+    words = _words(_PART_LABEL.sub(" ", _STRUCTURED.sub("", paper.abstract, count=1)))
     right = {
         "title": _text(paper.title) == _text(row["title"]),
         "first_author": (

@@ -12,7 +12,7 @@ import pytest
 from bench.pdf_truth import REAL_PDFS, run, summary
 from ingest.parse import pdf as pdf_module
 from ingest.parse.dispatch import parse_file
-from ingest.parse.pdfheader import with_heading_colons
+from ingest.parse.pdfabstract import with_heading_colons
 from ingest.parse.typeset import fix_characters, join_lines, vocabulary
 from rag.answer.roles import roles
 from rag.records import Notice, Paper, Skipped

@@ -47,16 +47,9 @@ from rag.records import Notice, Skipped
 from .clean import Draft
 from .files import too_large
 from .ids import arxiv_id
-from .pdfbody import body_sections, cap_sections
-from .pdfheader import (
-    ABSTRACT,
-    abstract_end,
-    cut_words,
-    find_title,
-    find_year,
-    first_prose,
-    with_heading_colons,
-)
+from .pdfabstract import ABSTRACT, abstract_end, cut_words, first_prose, with_heading_colons
+from .pdfbody import FRONT_MATTER_AFTER, body_sections, cap_sections
+from .pdfheader import find_title, find_year
 from .pdflayout import Line, page_lines
 from .pdfnames import authors
 from .typeset import HYPHEN_MARK, fix_characters, join_lines, vocabulary
@@ -272,6 +265,7 @@ def _paper(
                 "abstract; check it",
             )
         )
+    abstract = FRONT_MATTER_AFTER.sub("", abstract)  # "... larger. JEL Codes: E30, E44."
     found_arxiv = _ARXIV_STAMP.search(stamp)
     year = find_year(printed, _ARXIV_STAMP.search(printed))  # the article's own pages first
     if year is None and printed != stamp:  # then a cover's citation line or copyright

@@ -19,7 +19,14 @@ from .pdflayout import Line
 from .pdfnames import AFFILIATION
 from .typeset import join_lines
 
-__all__ = ["FRONT_MATTER", "Captions", "body_sections", "cap_sections", "is_heading"]
+__all__ = [
+    "FRONT_MATTER",
+    "FRONT_MATTER_AFTER",
+    "Captions",
+    "body_sections",
+    "cap_sections",
+    "is_heading",
+]
 
 _FRONT_MATTER_LINES = 16  # keywords and CCS concepts take a few lines, never a page
 COLUMN_SLACK = 7.0  # points: lines of one column start this close to its left edge
@@ -38,12 +45,23 @@ _BACK_MATTER = re.compile(
     r"|author contributions|competing interests|conflicts? of interest)\b",
     re.I,
 )
-# What follows an abstract on a title page, whatever its length.
+# What follows an abstract on a title page, whatever its length (keywords also as French,
+# Spanish, Portuguese, Italian and German papers label them; subject classifications).
 FRONT_MATTER = re.compile(
     r"^\s*(?:keywords?|key\s?words|index terms|ccs concepts|acm reference format|general terms"
-    r"|categories and subject descriptors|pacs\b|jel\b|mathematics subject classification"
-    r"|subject areas?|arxiv e-?print)",
+    r"|categories and subject descriptors|pacs\b|jel\b|msc\b|(?:ams\s+)?(?:\d{4}\s+)?"
+    r"mathematics subject classification|ams subject classification|subject areas?"
+    r"|arxiv e-?print|mots[- ]cl[ée]s|palabras? clave|palavras?[- ]chave|parole chiave"
+    r"|schl[üu]sselw[öo]rter)",
     re.I,
+)
+# The same labels run on after an abstract's last sentence, on its last line ("... can be
+# larger. JEL Codes: E30, E44."): only with the punctuation a label takes.
+FRONT_MATTER_AFTER = re.compile(
+    r"(?<=[.!?])\s+(?:keywords?|key\s?words|index terms|jel(?:\s+(?:codes?|classification))?"
+    r"|msc(?:\s*\(\d{4}\))?|pacs(?:\s+(?:numbers?|codes?))?"
+    r"|(?:\d{4}\s+)?mathematics subject classification(?:\s*\(\d{4}\))?)\s*[:.—–]\s.*$",
+    re.I | re.S,
 )
 _NUMBERED_HEADING = re.compile(
     r"^\s*(?:\d{1,2}(?:\.\d{1,2})*\.?|[IVX]{1,5}\.|[A-H]\.)\s+[A-Z][\w ,:&/()'’-]{1,70}$"

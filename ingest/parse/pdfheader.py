@@ -1,33 +1,20 @@
-"""What a PDF paper's first page says about it: its title, where its abstract ends (or, with
-no "Abstract" heading, its first paragraph of prose) and its year.
+"""What a PDF paper's first page says about it: its title and its year (where its abstract
+starts and ends: :mod:`ingest.parse.pdfabstract`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 
-from rag.answer.roles import ROLES, inline_heading
 from rag.records import normalise_text
 
-from .pdfbody import Captions, is_heading
+from .pdfabstract import ABSTRACT
 from .pdflayout import Line
-from .pdfnames import AFFILIATION, VENUE, full_name, line_names
+from .pdfnames import VENUE, full_name, line_names
 from .typeset import fix_characters, join_lines
 
-__all__ = [
-    "ABSTRACT",
-    "abstract_end",
-    "cut_words",
-    "find_title",
-    "find_year",
-    "first_prose",
-    "with_heading_colons",
-]
+__all__ = ["find_title", "find_year"]
 
-ABSTRACT = re.compile(
-    r"^\s*(?:a\s?b\s?s\s?t\s?r\s?a\s?c\s?t|summary|synopsis)\b\s*[-—–:.]?\s*", re.I
-)
 _STAMP_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
 _COPYRIGHT = re.compile(r"(?:©|\(c\)|copyright)\s*(?:\D{0,30})?((?:19|20)\d{2})", re.I)
 _VENUE_YEAR = re.compile(
@@ -39,11 +26,6 @@ _CITATION_YEAR = re.compile(
     r"\b\d{1,4}\s*\(((?:19|20)\d{2})\)\s*\d+\s*[-–]\s*\d+"  # "Journal 83 (2015) 56–71"
     r"|\(((?:19|20)\d{2})\)\s*[,;:]?\s*\d{1,4}\s*[:(,]"
     r"|\b\d{1,4}\s*[a-zA-Z]?\s*[,:]\s*\d{1,5}\s*[-–]\s*\d{1,5}\s*\(((?:19|20)\d{2})\)"
-)
-# A publisher's rights line after the abstract ("© 2005 Elsevier B.V. All rights reserved.";
-# some fonts give "©" as "q").
-_RIGHTS = re.compile(
-    r"^\s*(?:©|\(c\)|copyright\b|q(?=\s*(?:19|20)\d{2}\b))|all rights reserved", re.I
 )
 # A venue's short name with a two-digit year, printed in a footer ("IJCAI-07", "ACL'18").
 _VENUE_SHORT = re.compile(r"\b[A-Z]{3,}(?:-[A-Z]{2,})?[-'’](\d{2})\b")
@@ -205,103 +187,6 @@ def _junk_title(text: str) -> bool:
     )
 
 
-def abstract_end(
-    lines: Sequence[Line], body: float, *, heading: bool = True, anchor: Line | None = None
-) -> tuple[list[Line], int]:
-    """The lines of the abstract that starts at ``lines[0]``, and where it ends: at a
-    heading, keywords or CCS concepts, a margin, a footnote (smaller type), another page,
-    or (found without a heading) a paragraph break. A figure's labels inside it (a few
-    words in small type) are passed over, and so is what stands beside its heading
-    (``anchor``) rather than under it: an "article info" column next to the abstract."""
-
-    def beside(line: Line) -> bool:
-        return anchor is not None and not _under(anchor, line)
-
-    lines = [line for line in lines[:1] if not beside(line)] + list(lines[1:])
-    if not lines:
-        return [], 0
-    text_lines = [x for x in lines[:8] if not beside(x) and not is_heading(x, None, body)]
-    sizes = sorted(line.size for line in text_lines[:3]) or [lines[0].size]
-    size = sizes[len(sizes) // 2]  # the abstract's type
-    kept = [lines[0]]
-    caption = Captions()
-    for i, line in enumerate(lines[1:], 1):
-        previous = kept[-1]
-        # Far beside the abstract's width (a justified line's piece is near it).
-        reach = 5 * line.size
-        block = min(k.x0 for k in kept) - reach, max(k.x1 for k in kept) + reach
-        apart = line.x1 < block[0] or line.x0 > block[1]
-        if apart and beside(line) and _alongside(line, previous, anchor):
-            continue
-        ended = previous.text.rstrip().endswith((".", "?", "!", ":"))
-        if is_heading(line, previous, body) or line.margin or _RIGHTS.search(line.text):
-            return kept, i
-        if (line.size < size - 0.6 and line.words <= 6) or caption.is_caption(line):
-            continue  # a figure's label or caption
-        if abs(line.size - size) > 0.6 and (ended or line.size < size):
-            return kept, i  # a footnote, a caption, the body set in another size
-        if line.page != lines[0].page and ended:
-            return kept, i
-        if not heading and ended and _paragraph_break(previous, line):
-            return kept, i
-        kept.append(line)
-    return kept, len(lines)
-
-
-def _alongside(line: Line, last: Line, anchor: Line | None) -> bool:
-    """Whether ``line`` stands level with the abstract read so far, on its page: below its
-    heading and not below its last line (a column beside it, not the page's next one)."""
-    top = anchor.y1 if anchor is not None else last.y1
-    return line.page == last.page and last.y0 - 2 * last.size <= line.y1 <= top + 1
-
-
-def _under(anchor: Line, line: Line) -> bool:
-    """Whether ``line`` shares any of the width of ``anchor`` (a heading above it)."""
-    return line.x1 >= anchor.x0 - 2 and line.x0 <= anchor.x1 + 2
-
-
-def _paragraph_break(previous: Line, line: Line) -> bool:
-    """An indented first line, or a gap wider than the lines' own spacing."""
-    gap = previous.y0 - line.y1
-    return line.x0 - previous.x0 > line.size * 0.8 or gap > line.size * 0.9
-
-
-def first_prose(lines: Sequence[Line], after: int) -> int:
-    """The first line after the title block that reads as prose: mostly lowercase words,
-    not an affiliation or a list of names."""
-    for i in range(after, min(len(lines), after + 60)):
-        text = lines[i].text
-        words = text.split()
-        if len(words) < 5 or (AFFILIATION.search(text) and len(words) < 15):
-            continue
-        lower = sum(1 for w in words if w[:1].islower())
-        if lower / len(words) >= 0.4:
-            j = i
-            while j > after and _continues(lines[j - 1], lines[j]):
-                j -= 1  # the paragraph's first line may hold more capitals
-            return j
-    return after
-
-
-def _continues(previous: Line, line: Line) -> bool:
-    return (
-        abs(previous.size - line.size) < 0.3
-        and not previous.text.rstrip().endswith((".", "!", "?"))
-        and previous.words >= 6
-        and not AFFILIATION.search(previous.text)
-        and previous.y0 - line.y1 < line.size * 0.9
-    )
-
-
-def cut_words(text: str, limit: int) -> str:
-    words = text.split()
-    if len(words) <= limit:
-        return text
-    cut = " ".join(words[:limit])
-    end = cut.rfind(". ")
-    return cut[: end + 1] if end > len(cut) // 2 else cut
-
-
 def find_year(text: str, arxiv: re.Match[str] | None) -> int | None:
     """The year the paper says it was published: the arXiv stamp, a citation line
     ("Journal (2014), 26:1" or "54 a, 272-273 (1999)"), a copyright, a venue line, a date;
@@ -331,26 +216,3 @@ def find_year(text: str, arxiv: re.Match[str] | None) -> int | None:
         two = int(short.group(1))
         return (1900 if two > 50 else 2000) + two
     return None
-
-
-def with_heading_colons(lines: Sequence[str]) -> list[str]:
-    """An abstract's lines, a structured abstract's headings printed inline with no colon
-    ("Aim To test ...", "Methodology A split-tooth model ...") given one ("Aim: To test
-    ..."), as the answerer's roles read them. A line opening with a heading's word counts
-    only after a sentence's end, and only when two such lines or more name different
-    parts in a structured abstract's order (aim, then method, then results ...): running
-    text may open a line with "Design Space ..." and another with "Methods A and B ...".
-    """
-    found = [
-        inline_heading(line) if i == 0 or lines[i - 1].rstrip().endswith((".", "!", "?", ")"))
-        else ("", "")
-        for i, line in enumerate(lines)
-    ]  # fmt: skip
-    order = [ROLES.index(role) for role, _ in found if role]
-    if len(set(order)) < 2 or order != sorted(order):
-        return list(lines)
-    names = [name for _, name in found]
-    return [
-        f"{name}: {line.lstrip()[len(name) :].lstrip()}" if name else line
-        for line, name in zip(lines, names, strict=True)
-    ]

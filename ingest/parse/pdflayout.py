@@ -13,8 +13,11 @@ right. Margins are marked, so running heads, footers and line numbers can be lef
 from __future__ import annotations
 
 import ctypes
+import itertools
 import math
-from dataclasses import dataclass, field
+import re
+from collections import Counter
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .typeset import HYPHEN_MARK, fix_characters
@@ -132,7 +135,29 @@ def page_lines(pdf: Any, index: int) -> list[Line]:
     groups = _assemble([r for r in runs if r.sizes], width / 2)
     lines = [_line(group, index, height) for group in groups]
     lines = [line for line in lines if line.text]
-    return _reading_order(lines, width)
+    return _reading_order(_without_line_numbers(lines), width)
+
+
+_LINE_NUMBER = re.compile(r"(\d{1,4})\s+(?=\S)")
+
+
+def _without_line_numbers(lines: list[Line]) -> list[Line]:
+    """A manuscript's lines without the line numbers printed at their start, when PDFium
+    gives each number in one piece with its line: most of the page's lines open on a
+    number, counting up by one line after line, at one left edge."""
+    numbered = [(line, _LINE_NUMBER.match(line.text)) for line in lines if not line.margin]
+    found = [(line, int(m.group(1))) for line, m in numbered if m]
+    if len(found) < 8 or 2 * len(found) < len(numbered):
+        return lines
+    steps = sum(1 for (_, a), (_, b) in itertools.pairwise(found) if b == a + 1)
+    edges = sorted(line.x0 for line, _ in found)
+    if steps < 0.7 * (len(found) - 1) or edges[-1] - edges[0] > 12:
+        return lines
+    cut = {id(line) for line, _ in found}
+    return [
+        replace(line, text=_LINE_NUMBER.sub("", line.text, count=1)) if id(line) in cut else line
+        for line in lines
+    ]
 
 
 def _assemble(runs: list[_Run], middle: float) -> list[list[_Run]]:
@@ -143,6 +168,7 @@ def _assemble(runs: list[_Run], middle: float) -> list[list[_Run]]:
     not across the page's middle, where two columns' gutter is."""
     runs = sorted(runs, key=lambda r: r.y0)
     parent = list(range(len(runs)))
+    edges = _column_edges(runs)
 
     def root(i: int) -> int:
         while parent[i] != i:
@@ -164,6 +190,12 @@ def _assemble(runs: list[_Run], middle: float) -> list[list[_Run]]:
             across = left.x1 < middle < right.x0  # the gap holds the gutter of two columns
             # A line number in the margin stays apart, to be dropped with the page numbers.
             numbered = any(_is_number(r) and _in_margin(r, middle) for r in (a, b))
+            # A side column's line level with the main column's (a sidebar of affiliations,
+            # dates and licence beside the abstract): the gap ends at a column's left edge.
+            if gap > _GUTTER * min(max(a.sizes), max(b.sizes)) and _opens_column(
+                left, right, edges
+            ):
+                continue
             if gap <= _GUTTER * size or (gap <= _WORD_GAP * size and not across and not numbered):
                 parent[root(j)] = root(i)
     groups: dict[int, list[_Run]] = {}
@@ -188,6 +220,26 @@ def _assemble(runs: list[_Run], middle: float) -> list[list[_Run]]:
         ordered += sorted(lines[i:j], key=lambda g: g[0].x0)
         i = j
     return ordered
+
+
+_SECTION_NUMBER = re.compile(r"\(?(?:\d+(?:\.\d+)*|[IVXivx]+|[A-Za-z])[.)]?")
+_EDGE_LINES = 6  # runs of words starting at one x (to 2 points) that make a column's edge
+
+
+def _column_edges(runs: list[_Run]) -> set[int]:
+    """The x (in 2-point steps) where at least _EDGE_LINES runs of three words or more start:
+    the left edges of the page's columns and indents."""
+    starts = Counter(round(r.x0 / 2) for r in runs if len("".join(r.chars).split()) >= 3)
+    return {x for x, n in starts.items() if n >= _EDGE_LINES}
+
+
+def _opens_column(left: _Run, right: _Run, edges: set[int]) -> bool:
+    """Whether ``right`` starts at a column's edge, after words of another column."""
+    at = round(right.x0 / 2)
+    text = "".join(left.chars).strip()
+    if not any(c.isalnum() for c in text) or _SECTION_NUMBER.fullmatch(text):
+        return False  # a mark, or a heading's number before its name
+    return bool({at - 1, at, at + 1} & edges)
 
 
 def _is_number(run: _Run) -> bool:

@@ -60,6 +60,9 @@ _SYMBOL = (
 _COMPAT = re.compile("[\ufb00-\ufb06\ufb13-\ufb17\uff01-\uff5e]")
 _DROP = str.maketrans(
     {"\u00ad": None, "\ufffe": HYPHEN_MARK, "\ufeff": None, "\u200b": None}
+    # Unicode's hyphen and non-breaking hyphen (Springer's and Wiley's "loss‑of‑function"):
+    # the hyphen every keyboard types, so a title reads and matches as the user writes it.
+    | {0x2010: "-", 0x2011: "-"}
     # Control characters a font maps its marks to (U+008E for a dagger): a space.
     | {c: " " for c in [*range(0x00, 0x20), *range(0x7F, 0xA0)] if chr(c) not in "\t\n\r\x02"}
 )

@@ -1,0 +1,206 @@
+"""Where a PDF paper's abstract starts and ends on its first pages: after an "Abstract"
+heading (in English or the paper's language) or, with none, at the first paragraph of prose;
+up to a heading, keywords, a rights line, a footnote, the body set far below, or another
+page after a finished sentence. What stands beside it (an "article info" column, a side
+column of affiliations, dates and licence) is passed over, a structured abstract's part
+labels are kept in order, and running heads are passed where a sentence runs on.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from rag.answer.roles import ROLES, heading, inline_heading
+
+from .pdfbody import Captions, is_heading
+from .pdflayout import Line
+from .pdfnames import AFFILIATION
+
+__all__ = [
+    "ABSTRACT",
+    "abstract_end",
+    "cut_words",
+    "first_prose",
+    "with_heading_colons",
+]
+
+# An abstract's heading, also as French, Spanish, Portuguese, Italian and German papers
+# print it.
+ABSTRACT = re.compile(
+    r"^\s*(?:a\s?b\s?s\s?t\s?r\s?a\s?c\s?t|summary|synopsis|r[ée]sum[ée]|resumen|resumo"
+    r"|riassunto|sommario|zusammenfassung)\b\s*[-—–:.]?\s*",
+    re.I,
+)
+# A publisher's rights line after the abstract ("© 2005 Elsevier B.V. All rights reserved.";
+# some fonts give "©" as "q").
+_RIGHTS = re.compile(
+    r"^\s*(?:©|\(c\)|copyright\b|q(?=\s*(?:19|20)\d{2}\b))|all rights reserved", re.I
+)
+
+
+def abstract_end(
+    lines: Sequence[Line], body: float, *, heading: bool = True, anchor: Line | None = None
+) -> tuple[list[Line], int]:
+    """The lines of the abstract that starts at ``lines[0]``, and where it ends: at a
+    heading, keywords or CCS concepts, a margin, a footnote (smaller type), another page,
+    or (found without a heading) a paragraph break. A figure's labels inside it (a few
+    words in small type) are passed over, and so is what stands beside its heading
+    (``anchor``) rather than under it: an "article info" column next to the abstract."""
+
+    def beside(line: Line) -> bool:
+        return anchor is not None and not _under(anchor, line)
+
+    skipped = len(list(itertools.takewhile(beside, lines)))  # a column beside its heading
+    kept, end = _abstract_lines(lines[skipped:], body, heading, beside, anchor)
+    return kept, end + skipped
+
+
+def _abstract_lines(
+    lines: Sequence[Line],
+    body: float,
+    heading: bool,
+    beside: Callable[[Line], bool],
+    anchor: Line | None,
+) -> tuple[list[Line], int]:
+    if not lines:
+        return [], 0
+    text_lines = [x for x in lines[:8] if not beside(x) and not is_heading(x, None, body)]
+    sizes = sorted(line.size for line in text_lines[:3]) or [lines[0].size]
+    size = sizes[len(sizes) // 2]  # the abstract's type
+    part = _part(lines[0])
+    kept = [_labelled(lines[0]) if part is not None else lines[0]]
+    caption = Captions()
+    for i, line in enumerate(lines[1:], 1):
+        previous = kept[-1]
+        following = _part(line)
+        if part is not None and following is not None and following >= part:
+            part = following  # a structured abstract's next part, its label on its own line
+            kept.append(_labelled(line))
+            continue
+        # Beside the abstract's width: wholly left of it (a side column of affiliations and
+        # dates), or far right of it (a justified line's piece is near it).
+        block = min(k.x0 for k in kept) - line.size, max(k.x1 for k in kept) + 5 * line.size
+        apart = line.x1 < block[0] or line.x0 > block[1]
+        if apart and (anchor is None or beside(line)) and _alongside(line, previous, anchor):
+            continue
+        ended = previous.text.rstrip().endswith((".", "?", "!", ":")) and _part(previous) is None
+        if line.margin and not ended:
+            continue  # a footer or running head where a sentence runs on to the next page
+        if is_heading(line, previous, body) or line.margin or _RIGHTS.search(line.text):
+            return kept, i
+        if (line.size < size - 0.6 and line.words <= 6) or caption.is_caption(line):
+            continue  # a figure's label or caption
+        if abs(line.size - size) > 0.6 and (ended or line.size < size):
+            return kept, i  # a footnote, a caption, the body set in another size
+        if line.page != previous.page and ended:
+            return kept, i
+        if ended and line.page == previous.page and previous.y0 - line.y1 > 2.5 * line.size:
+            return kept, i  # far below a finished sentence: a figure between, the body next
+        if not heading and ended and _paragraph_break(previous, line):
+            return kept, i
+        kept.append(line)
+    return kept, len(lines)
+
+
+# The parts a structured abstract may close on after its conclusions.
+_CLOSING_PART = re.compile(r"(?:trial|study|systematic review)?\s*registration", re.I)
+
+
+def _part(line: Line) -> int | None:
+    """Where a line that is a structured abstract's part label alone ("Background",
+    "Methods and findings:") stands in the parts' order (ROLES, then a registration)."""
+    label = line.text.strip().rstrip(":").strip()
+    if not label or len(label.split()) > 4:
+        return None
+    if _CLOSING_PART.fullmatch(label):
+        return len(ROLES)
+    role, rest = heading(f"{label}: x")
+    return ROLES.index(role) if role and rest == "x" else None
+
+
+def _labelled(line: Line) -> Line:
+    """A part's label line given its colon, so the answerer reads the part's role."""
+    return replace(line, text=line.text.strip().rstrip(":").strip() + ":")
+
+
+def _alongside(line: Line, last: Line, anchor: Line | None) -> bool:
+    """Whether ``line`` stands level with the abstract read so far, on its page: below its
+    heading and not below its last line (a column beside it, not the page's next one); on
+    the next page, a side column left of it (the abstract runs on beside it)."""
+    if line.page == last.page + 1:
+        return line.x1 < last.x0
+    top = anchor.y1 if anchor is not None and anchor.page == last.page else last.y1
+    return line.page == last.page and last.y0 - 4 * last.size <= line.y1 <= top + 1
+
+
+def _under(anchor: Line, line: Line) -> bool:
+    """Whether ``line`` shares any of the width of ``anchor`` (a heading above it)."""
+    return line.x1 >= anchor.x0 - 2 and line.x0 <= anchor.x1 + 2
+
+
+def _paragraph_break(previous: Line, line: Line) -> bool:
+    """An indented first line, or a gap wider than the lines' own spacing."""
+    gap = previous.y0 - line.y1
+    return line.x0 - previous.x0 > line.size * 0.8 or gap > line.size * 0.9
+
+
+def first_prose(lines: Sequence[Line], after: int) -> int:
+    """The first line after the title block that reads as prose: mostly lowercase words,
+    not an affiliation or a list of names."""
+    for i in range(after, min(len(lines), after + 60)):
+        text = lines[i].text
+        words = text.split()
+        if len(words) < 5 or (AFFILIATION.search(text) and len(words) < 15):
+            continue
+        lower = sum(1 for w in words if w[:1].islower())
+        if lower / len(words) >= 0.4:
+            j = i
+            while j > after and _continues(lines[j - 1], lines[j]):
+                j -= 1  # the paragraph's first line may hold more capitals
+            return j
+    return after
+
+
+def _continues(previous: Line, line: Line) -> bool:
+    return (
+        abs(previous.size - line.size) < 0.3
+        and not previous.text.rstrip().endswith((".", "!", "?"))
+        and previous.words >= 6
+        and not AFFILIATION.search(previous.text)
+        and previous.y0 - line.y1 < line.size * 0.9
+    )
+
+
+def cut_words(text: str, limit: int) -> str:
+    words = text.split()
+    if len(words) <= limit:
+        return text
+    cut = " ".join(words[:limit])
+    end = cut.rfind(". ")
+    return cut[: end + 1] if end > len(cut) // 2 else cut
+
+
+def with_heading_colons(lines: Sequence[str]) -> list[str]:
+    """An abstract's lines, a structured abstract's headings printed inline with no colon
+    ("Aim To test ...", "Methodology A split-tooth model ...") given one ("Aim: To test
+    ..."), as the answerer's roles read them. A line opening with a heading's word counts
+    only after a sentence's end, and only when two such lines or more name different
+    parts in a structured abstract's order (aim, then method, then results ...): running
+    text may open a line with "Design Space ..." and another with "Methods A and B ...".
+    """
+    found = [
+        inline_heading(line) if i == 0 or lines[i - 1].rstrip().endswith((".", "!", "?", ")"))
+        else ("", "")
+        for i, line in enumerate(lines)
+    ]  # fmt: skip
+    order = [ROLES.index(role) for role, _ in found if role]
+    if len(set(order)) < 2 or order != sorted(order):
+        return list(lines)
+    names = [name for _, name in found]
+    return [
+        f"{name}: {line.lstrip()[len(name) :].lstrip()}" if name else line
+        for line, name in zip(lines, names, strict=True)
+    ]

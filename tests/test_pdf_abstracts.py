@@ -1,0 +1,198 @@
+"""Where a PDF's abstract starts and ends as publishers set it (issue #44): a side column of
+affiliations, dates and licence level with the abstract's lines, line numbers of a
+manuscript, a structured abstract's part labels on lines of their own and running on to the
+next page, a classification code or keywords run on after the last sentence, a heading in
+another language, the body set far below with no heading. Generated PDFs and the reader's
+own functions; the real PDFs are measured in bench/pdf_truth.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ingest.parse.dispatch import parse_file
+from ingest.parse.pdflayout import Line
+from rag.records import Paper
+
+TITLE = "Side Columns and the Abstracts Beside Them"
+SENTENCES = [
+    "We study how journals set a narrow column of addresses beside the abstract.",
+    "Readers of such pages join each line of the column to the abstract line level with it.",
+    "We split a line where its gap ends at the left edge that the main column keeps.",
+    "The abstract then reads as printed and the addresses stay out of it.",
+]
+SIDE = [
+    "1 Institute of Physics,",
+    "University of Example,",
+    "Example City, Germany",
+    "Correspondence",
+    "Jane Roe, Institute of",
+    "Physics, Example City",
+    "Received: 1 May 2021",
+    "Accepted: 9 June 2021",
+]
+
+
+def _read(path: Path) -> Paper:
+    return next(i for i in parse_file(path) if isinstance(i, Paper))
+
+
+def _lines(sentences: list[str], width: int) -> list[str]:
+    words, out, line = " ".join(sentences).split(), [], ""
+    for word in words:
+        if line and len(line) + 1 + len(word) > width:
+            out.append(line)
+            line = word
+        else:
+            line = f"{line} {word}".strip()
+    return [*out, line]
+
+
+def _side_column_page(path: Path) -> Path:
+    """A Wiley- or PLOS-like first page: the abstract at x = 170 and, level with its lines, a
+    side column at x = 40 whose lines end 10 to 30 points short of it."""
+    from fpdf import FPDF
+
+    pdf = FPDF(unit="pt", format="A4")
+    pdf.add_page()
+    pdf.set_font("Helvetica", "B", 16)
+    pdf.text(40, 90, TITLE)
+    pdf.set_font("Helvetica", "", 11)
+    pdf.text(40, 115, "Jane Roe and John Doe")
+    pdf.set_font("Helvetica", "B", 10)
+    pdf.text(170, 160, "Abstract")
+    y = 160.0
+    abstract = _lines(SENTENCES, 70)
+    for i in range(max(len(abstract), len(SIDE))):
+        if i < len(SIDE):
+            pdf.set_font("Helvetica", "", 7)
+            pdf.text(40, y + 2, SIDE[i])
+        if i < len(abstract):
+            pdf.set_font("Helvetica", "", 9)
+            pdf.text(170, y + 14, abstract[i])
+        y += 12
+    pdf.set_font("Helvetica", "B", 10)
+    pdf.text(170, y + 30, "1 Introduction")
+    pdf.set_font("Helvetica", "", 9)
+    for j, line in enumerate(_lines(["The body explains the method at length."] * 12, 70)):
+        pdf.text(170, y + 46 + 12 * j, line)
+    pdf.output(str(path))
+    return path
+
+
+def test_a_side_column_level_with_the_abstract_stays_out_of_it(tmp_path: Path) -> None:
+    paper = _read(_side_column_page(tmp_path / "side.pdf"))
+    assert paper.title == TITLE
+    assert paper.abstract == " ".join(SENTENCES)
+
+
+def test_a_manuscripts_line_numbers_are_not_its_text(tmp_path: Path) -> None:
+    from fpdf import FPDF
+
+    pdf = FPDF(unit="pt", format="A4")
+    pdf.add_page()
+    rows = [("B", 16, TITLE), ("", 11, "Jane Roe and John Doe"), ("B", 12, "Abstract")]
+    rows += [("", 10, line) for line in _lines(SENTENCES, 80)]
+    rows += [("B", 12, "Introduction")]
+    rows += [("", 10, line) for line in _lines(["The body explains the method."] * 20, 80)]
+    for n, (style, size, text) in enumerate(rows, 1):
+        pdf.set_font("Helvetica", style, size)
+        pdf.text(50, 80 + 20 * n, f"{n} {text}")  # the number in the line's own text
+    pdf.output(str(tmp_path / "numbered.pdf"))
+    paper = _read(tmp_path / "numbered.pdf")
+    assert paper.title == TITLE
+    assert paper.abstract == " ".join(SENTENCES)
+
+
+def _at(text: str, size: float, y: float, x0: float = 200.0, page: int = 0) -> Line:
+    return Line(text, size, page, x0, y, x0 + 6 * len(text) * size / 10, y + size)
+
+
+def test_a_structured_abstracts_labels_on_their_own_lines_run_on_to_the_next_page() -> None:
+    """PLOS Medicine's abstract: "Background", "Methods and findings", "Conclusions" set
+    larger on lines of their own, the text running on to the next page past a footer and
+    beside a side column there; the body's "Introduction" ends it."""
+    from ingest.parse.pdfabstract import abstract_end
+
+    anchor = _at("Abstract", 14.5, 600)
+    lines = [
+        _at("Background", 11.5, 580),
+        _at("Glucose levels in pregnancy go with the infant's methylation.", 9.5, 565),
+        _at("Methods and findings", 11.5, 545),
+        _at("We studied 557 women in a randomised trial of a diet and", 9.5, 530),
+        _at("PLOS Medicine | 1 / 29", 8.0, 30, x0=37),  # the footer, in the page's margin
+        _at("Funding: the funders had no role in the study.", 8.0, 707, x0=37, page=1),
+        _at("exercise, and 159 of them had gestational diabetes.", 9.5, 706, page=1),
+        _at("Conclusions", 11.5, 686, page=1),
+        _at("The infants' methylation changed with their mothers' glucose.", 9.5, 671, page=1),
+        _at("Trial registration", 11.5, 651, page=1),
+        _at("ISRCTN89971375.", 9.5, 636, page=1),
+        _at("Introduction", 11.5, 600, page=1),
+        _at("Gestational diabetes affects one pregnancy in seven worldwide.", 9.5, 585, page=1),
+    ]
+    footer = lines[4]
+    lines[4] = Line(*(getattr(footer, f) for f in ("text", "size", "page", "x0", "y0")),
+                    x1=120.0, y1=38.0, margin=True)  # fmt: skip
+    lines[5] = Line(lines[5].text, 8.0, 1, 37.0, 707.0, 160.0, 715.0)  # left of the abstract
+    kept, end = abstract_end(lines, 10.0, anchor=anchor)
+    texts = [line.text for line in kept]
+    assert texts == [
+        "Background:",
+        "Glucose levels in pregnancy go with the infant's methylation.",
+        "Methods and findings:",
+        "We studied 557 women in a randomised trial of a diet and",
+        "exercise, and 159 of them had gestational diabetes.",
+        "Conclusions:",
+        "The infants' methylation changed with their mothers' glucose.",
+        "Trial registration:",
+        "ISRCTN89971375.",
+    ]
+    assert lines[end].text == "Introduction"
+
+
+def test_an_abstract_ends_where_the_body_starts_far_below_it_without_a_heading() -> None:
+    """An ACS letter: the abstract, a graphic, then the body in the same type with no
+    heading: the abstract ends at the gap, not at the page's foot."""
+    from ingest.parse.pdfabstract import abstract_end
+
+    anchor = _at("ABSTRACT: We derive a formulation of molecular dynamics.", 10.0, 560, x0=52)
+    lines = [
+        anchor,
+        _at("It generates only symmetric configurations.", 10.0, 549, x0=52),
+        _at("Molecular dynamics has long been proposed as a method for", 10.0, 401, x0=52),
+        _at("predicting crystal structures.", 10.0, 390, x0=52),
+    ]
+    kept, end = abstract_end(lines, 10.0, anchor=anchor)
+    assert len(kept) == 2 and end == 2
+
+
+def test_keywords_or_a_classification_run_on_after_the_last_sentence_are_cut() -> None:
+    from ingest.parse.pdfbody import FRONT_MATTER, FRONT_MATTER_AFTER
+
+    cut = FRONT_MATTER_AFTER.sub
+    assert cut("", "the output response can be larger. JEL Codes: E30, E44, D52.") == (
+        "the output response can be larger."
+    )
+    assert cut("", "no matter how large u is. MSC (2010). 35Q30, 76D05.") == (
+        "no matter how large u is."
+    )
+    assert cut("", "We did it. Keywords: caching, attention") == "We did it."
+    kept = "Models learn key words. Keywords such as these are common."
+    assert cut("", kept) == kept  # a sentence that opens with the word is kept
+    assert FRONT_MATTER.match("Mots-clés : apprentissage")
+    assert FRONT_MATTER.match("2010 Mathematics Subject Classification: 35Q30")
+
+
+def test_an_abstract_heading_in_another_language() -> None:
+    from ingest.parse.pdfabstract import ABSTRACT
+
+    for printed in ("Résumé. Une façon", "Resumen: Una forma", "Zusammenfassung Eine Art"):
+        assert ABSTRACT.match(printed), printed
+    assert not ABSTRACT.match("Résumés et interrogations de logs")  # a title's first word
+
+
+def test_unicode_hyphens_are_the_keyboards_hyphen() -> None:
+    from ingest.parse.typeset import fix_characters
+
+    assert fix_characters("loss\u2011of\u2011function cyber\u2010physical") == (
+        "loss-of-function cyber-physical"
+    )
