@@ -196,3 +196,45 @@ def test_unicode_hyphens_are_the_keyboards_hyphen() -> None:
     assert fix_characters("loss\u2011of\u2011function cyber\u2010physical") == (
         "loss-of-function cyber-physical"
     )
+
+
+def test_a_year_comes_from_the_papers_own_print_not_its_body(tmp_path: Path) -> None:
+    """A month and a year in the body's prose ("sales for July 2008") and a cited work's
+    year after "journals" are not the paper's year: with nothing else printed there is none;
+    the venue line centred in the foot of a two-column page is read (it was dropped)."""
+    from fpdf import FPDF
+
+    def page(foot: str) -> Path:
+        pdf = FPDF(unit="pt", format="A4")
+        pdf.add_page()
+        pdf.set_font("Helvetica", "B", 16)
+        pdf.text(60, 90, TITLE)
+        pdf.set_font("Helvetica", "", 11)
+        pdf.text(60, 115, "Jane Roe and John Doe")
+        pdf.set_font("Helvetica", "B", 10)
+        pdf.text(60, 150, "Abstract")
+        pdf.set_font("Helvetica", "", 10)
+        body = (
+            "The queries asked for the sales of July 2008 in Paris. Data sharing is now "
+            "required by journals (Whitlock et al. 2010) and by funders. "
+        ) * 6
+        for column, x in enumerate((60, 310)):
+            for j, line in enumerate(_lines([body], 42)):
+                pdf.text(x, 170 + 13 * j + 40 * column, line)
+        pdf.set_font("Helvetica", "", 8)
+        if foot:
+            pdf.text(200, 812, foot)  # the page's foot, across its middle
+        path = tmp_path / f"year{len(foot)}.pdf"
+        pdf.output(str(path))
+        return path
+
+    assert _read(page("")).year is None
+    assert _read(page("Proceedings of the Workshop, pages 1-9, June 2014")).year == 2014
+
+
+def test_a_citation_line_with_an_issue_or_in_vancouver_style_dates_a_paper() -> None:
+    from ingest.parse.pdfheader import find_year
+
+    assert find_year("Science in Context 19(4), 591–600 (2006). Copyright", None) == 2006
+    assert find_year("© 2022 The Authors. Softw Pract Exper. 2023;53:790–810.", None) == 2023
+    assert find_year("BMC Med 2018;16(1):45", None) == 2018

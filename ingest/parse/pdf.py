@@ -18,9 +18,10 @@ typesetting is undone (:mod:`ingest.parse.typeset`: line-end hyphens, ligatures,
   a change of type; without one, the first paragraph of prose after the authors, with a
   notice saying so;
 - **DOI** and **arXiv id** when printed on the first pages; **year** from the arXiv stamp,
-  a citation line ("Journal (2014), 26:1"), a copyright, a venue line or a dated line
-  ("June 2009"); none when nothing is printed (a file's creation date is not the
-  paper's year);
+  a citation line ("Journal (2014), 26:1", "2023;53:790"), a copyright, a venue line or a
+  dated line ("June 2009") printed outside the abstract's and the body's running text (a
+  year there is a cited work's or the study's); none when nothing is printed (a file's
+  creation date is not the paper's year);
 - **body** (``full_text``, the default): the text after the abstract up to the references,
   as sections split at their headings and page breaks, each with its page
   (:mod:`ingest.parse.pdfbody`); running heads, footers, page and line numbers, captions
@@ -81,6 +82,7 @@ _COVER = re.compile(
     r"personal repec archive|use of the jstor archive".replace(" ", r"\s+"),
     re.IGNORECASE,
 )
+_COPYRIGHT_LINE = re.compile(r"(?:©|\(c\)|copyright)\s*(?:19|20)\d{2}\b", re.I)
 _MAX_OPENING_WORDS = 300  # an abstract found without a heading: at most its first paragraph
 _DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)")
 _ARXIV_STAMP = re.compile(
@@ -156,8 +158,26 @@ def parse_pdf(path: Path, *, full_text: bool = True) -> Iterator[Draft | Skipped
         yield stopped
     article = [line for line in lines if line.page >= covers]
     printed = " ".join(texts[covers:])  # the article's own pages
+    heads = [line for line in article if line.page < covers + HEAD_PAGES]
     yield from _paper(_without_running_heads(article), stamp, metadata, source, full_text,
-                      printed)  # fmt: skip
+                      printed, heads)  # fmt: skip
+
+
+def _printed_apart(heads: list[Line], read: set[int], body: float) -> Iterator[str]:
+    """The first pages' lines a paper's year may be printed on: all but the abstract's and
+    the body's running text (a year there is a cited work's or the study's, not the
+    paper's); running heads and feet, the lines above the abstract, notes and side columns
+    set smaller than the body, a line of a few words ("IJCAI-07" at a page's foot) and a
+    copyright line stay."""
+    for line in heads:
+        if (
+            id(line) not in read
+            or line.margin
+            or line.size < body - 0.5
+            or (line.words <= 3 and not re.search(r"[()\[\]]", line.text))  # not "2014)."
+            or _COPYRIGHT_LINE.search(line.text)
+        ):
+            yield line.text
 
 
 def _page_text(pdf: Any, index: int) -> str:
@@ -224,6 +244,7 @@ def _paper(
     source: str,
     full_text: bool,
     printed: str,
+    heads: list[Line],
 ) -> Iterator[Draft | Notice]:
     body_size = _body_size(lines)
     words = vocabulary(line.text for line in lines)
@@ -248,6 +269,7 @@ def _paper(
         )
         author_lines = _between(lines, after, start)
         body_lines = rest[end:]
+        first_read = start
     else:
         opening = first_prose(lines, after)
         kept, end = abstract_end(lines[opening:], body_size, heading=False)
@@ -257,6 +279,7 @@ def _paper(
         )
         author_lines = lines[after:opening]
         body_lines = lines[end:]
+        first_read = opening
         notices.append(
             Notice(
                 source,
@@ -267,9 +290,14 @@ def _paper(
         )
     abstract = FRONT_MATTER_AFTER.sub("", abstract)  # "... larger. JEL Codes: E30, E44."
     found_arxiv = _ARXIV_STAMP.search(stamp)
-    year = find_year(printed, _ARXIV_STAMP.search(printed))  # the article's own pages first
+    printed_arxiv = _ARXIV_STAMP.search(printed)  # a margin stamp: in the page's text only
+    if printed_arxiv:
+        year = find_year(printed, printed_arxiv)
+    else:  # the article's own print first: its front matter, heads, feet and notes
+        read = {id(line) for line in lines[first_read:]}  # the abstract on
+        year = find_year(" ".join(_printed_apart(heads, read, body_size)), None)
     if year is None and printed != stamp:  # then a cover's citation line or copyright
-        year = find_year(stamp, found_arxiv)
+        year = find_year(stamp[: len(stamp) - len(printed)], found_arxiv)
     arxiv = arxiv_id(found_arxiv.group(1)) if found_arxiv else ""
     doi = next((d.rstrip(".,;)]") for d in _DOI.findall(stamp) if "arxiv" not in d.lower()), "")
     extra: dict[str, Any] = {"entry_type": "article" if doi else "misc", "format": "pdf"}

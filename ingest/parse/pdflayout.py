@@ -304,17 +304,22 @@ def _reading_order(lines: list[Line], width: float) -> list[Line]:
         return lines  # already top to bottom
     ordered: list[Line] = []
     band: list[tuple[int, Line]] = []
+    feet: list[Line] = []  # a running head or foot across the middle, below a band's start
     by_height = list(zip(sides, lines, strict=True))  # top to bottom, rows left to right
 
     def flush() -> None:
         ordered.extend(line for s, line in band if s == 0)
         ordered.extend(line for s, line in band if s == 1)
+        ordered.extend(feet)
         band.clear()
+        feet.clear()
 
     for s, line in by_height:
         if s == 2 and not line.margin:
             flush()
             ordered.append(line)
+        elif s == 2:
+            (feet if band else ordered).append(line)
         else:
             band.append((s, line))
     flush()
