@@ -225,3 +225,19 @@ def test_the_metadata_title_printed_with_a_side_column_between_its_words() -> No
     # Words of another title in the metadata, even all printed somewhere, are not taken.
     other = "Green Synthesis of Gold Nanoparticles from Tea Leaves"
     assert find_title(page, 9.0, {"Title": other}, frozenset())[0].startswith("O PEN Medicinal")
+
+
+def test_names_parted_only_by_their_affiliations_numbers() -> None:
+    """Wiley's byline: no commas, each name followed by its affiliation's number set apart;
+    a name broken after its particle runs on."""
+    from ingest.parse.pdflayout import Line
+    from ingest.parse.pdfnames import authors
+
+    lines = [
+        Line("Jonas Fritzsch 1 Justus Bogner 1 Ana Cristina Franco da", 12, 0, 45, 596, 496, 608),
+        Line("Silva 1 Carolin Rubner 2 Matthias Saft 2", 12, 0, 45, 580, 285, 590),
+    ]
+    assert authors(lines, frozenset()) == (
+        "Jonas Fritzsch", "Justus Bogner", "Ana Cristina Franco da Silva", "Carolin Rubner",
+        "Matthias Saft",
+    )  # fmt: skip

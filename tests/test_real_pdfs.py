@@ -59,6 +59,26 @@ def test_headers_of_real_pdfs_meet_the_targets(results: list) -> None:  # type: 
     assert not misses, (got, misses)
 
 
+# The third set (bench/data/real_pdfs3): papers right per field, at least as many as when
+# docs/benchmarks.md last reported them (its held-out third meets the issue's targets but
+# for clean text, whose two misses are the PDFs' own U+FFFD and private-use codes).
+THIRD = Path(__file__).resolve().parent.parent / "bench" / "data" / "real_pdfs3"
+THIRD_FLOORS = {
+    "dev": {"title": 46, "first_author": 42, "authors_in_order": 35, "year": 47,
+            "abstract_start": 45, "abstract_end": 36},
+    "heldout": {"title": 24, "first_author": 24, "authors_in_order": 23, "year": 25,
+                "abstract_start": 23, "abstract_end": 23},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("part", sorted(THIRD_FLOORS))
+def test_the_third_real_set_holds_its_figures(part: str) -> None:
+    results = run(THIRD / part)
+    got = {field: sum(r.right[field] for r in results) for field in THIRD_FLOORS[part]}
+    fell = {f: (got[f], floor) for f, floor in THIRD_FLOORS[part].items() if got[f] < floor}
+    assert not fell, fell
+
+
 def test_no_soft_hyphen_ligature_or_hyphen_mark_is_stored() -> None:
     for path in sorted([*REAL_PDFS.glob("*.pdf"), *SECOND.glob("*.pdf")]):
         paper = next(i for i in parse_file(path) if isinstance(i, Paper))

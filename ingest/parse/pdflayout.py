@@ -91,9 +91,16 @@ def page_lines(pdf: Any, index: int) -> list[Line]:
         run = _Run([], [], 0)
         last_right: float | None = None
         last_bottom = 0.0
+        last_box: tuple[float, float, float, float] | None = None
+        ligature: float | None = None  # the right edge of a ligature's glyph just read
         for i in range(textpage.count_chars()):
             code = raw.FPDFText_GetUnicode(handle, i)
             char = chr(code) if code else ""
+            if char == " " and ligature is not None and not raw.FPDFText_IsGenerated(handle, i):
+                raw.FPDFText_GetCharBox(handle, i, left, right, bottom, top)
+                if left.value < ligature - 0.5:
+                    continue  # a space drawn inside a ligature's glyph ("unifi ed"): none
+            ligature = None
             if char in ("\n", "\r"):
                 runs.append(run)
                 run, last_right = _Run([], [], 0), None
@@ -126,6 +133,13 @@ def page_lines(pdf: Any, index: int) -> list[Line]:
                     runs.append(run)
                     run = _Run([], [], 0)
                 last_right, last_bottom = box[2], box[1]
+                # PDFium gives a ligature ("fi") as its letters, each with the glyph's box.
+                same = (
+                    last_box is not None
+                    and abs(box[0] - last_box[0]) + abs(box[2] - last_box[2]) < 0.02
+                )
+                ligature = box[2] if same else None
+                last_box = box
             weight = raw.FPDFText_GetFontWeight(handle, i) if box else 0
             run.add(char, box, size, weight >= 600)
         runs.append(run)

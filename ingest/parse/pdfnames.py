@@ -116,8 +116,11 @@ def line_names(text: str, *, first: bool = False) -> list[str] | None:
     lower = [w for w in text.split() if w[:1].islower() and w not in _PARTICLES]
     if sum(1 for w in lower if not re.fullmatch(r"[a-z](?:[,;][a-z])*[,;*]*", w)) > 1:
         return None  # prose or an address, not names (raised marks like "b,c" aside)
-    # Names are parted by commas, "and", or the marks after each ("Cohan† ∗ Feldman†").
-    parts = re.split(r",|\band\b|;|&|·|•|\s{3,}|\||[*†‡§¶∗⋆♯✉]+", text, flags=re.I)
+    # Names are parted by commas, "and", or the marks after each ("Cohan† ∗ Feldman†",
+    # "Jonas Fritzsch 1 Justus Bogner 1": an affiliation's number set apart).
+    parts = re.split(
+        r",|\band\b|;|&|·|•|\s{3,}|\||[*†‡§¶∗⋆♯✉]+|(?<!\S)\d{1,2}(?!\S)", text, flags=re.I
+    )
     return [name for name in map(_name, parts) if name]
 
 
