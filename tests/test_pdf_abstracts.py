@@ -238,3 +238,40 @@ def test_a_citation_line_with_an_issue_or_in_vancouver_style_dates_a_paper() -> 
     assert find_year("Science in Context 19(4), 591–600 (2006). Copyright", None) == 2006
     assert find_year("© 2022 The Authors. Softw Pract Exper. 2023;53:790–810.", None) == 2023
     assert find_year("BMC Med 2018;16(1):45", None) == 2018
+
+
+def test_a_footnote_or_citation_number_raised_after_punctuation_is_no_text(
+    tmp_path: Path,
+) -> None:
+    """ "S2ORC,¹ a large corpus": the raised number after the comma is a footnote's; after a
+    word it stays set apart (an author's affiliation mark, a unit's power)."""
+    from fpdf import FPDF
+
+    from ingest.parse.pdflayout import page_lines
+
+    pdf = FPDF(unit="pt", format="A4")
+    pdf.add_page()
+    pdf.set_font("Helvetica", "", 10)
+    pdf.set_xy(60, 100)
+    pieces = [("We introduce S2ORC,", False), ("1", True), (" a corpus of 8 m", False),
+              ("2", True), (" plots.", False), ("12", True), (" It grows.", False)]  # fmt: skip
+    for text, raised in pieces:
+        pdf.char_vpos = "SUP" if raised else "LINE"
+        pdf.write(12, text)
+    pdf.output(str(tmp_path / "marks.pdf"))
+    import pypdfium2 as pdfium
+
+    line = page_lines(pdfium.PdfDocument(str(tmp_path / "marks.pdf")), 0)[0]
+    assert line.text == "We introduce S2ORC, a corpus of 8 m 2 plots. It grows."
+
+
+def test_a_structured_label_of_two_names_printed_without_a_colon() -> None:
+    from ingest.parse.pdfabstract import with_heading_colons
+
+    lines = ["Aims/hypothesis The channel couples beta cell activity to secretion.",
+             "Methods A woman was diagnosed at 31.",
+             "Results Surface expression fell by 40%.",
+             "Conclusions/interpretation The mutation is paradoxical."]  # fmt: skip
+    assert [line.split(":")[0] for line in with_heading_colons(lines)] == [
+        "Aims/hypothesis", "Methods", "Results", "Conclusions/interpretation",
+    ]  # fmt: skip

@@ -281,18 +281,34 @@ def _line(runs: list[_Run], page: int, height: float) -> Line:
 
 def _apart(runs: list[_Run], size: float) -> str:
     """The runs' text, a superscript set apart by spaces ("Lane a,c" for "Lane" with the
-    marks "a,c" raised after it): a mark is no part of the word it follows."""
+    marks "a,c" raised after it): a mark is no part of the word it follows. Raised numbers
+    right after a punctuation mark ("S2ORC,¹ a corpus", "structures.¹² However") are a
+    footnote's or a citation's number, not text: they go."""
     normal = sorted(b for r in runs for g in r.glyphs if g and g[0] >= 0.9 * size for b in g[1:])
     base = normal[len(normal) // 2] if normal else 0.0
     out: list[str] = []
+    mark = -1  # where a raised group after a punctuation mark starts in ``out``
+
+    def close() -> None:
+        if mark >= 0 and re.fullmatch(r"[\d,–-]+", "".join(out[mark:]).strip()):
+            del out[mark:]
+
     for run in runs:
         raised = False
         for char, glyph in zip(run.chars, run.glyphs, strict=True):
             now = glyph is not None and glyph[0] < 0.8 * size and glyph[1] > base + 0.25 * size
             if glyph is not None and now != raised:
+                if raised:
+                    close()
+                    mark = -1
+                elif "".join(out).rstrip()[-1:] in (",", ".", ";", ":", ")"):
+                    mark = len(out)
                 out.append(" ")
                 raised = now
             out.append(char)
+        if raised:
+            close()
+        mark = -1
         out.append(" ")
     return "".join(out)
 

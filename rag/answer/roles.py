@@ -49,8 +49,10 @@ _HEADING = re.compile(
     re.IGNORECASE,
 )
 # A heading printed in bold at a line's start with no colon ("Aim To test ...").
+_NAMES = "|".join(_HEADINGS.values())
+# A heading printed inline, two names joined by a slash too ("Aims/hypothesis The ...").
 _INLINE = re.compile(
-    r"^\s*(?P<name>(?:" + "|".join(_HEADINGS.values()) + r"))\s+(?=(?-i:[A-Z]))", re.IGNORECASE
+    rf"^\s*(?P<name>(?:{_NAMES})(?:/(?:{_NAMES}))?)\s+(?=(?-i:[A-Z]))", re.IGNORECASE
 )
 _ROLE_OF = [(role, re.compile(f"(?:{names})", re.IGNORECASE)) for role, names in _HEADINGS.items()]
 _FINDINGS = re.compile(r"\b(?:results?|findings)\b", re.IGNORECASE)
@@ -166,7 +168,8 @@ def inline_heading(line: str) -> tuple[str, str]:
     name = match.group("name") if match else ""
     if not name[:1].isupper():
         return "", ""
-    role = next((r for r, names in _ROLE_OF if names.fullmatch(name)), "")
+    first = name.split("/")[0]  # "Aims/hypothesis": the first name decides
+    role = next((r for r, names in _ROLE_OF if names.fullmatch(first)), "")
     return (role, name) if role else ("", "")
 
 
