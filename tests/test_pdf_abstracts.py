@@ -275,3 +275,27 @@ def test_a_structured_label_of_two_names_printed_without_a_colon() -> None:
     assert [line.split(":")[0] for line in with_heading_colons(lines)] == [
         "Aims/hypothesis", "Methods", "Results", "Conclusions/interpretation",
     ]  # fmt: skip
+
+
+def test_a_rights_line_run_on_after_the_last_sentence_is_cut() -> None:
+    from ingest.parse.pdfbody import FRONT_MATTER_AFTER
+
+    text = "the optical torque is studied. © 2007 American Institute of Physics. DOI: 10.1/x"
+    assert FRONT_MATTER_AFTER.sub("", text) == "the optical torque is studied."
+
+
+def test_a_web_address_broken_at_a_line_end_is_one_address() -> None:
+    from ingest.parse.typeset import join_lines
+
+    assert join_lines(
+        ["which is accessible via http://ad.informatik.", "uni-freiburg.de/pub."]
+    ) == ("which is accessible via http://ad.informatik.uni-freiburg.de/pub.")
+    assert join_lines(["see www.example.org.", "The next sentence."]) == (
+        "see www.example.org. The next sentence."
+    )
+
+
+def test_a_prime_raised_after_its_symbol_stays_on_it() -> None:
+    from ingest.parse.pdflayout import _PRIME
+
+    assert _PRIME.sub(r"\1", "MAXIMAL p-CORE p ′ -PARTITIONS") == "MAXIMAL p-CORE p′-PARTITIONS"

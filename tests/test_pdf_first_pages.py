@@ -241,3 +241,30 @@ def test_names_parted_only_by_their_affiliations_numbers() -> None:
         "Jonas Fritzsch", "Justus Bogner", "Ana Cristina Franco da Silva", "Carolin Rubner",
         "Matthias Saft",
     )  # fmt: skip
+
+
+def test_an_articles_type_above_its_title_is_not_the_title() -> None:
+    """Hindawi prints "Research Article" in the title's own type above it."""
+    from ingest.parse.pdfheader import find_title
+
+    page = _page(
+        ("Nursing Research and Practice", 8.0),
+        ("Research Article", 17.9),
+        ("Time in Care for Older People Living in Nursing Homes", 17.9),
+        ("K. B. E. Thorsell, B. M. Nordstrom and B. V. Sivberg", 12.0),
+        *[("In order to measure actual care needs in relation to resources.", 9.0)] * 20,
+    )
+    title, after = find_title(page, 9.0, {}, frozenset())
+    assert title == "Time in Care for Older People Living in Nursing Homes" and after == 3
+
+
+def test_a_family_name_printed_in_capitals_beside_whole_given_names() -> None:
+    from ingest.parse.pdfnames import line_names
+
+    assert line_names("LI Kanglan, Wanjuan PENG and MAI Yingren") == [
+        "Kanglan Li", "Wanjuan Peng", "Yingren Mai",
+    ]  # fmt: skip
+    # Vancouver initials after a name, and a group, are no family names in capitals.
+    assert line_names("Alhadainy HA, Darrag AM, ALEPH Collaboration") == [
+        "HA Alhadainy", "AM Darrag", "ALEPH Collaboration",
+    ]  # fmt: skip

@@ -61,21 +61,25 @@ def test_headers_of_real_pdfs_meet_the_targets(results: list) -> None:  # type: 
 
 # The third set (bench/data/real_pdfs3): papers right per field, at least as many as when
 # docs/benchmarks.md last reported them (its held-out third meets the issue's targets but
-# for clean text, whose two misses are the PDFs' own U+FFFD and private-use codes).
-THIRD = Path(__file__).resolve().parent.parent / "bench" / "data" / "real_pdfs3"
-THIRD_FLOORS = {
-    "dev": {"title": 46, "first_author": 42, "authors_in_order": 35, "year": 47,
-            "abstract_start": 45, "abstract_end": 36},
-    "heldout": {"title": 24, "first_author": 24, "authors_in_order": 23, "year": 25,
-                "abstract_start": 25, "abstract_end": 23},
+# for clean text, whose two misses are the PDFs' own U+FFFD and private-use codes, and it
+# was looked at while the reader was changed).
+# The fourth (bench/data/real_pdfs4, all held out, measured blind once and looked at after).
+BENCH_SETS = Path(__file__).resolve().parent.parent / "bench" / "data"
+LATER_FLOORS = {
+    "real_pdfs3/dev": {"title": 46, "first_author": 42, "authors_in_order": 35, "year": 47,
+                       "abstract_start": 45, "abstract_end": 36},
+    "real_pdfs3/heldout": {"title": 24, "first_author": 24, "authors_in_order": 23, "year": 25,
+                           "abstract_start": 25, "abstract_end": 23},
+    "real_pdfs4/heldout": {"title": 25, "first_author": 20, "authors_in_order": 13, "year": 26,
+                           "abstract_start": 22, "abstract_end": 21},
 }  # fmt: skip
 
 
-@pytest.mark.parametrize("part", sorted(THIRD_FLOORS))
-def test_the_third_real_set_holds_its_figures(part: str) -> None:
-    results = run(THIRD / part)
-    got = {field: sum(r.right[field] for r in results) for field in THIRD_FLOORS[part]}
-    fell = {f: (got[f], floor) for f, floor in THIRD_FLOORS[part].items() if got[f] < floor}
+@pytest.mark.parametrize("part", sorted(LATER_FLOORS))
+def test_the_later_real_sets_hold_their_figures(part: str) -> None:
+    results = run(BENCH_SETS / part)
+    got = {field: sum(r.right[field] for r in results) for field in LATER_FLOORS[part]}
+    fell = {f: (got[f], floor) for f, floor in LATER_FLOORS[part].items() if got[f] < floor}
     assert not fell, fell
 
 

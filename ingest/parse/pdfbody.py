@@ -56,11 +56,13 @@ FRONT_MATTER = re.compile(
     re.I,
 )
 # The same labels run on after an abstract's last sentence, on its last line ("... can be
-# larger. JEL Codes: E30, E44."): only with the punctuation a label takes.
+# larger. JEL Codes: E30, E44."): only with the punctuation a label takes; and a rights
+# line run on the same way ("... is studied. © 2007 American Institute of Physics.").
 FRONT_MATTER_AFTER = re.compile(
-    r"(?<=[.!?])\s+(?:keywords?|key\s?words|index terms|jel(?:\s+(?:codes?|classification))?"
-    r"|msc(?:\s*\(\d{4}\))?|pacs(?:\s+(?:numbers?|codes?))?"
-    r"|(?:\d{4}\s+)?mathematics subject classification(?:\s*\(\d{4}\))?)\s*[:.—–]\s.*$",
+    r"(?<=[.!?])\s+(?:(?:keywords?|key\s?words|index terms"
+    r"|jel(?:\s+(?:codes?|classification))?|msc(?:\s*\(\d{4}\))?|pacs(?:\s+(?:numbers?|codes?))?"
+    r"|(?:\d{4}\s+)?mathematics subject classification(?:\s*\(\d{4}\))?)\s*[:.—–]\s"
+    r"|(?:©|\(c\)|copyright)\s*(?:19|20)\d{2}\b).*$",
     re.I | re.S,
 )
 _NUMBERED_HEADING = re.compile(

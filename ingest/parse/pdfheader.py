@@ -65,6 +65,7 @@ def find_title(
         and sum(c.isalpha() for c in line.text) >= 3
         and not VENUE.search(line.text)
         and not ABSTRACT.match(line.text)
+        and not _KICKER.fullmatch(line.text.strip())
     ]
     found, after = "", 0
     blocks: list[tuple[str, int]] = []
@@ -113,6 +114,14 @@ def find_title(
     return found, after
 
 
+# The article's type printed above its title in the title's type ("Research Article",
+# "Original Article", "Review"): a label, not part of the title.
+_KICKER = re.compile(
+    r"(?:(?:original|research|review|short|brief|invited|regular|full|technical|clinical|"
+    r"case|rapid|special)\s+)?(?:article|paper|report|review|communication|letter|note|"
+    r"editorial|perspective|commentary|contribution|study)",
+    re.I,
+)
 _TITLE_MARKS = " *∗†‡✩☆★⋆✝§¶"  # footnote marks set after a title, and spaces
 
 

@@ -236,6 +236,7 @@ def _assemble(runs: list[_Run], middle: float) -> list[list[_Run]]:
     return ordered
 
 
+_PRIME = re.compile(r"(?<=\w) ([′″‴]+)(?: (?=[-)\],.;:]))?")
 _SECTION_NUMBER = re.compile(r"\(?(?:\d+(?:\.\d+)*|[IVXivx]+|[A-Za-z])[.)]?")
 _EDGE_LINES = 6  # runs of words starting at one x (to 2 points) that make a column's edge
 
@@ -272,6 +273,7 @@ def _span(line: list[_Run]) -> tuple[float, float]:
 def _line(runs: list[_Run], page: int, height: float) -> Line:
     sizes = sorted(size for r in runs for size in r.sizes)
     text = " ".join(fix_characters(_apart(runs, sizes[len(sizes) // 2])).split())
+    text = _PRIME.sub(r"\1", text)  # "p ′ -partitions": a prime is part of its symbol
     x0, x1 = min(r.x0 for r in runs), max(r.x1 for r in runs)
     y0, y1 = min(r.y0 for r in runs), max(r.y1 for r in runs)
     margin = y0 > height * (1 - _MARGIN) or y1 < height * _MARGIN

@@ -141,12 +141,30 @@ def full_name(name: str) -> bool:
     return len(tokens) >= 2 or (len(tokens) == 1 and _fused_initials(tokens[0]))
 
 
+_FAMILY_CAPS = re.compile(r"(?=[A-Z]*[AEIOUY])[A-Z]{2,}(?:-[A-Z]{2,})?")  # not initials ("DJ")
+_GROUPS = frozenset("collaboration consortium group team initiative investigators project".split())  # noqa: SIM905
+
+
 def _case(name: str) -> str:
     """A name printed in capitals, as people write it ("MOHAMMAD A. NEMATBAKHSH" ->
     "Mohammad A. Nematbakhsh")."""
     if not any(c.islower() for c in name):
         return " ".join(t if len(t) <= 2 else t.capitalize() for t in name.split())
     return name
+
+
+def _family_in_capitals(tokens: list[str]) -> list[str]:
+    """A family name printed in capitals before or after whole given names ("LI Kanglan",
+    "Wanjuan PENG"): last, in the name's case ("Kanglan Li"). Not initials after a name
+    ("Alhadainy HA", Vancouver style) nor a group ("ALEPH Collaboration")."""
+    given = [re.fullmatch(r"[A-Z][a-zà-ÿ'’]+(?:-[A-Za-zà-ÿ]+)*", t) for t in tokens]
+    if len(tokens) < 2 or any(t.casefold() in _GROUPS for t in tokens):
+        return tokens
+    if _FAMILY_CAPS.fullmatch(tokens[0]) and all(given[1:]):
+        return [*tokens[1:], tokens[0].capitalize()]
+    if len(tokens[-1]) >= 4 and _FAMILY_CAPS.fullmatch(tokens[-1]) and all(given[:-1]):
+        return [*tokens[:-1], tokens[-1].capitalize()]
+    return tokens
 
 
 def _name(part: str) -> str:
@@ -177,6 +195,7 @@ def _name(part: str) -> str:
         t.casefold() in common_words() for t in tokens if len(t) > 2
     ):
         return ""  # "OVERVIEW OF THE": a heading in capitals, not a name
+    tokens = _family_in_capitals(tokens)
     if len(tokens) >= 2 and re.fullmatch(r"[A-Z]{1,3}", tokens[-1]) and tokens[0][1:].islower():
         tokens = [tokens[-1], *tokens[:-1]]  # "Alhadainy HA" (Vancouver style): "HA Alhadainy"
     return " ".join(tokens)

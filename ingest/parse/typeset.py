@@ -103,6 +103,13 @@ def vocabulary(lines: Iterable[str]) -> frozenset[str]:
     return frozenset(out)
 
 
+# A web address broken at a line end after a dot, a slash or a hyphen, and the line that
+# goes on with the rest of it (a host or path's next part, no space in it before a dot,
+# slash or the line's end).
+_URL_BROKEN = re.compile(r"(?:https?://|www\.)[^\s]*[./-]$")
+_URL_GOES_ON = re.compile(r"[a-z0-9][\w-]*(?:[./][\w./#?=&%~-]*)?(?=[\s.,;)]|$)")
+
+
 def join_lines(lines: Sequence[str], words: frozenset[str] = frozenset()) -> str:
     """Lines into running text. A word broken by a hyphen at a line end is joined when the
     joined word is known (``words``: the paper's own, else ordinary English) or what
@@ -132,6 +139,9 @@ def join_lines(lines: Sequence[str], words: frozenset[str] = frozenset()) -> str
             continue
         if pieces and pieces[-1].endswith(("—", "–")) and pieces[-1][-2:-1].isalpha():
             pieces[-1] += line  # "globalisation—" "The Tulsi case": a closed dash
+            continue
+        if pieces and _URL_BROKEN.search(pieces[-1]) and _URL_GOES_ON.match(line):
+            pieces[-1] += line  # "http://ad.informatik." "uni-freiburg.de/": one address
             continue
         pieces.append(line)
     return normalise_text(" ".join(pieces).replace(HYPHEN_MARK, "-"))

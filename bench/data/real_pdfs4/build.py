@@ -60,7 +60,8 @@ def main() -> None:
                 cut.Root.Metadata = cut.copy_foreign(pdf.Root.Metadata)
             cut.save(args.out / "heldout" / path.name, compress_streams=True)
         out_rows.append({"part": "heldout", **row, "pages": str(pages),
-                         "kept_pages": str(min(pages, args.pages)), "sha256_original": original})  # fmt: skip
+                         "kept_pages": str(min(pages, args.pages)),
+                         "sha256_original": original})  # fmt: skip
     with (args.out / "SOURCES.tsv").open("w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=COLUMNS, delimiter="\t")
         writer.writeheader()
