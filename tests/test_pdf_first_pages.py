@@ -268,3 +268,36 @@ def test_a_family_name_printed_in_capitals_beside_whole_given_names() -> None:
     assert line_names("Alhadainy HA, Darrag AM, ALEPH Collaboration") == [
         "HA Alhadainy", "AM Darrag", "ALEPH Collaboration",
     ]  # fmt: skip
+
+
+def test_names_in_a_row_parted_only_by_wide_gaps(tmp_path: Path) -> None:
+    """ICLR's byline: "Sergey Levine   Pieter Abbeel" on one line, no comma between."""
+    from fpdf import FPDF
+
+    from ingest.parse.pdflayout import page_lines
+    from ingest.parse.pdfnames import authors
+
+    pdf = FPDF(unit="pt", format="A4")
+    pdf.add_page()
+    pdf.set_font("Helvetica", "", 10)
+    pdf.text(100, 100, "Sergey Levine")
+    pdf.text(100 + pdf.get_string_width("Sergey Levine") + 14, 100, "Pieter Abbeel")
+    pdf.output(str(tmp_path / "row.pdf"))
+    import pypdfium2 as pdfium
+
+    line = page_lines(pdfium.PdfDocument(str(tmp_path / "row.pdf")), 0)[0]
+    assert line.text == "Sergey Levine Pieter Abbeel"  # the text reads on as printed
+    assert authors([line], frozenset()) == ("Sergey Levine", "Pieter Abbeel")
+
+
+def test_bylines_in_capitals_each_over_its_affiliation() -> None:
+    """Econometrica: each name in capitals on its own line (common words: "MICHAEL WALKER"),
+    its affiliation under it, an affiliation's last word alone on a line ("Berkeley")."""
+    from ingest.parse.pdflayout import Line
+    from ingest.parse.pdfnames import authors
+
+    rows = ["EDWARD MIGUEL", "Department of Economics, University of California, Berkeley, NBER,",
+            "Berkeley", "PAUL NIEHAUS", "Department of Economics, University of California",
+            "MICHAEL WALKER", "CEGA, University of California, Berkeley"]  # fmt: skip
+    lines = [Line(t, 8.5, 0, 100, 600 - 12 * i, 400, 608 - 12 * i) for i, t in enumerate(rows)]
+    assert authors(lines, frozenset()) == ("Edward Miguel", "Paul Niehaus", "Michael Walker")

@@ -40,6 +40,7 @@ import re
 import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -358,9 +359,7 @@ def _between(lines: list[Line], after: int, start: int) -> list[Line]:
 
 
 def _with_text(line: Line, text: str) -> Line:
-    return Line(
-        text, line.size, line.page, line.x0, line.y0, line.x1, line.y1, line.bold, line.margin
-    )
+    return replace(line, text=text, parts=())
 
 
 def _body_size(lines: Sequence[Line]) -> float:

@@ -32,7 +32,9 @@ _WORD_GAP = 3.0  # unless it is at most this wide and not across the page's midd
 @dataclass(frozen=True, slots=True)
 class Line:
     """One line of text: its box (PDF points, origin bottom left), median font size, whether
-    it is mostly bold, and whether it sits in the page's top or bottom margin."""
+    it is mostly bold, and whether it sits in the page's top or bottom margin; ``parts``, the
+    pieces of a line set apart by gaps wider than a word space (authors in a row, "Sergey
+    Levine   Pieter Abbeel"), when there are two or more."""
 
     text: str
     size: float
@@ -43,6 +45,7 @@ class Line:
     y1: float
     bold: bool = False
     margin: bool = False
+    parts: tuple[str, ...] = ()
 
     @property
     def words(self) -> int:
@@ -169,7 +172,9 @@ def _without_line_numbers(lines: list[Line]) -> list[Line]:
         return lines
     cut = {id(line) for line, _ in found}
     return [
-        replace(line, text=_LINE_NUMBER.sub("", line.text, count=1)) if id(line) in cut else line
+        replace(line, text=_LINE_NUMBER.sub("", line.text, count=1), parts=())
+        if id(line) in cut
+        else line
         for line in lines
     ]
 
@@ -272,13 +277,24 @@ def _span(line: list[_Run]) -> tuple[float, float]:
 
 def _line(runs: list[_Run], page: int, height: float) -> Line:
     sizes = sorted(size for r in runs for size in r.sizes)
-    text = " ".join(fix_characters(_apart(runs, sizes[len(sizes) // 2])).split())
-    text = _PRIME.sub(r"\1", text)  # "p ′ -partitions": a prime is part of its symbol
+    size = sizes[len(sizes) // 2]
+    text = _text(runs, size)
     x0, x1 = min(r.x0 for r in runs), max(r.x1 for r in runs)
     y0, y1 = min(r.y0 for r in runs), max(r.y1 for r in runs)
     margin = y0 > height * (1 - _MARGIN) or y1 < height * _MARGIN
     bold = sum(r.bold for r in runs) * 2 > len(sizes)
-    return Line(text, round(sizes[len(sizes) // 2], 1), page, x0, y0, x1, y1, bold, margin)
+    pieces: list[list[_Run]] = [runs[:1]]
+    for run in runs[1:]:
+        if run.x0 - pieces[-1][-1].x1 > _GUTTER * size:
+            pieces.append([])
+        pieces[-1].append(run)
+    parts = tuple(_text(p, size) for p in pieces) if len(pieces) > 1 else ()
+    return Line(text, round(size, 1), page, x0, y0, x1, y1, bold, margin, parts)
+
+
+def _text(runs: list[_Run], size: float) -> str:
+    text = " ".join(fix_characters(_apart(runs, size)).split())
+    return _PRIME.sub(r"\1", text)  # "p ′ -partitions": a prime is part of its symbol
 
 
 def _apart(runs: list[_Run], size: float) -> str:

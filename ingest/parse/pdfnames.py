@@ -73,15 +73,23 @@ def authors(lines: Sequence[Line], words: frozenset[str]) -> tuple[str, ...]:
     name broken across lines ("Edward Van" / "Keuren") joined."""
     texts: list[str] = []
     for line in lines:  # a name hyphenated across lines ("Paulo Ro-" / "cha") joined
+        # Names in a row parted by wide gaps only ("Sergey Levine   Pieter Abbeel").
+        text = ", ".join(line.parts) if _apart_only(line) else line.text
         if texts and texts[-1].endswith((HYPHEN_MARK, "-")):
-            texts[-1] = texts[-1][:-1] + line.text
+            texts[-1] = texts[-1][:-1] + text
         else:
-            texts.append(line.text)
+            texts.append(text)
     names: list[str] = []
     carry = ""  # a name the line ended before finishing
-    for text in texts:
+    held = True  # the line before held names (not an affiliation, an address)
+    for i, text in enumerate(texts):
         found = line_names(text, first=not names and not carry)
+        if found == [] and i + 1 < len(texts) and AFFILIATION.search(texts[i + 1]):
+            # Words common enough to be a heading's ("MICHAEL WALKER", "EDWARD MIGUEL") are
+            # a name on a line of its own over an affiliation (Econometrica's bylines).
+            found = line_names(text, byline=True)
         if found is None:
+            held = False
             continue
         if carry:
             if found:
@@ -89,15 +97,18 @@ def authors(lines: Sequence[Line], words: frozenset[str]) -> tuple[str, ...]:
             elif len(carry.split()) >= 2:
                 found = [carry]
             carry = ""
-        if found and _unfinished(found[-1]):
+        # A lone first name ends a line broken inside a name; a lone word under an
+        # affiliation is its last line's tail ("... University of California," "Berkeley").
+        if found and _unfinished(found[-1]) and (held or len(found) > 1):
             carry = found.pop()
+        held = bool(found)
         names.extend(found)
     if carry:
         names.append(carry)
     return tuple(dict.fromkeys(_case(n) for n in names if full_name(n)))
 
 
-def line_names(text: str, *, first: bool = False) -> list[str] | None:
+def line_names(text: str, *, first: bool = False, byline: bool = False) -> list[str] | None:
     """The names on an author line, None for a line that is not one (an affiliation, an
     address, prose). The ``first`` author line may close with its affiliation."""
     if len(text) > 250 or VENUE.search(text) or _LABEL.match(text):
@@ -121,7 +132,12 @@ def line_names(text: str, *, first: bool = False) -> list[str] | None:
     parts = re.split(
         r",|\band\b|;|&|·|•|\s{3,}|\||[*†‡§¶∗⋆♯✉]+|(?<!\S)\d{1,2}(?!\S)", text, flags=re.I
     )
-    return [name for name in map(_name, parts) if name]
+    return [name for name in (_name(p, byline=byline) for p in parts) if name]
+
+
+def _apart_only(line: Line) -> bool:
+    """A line of pieces set apart by wide gaps, with no comma or "and" between them."""
+    return len(line.parts) > 1 and not re.search(r",|\band\b|&", line.text)
 
 
 def _unfinished(name: str) -> bool:
@@ -167,7 +183,7 @@ def _family_in_capitals(tokens: list[str]) -> list[str]:
     return tokens
 
 
-def _name(part: str) -> str:
+def _name(part: str, *, byline: bool = False) -> str:
     """A person's name from a piece of an author line, its marks stripped; "" if it is
     not one."""
     tokens = []
@@ -191,8 +207,10 @@ def _name(part: str) -> str:
         return ""
     if tokens[0].casefold() in _PARTICLES and len(tokens) == 1:
         return ""
-    if not any(c.islower() for c in "".join(tokens)) and all(
-        t.casefold() in common_words() for t in tokens if len(t) > 2
+    if (
+        not byline
+        and not any(c.islower() for c in "".join(tokens))
+        and all(t.casefold() in common_words() for t in tokens if len(t) > 2)
     ):
         return ""  # "OVERVIEW OF THE": a heading in capitals, not a name
     tokens = _family_in_capitals(tokens)
