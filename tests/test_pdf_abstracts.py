@@ -299,3 +299,23 @@ def test_a_prime_raised_after_its_symbol_stays_on_it() -> None:
     from ingest.parse.pdflayout import _PRIME
 
     assert _PRIME.sub(r"\1", "MAXIMAL p-CORE p ′ -PARTITIONS") == "MAXIMAL p-CORE p′-PARTITIONS"
+
+
+def test_an_accent_drawn_as_its_own_glyph_goes_on_the_letter_under_it() -> None:
+    """Hindawi draws "Nordström"'s diaeresis after the comma that follows the name; a TREE
+    page draws "Müller"'s between the "u" and the "l"; TeX draws it before its letter."""
+    from ingest.parse.typeset import place_accents
+
+    def letters(text: str, at: float = 0.0) -> list[tuple[float, float]]:
+        return [(at + 6 * i, at + 6 * i + 5) for i in range(len(text))]
+
+    chars = list("Nordstrom,¨")
+    spans = [*letters("Nordstrom,"), (42.5, 46.5)]  # over the second "o" (42-47)
+    dropped = place_accents(chars, spans)
+    assert "".join(c for i, c in enumerate(chars) if i not in dropped) == "Nordström,"
+    chars, spans = list("Mu¨ller"), [*letters("Mu"), (7.0, 10.0), *letters("ller", 12)]
+    dropped = place_accents(chars, spans)
+    assert "".join(c for i, c in enumerate(chars) if i not in dropped) == "Müller"
+    chars, spans = list("L ¨ojtnant"), [(0, 5), None, (6.5, 9.5), *letters("ojtnant", 6)]
+    dropped = place_accents(chars, spans)
+    assert "".join(c for i, c in enumerate(chars) if i not in dropped) == "Löjtnant"

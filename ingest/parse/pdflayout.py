@@ -20,7 +20,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .typeset import HYPHEN_MARK, fix_characters
+from .typeset import ACCENTS, HYPHEN_MARK, fix_characters, place_accents
 
 __all__ = ["Line", "page_lines"]
 
@@ -61,8 +61,10 @@ class _Run:
     y0: float = float("inf")
     x1: float = float("-inf")
     y1: float = float("-inf")
-    # Per character: its size and bottom, None for a space or a generated character.
+    # Per character: its size and bottom, and its left and right edge; None for a space or
+    # a generated character.
     glyphs: list[tuple[float, float] | None] = field(default_factory=list)
+    spans: list[tuple[float, float] | None] = field(default_factory=list)
 
     def add(
         self, char: str, box: tuple[float, float, float, float] | None, size: float, bold: bool
@@ -75,8 +77,19 @@ class _Run:
             self.sizes.append(size)
             self.bold += bold
             self.glyphs.append((size, bottom))
+            self.spans.append((left, right))
         else:
             self.glyphs.append(None)
+            self.spans.append(None)
+
+    def place_accents(self) -> None:
+        """Accents drawn as glyphs of their own onto the letters under them."""
+        placed = place_accents(self.chars, self.spans)
+        if placed:
+            keep = [i for i in range(len(self.chars)) if i not in placed]
+            self.chars = [self.chars[i] for i in keep]
+            self.glyphs = [self.glyphs[i] for i in keep]
+            self.spans = [self.spans[i] for i in keep]
 
 
 def page_lines(pdf: Any, index: int) -> list[Line]:
@@ -95,15 +108,18 @@ def page_lines(pdf: Any, index: int) -> list[Line]:
         last_right: float | None = None
         last_bottom = 0.0
         last_box: tuple[float, float, float, float] | None = None
-        ligature: float | None = None  # the right edge of a ligature's glyph just read
+        # The right edge of a ligature's glyph just read, or of what was read before an
+        # accent drawn back over letters: a space drawn left of it is no gap.
+        back: float | None = None
         for i in range(textpage.count_chars()):
             code = raw.FPDFText_GetUnicode(handle, i)
             char = chr(code) if code else ""
-            if char == " " and ligature is not None and not raw.FPDFText_IsGenerated(handle, i):
+            if char == " " and back is not None:
                 raw.FPDFText_GetCharBox(handle, i, left, right, bottom, top)
-                if left.value < ligature - 0.5:
-                    continue  # a space drawn inside a ligature's glyph ("unifi ed"): none
-            ligature = None
+                if left.value < back - 0.5:
+                    continue  # a space drawn inside a ligature's glyph ("unifi ed") or inside
+                    # the letters an accent was drawn back over ("Mu¨ ller"): none
+            back = None
             if char in ("\n", "\r"):
                 runs.append(run)
                 run, last_right = _Run([], [], 0), None
@@ -120,6 +136,10 @@ def page_lines(pdf: Any, index: int) -> list[Line]:
                 box = (left.value, bottom.value, right.value, top.value)
                 # The font's size times the text matrix's vertical scale: what is seen.
                 size = float(raw.FPDFText_GetFontSize(handle, i)) * math.hypot(matrix.c, matrix.d)
+                if char in ACCENTS and run.sizes and box[0] < run.x1:
+                    back = run.x1  # an accent drawn over a letter already read
+                    run.add(char, box, size, False)
+                    continue
                 # Across a gutter, back to the left, or down a line: another run.
                 if (
                     last_right is not None
@@ -141,7 +161,7 @@ def page_lines(pdf: Any, index: int) -> list[Line]:
                     last_box is not None
                     and abs(box[0] - last_box[0]) + abs(box[2] - last_box[2]) < 0.02
                 )
-                ligature = box[2] if same else None
+                back = box[2] if same else None
                 last_box = box
             weight = raw.FPDFText_GetFontWeight(handle, i) if box else 0
             run.add(char, box, size, weight >= 600)
@@ -149,6 +169,8 @@ def page_lines(pdf: Any, index: int) -> list[Line]:
     finally:
         textpage.close()
         page.close()
+    for run in runs:
+        run.place_accents()
     groups = _assemble([r for r in runs if r.sizes], width / 2)
     lines = [_line(group, index, height) for group in groups]
     lines = [line for line in lines if line.text]

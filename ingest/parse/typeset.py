@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from rag.records import normalise_text
 from rag.words import common_words
 
-__all__ = ["HYPHEN_MARK", "fix_characters", "join_lines", "vocabulary"]
+__all__ = ["ACCENTS", "HYPHEN_MARK", "fix_characters", "join_lines", "place_accents", "vocabulary"]
 
 HYPHEN_MARK = "\x02"  # what a line-end hyphen is read as, until lines are joined
 
@@ -81,6 +81,35 @@ def fix_characters(text: str) -> str:
         text = _BEFORE.sub(lambda m: _on_letter(m.group(2), _ACCENT_BEFORE[m.group(1)]), text)
         text = _AFTER.sub(lambda m: _on_letter(m.group(1), _ACCENT_AFTER[m.group(2)]), text)
     return text
+
+
+ACCENTS = {**_ACCENT_BEFORE, **_ACCENT_AFTER}  # spacing accents and their combining marks
+
+
+def place_accents(chars: list[str], spans: Sequence[tuple[float, float] | None]) -> set[int]:
+    """Accents drawn as glyphs of their own set on the letter they are drawn over, by the
+    glyphs' boxes (``spans``: each character's left and right edge): "Mu¨ller" drawn with
+    the diaeresis over the "u" after it, or over an "o" four characters back ("Nordstrom,
+    ¨"). ``chars`` is changed in place; the indices of the accents so placed come back, to
+    be dropped."""
+    placed: set[int] = set()
+    for i, char in enumerate(chars):
+        mark = ACCENTS.get(char) or (char if len(char) == 1 and unicodedata.combining(char) else "")
+        if not mark or spans[i] is None:
+            continue
+        left, right = spans[i]  # type: ignore[misc]
+        middle = (left + right) / 2
+        # The glyphs of one line do not overlap: one letter at most lies under the accent.
+        for j in (*range(i - 1, -1, -1), *range(i + 1, min(i + 4, len(chars)))):
+            span = spans[j]
+            if span and span[0] - 0.5 <= middle <= span[1] + 0.5 and chars[j].isalpha():
+                chars[j] = _on_letter(chars[j], mark)
+                placed.add(i)
+                before = spans[i - 2] if i >= 2 and chars[i - 1] == " " else None
+                if j > i and before and span[0] - before[1] < 0.3 * (span[1] - span[0]):
+                    placed.add(i - 1)  # "L ¨ojtnant": the space before the accent is none
+                break
+    return placed
 
 
 def _on_letter(letter: str, mark: str) -> str:
