@@ -301,3 +301,30 @@ def test_bylines_in_capitals_each_over_its_affiliation() -> None:
             "MICHAEL WALKER", "CEGA, University of California, Berkeley"]  # fmt: skip
     lines = [Line(t, 8.5, 0, 100, 600 - 12 * i, 400, 608 - 12 * i) for i, t in enumerate(rows)]
     assert authors(lines, frozenset()) == ("Edward Miguel", "Paul Niehaus", "Michael Walker")
+
+
+def test_a_byline_printed_above_the_title(tmp_path: Path) -> None:
+    """Cambridge's Business and Politics prints the authors over the title."""
+    from fpdf import FPDF
+
+    pdf = FPDF(unit="pt", format="A4")
+    pdf.add_page()
+    pdf.set_font("Helvetica", "", 8)
+    pdf.text(240, 60, "Business and Politics 2018; 20(4): 492-522")
+    pdf.set_font("Helvetica", "", 12)
+    pdf.text(60, 110, "Hanna Breetz*, Matto Mildenberger, and Leah Stokes")
+    pdf.set_font("Helvetica", "B", 17)
+    pdf.text(60, 140, "The political logics of clean")
+    pdf.text(60, 160, "energy transitions")
+    pdf.set_font("Helvetica", "", 9.5)
+    pdf.text(60, 190, "Abstract: Technology costs and deployment rates are typically seen")
+    for i in range(12):
+        pdf.text(
+            60,
+            203 + 13 * i,
+            "as the main factors in the global clean energy transition from fossil fuels.",
+        )
+    pdf.output(str(tmp_path / "above.pdf"))
+    paper = _read(tmp_path / "above.pdf")
+    assert paper.title == "The political logics of clean energy transitions"
+    assert paper.authors == ("Hanna Breetz", "Matto Mildenberger", "Leah Stokes")

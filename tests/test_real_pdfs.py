@@ -70,7 +70,7 @@ LATER_FLOORS = {
                        "abstract_start": 45, "abstract_end": 36},
     "real_pdfs3/heldout": {"title": 24, "first_author": 24, "authors_in_order": 23, "year": 25,
                            "abstract_start": 25, "abstract_end": 23},
-    "real_pdfs4/heldout": {"title": 25, "first_author": 21, "authors_in_order": 17, "year": 26,
+    "real_pdfs4/heldout": {"title": 25, "first_author": 22, "authors_in_order": 18, "year": 26,
                            "abstract_start": 22, "abstract_end": 21},
 }  # fmt: skip
 

@@ -318,7 +318,7 @@ def _paper(
         abstract,
         where=Path(source).name,
         title=title,
-        authors=authors(author_lines, words),
+        authors=authors(author_lines, words) or _byline_above(lines, after, words),
         year=year,
         doi=doi,
         arxiv_id=arxiv,
@@ -336,6 +336,20 @@ def _file_hash(path: Path) -> str:
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()[:16]
+
+
+def _byline_above(lines: list[Line], after: int, words: frozenset[str]) -> tuple[str, ...]:
+    """With no names under the title, the byline some journals print right above it
+    (Cambridge's "Hanna Breetz*, Matto Mildenberger, and Leah Stokes" over the title): the
+    two lines before the title's first, in a smaller type."""
+    if not after:
+        return ()
+    size = lines[after - 1].size
+    first = after - 1
+    while first > 0 and abs(lines[first - 1].size - size) < 0.3:
+        first -= 1
+    above = [line for line in lines[max(0, first - 2) : first] if line.size < size - 0.5]
+    return authors(above, words)
 
 
 def _between(lines: list[Line], after: int, start: int) -> list[Line]:
