@@ -319,3 +319,22 @@ def test_an_accent_drawn_as_its_own_glyph_goes_on_the_letter_under_it() -> None:
     chars, spans = list("L ¨ojtnant"), [(0, 5), None, (6.5, 9.5), *letters("ojtnant", 6)]
     dropped = place_accents(chars, spans)
     assert "".join(c for i, c in enumerate(chars) if i not in dropped) == "Löjtnant"
+
+
+def test_the_first_paragraph_of_prose_is_no_byline_nor_licence() -> None:
+    """With no "Abstract" heading the first paragraph of prose is stored: not a byline whose
+    marks read as lowercase words, nor a rights and licence paragraph; and a first line
+    ending in a broken word ("Undiminished-") belongs to its paragraph."""
+    from ingest.parse.pdfabstract import first_prose
+
+    rows = [
+        "Ladislas Nalborczyk, a,b Cédric Batailler, c Hélène Lœvenbruck, and Anne Vilain d",
+        "Copyright © 2010 K. Thorsell et al. This is an open access article distributed under",
+        "the Creative Commons License, which permits unrestricted use, provided the original",
+        "work is properly cited.",
+        "We present CUPID (Computer-assisted Undiminished-",
+        "sensitivity Protocol for Ideal Decoupling), a technique which removes the couplings",
+        "from spectra and which is simple to use on any spectrometer in every laboratory.",
+    ]
+    lines = [Line(t, 9.0, 0, 60, 600 - 11 * i, 500, 609 - 11 * i) for i, t in enumerate(rows)]
+    assert first_prose(lines, 0) == 4

@@ -66,12 +66,12 @@ def test_headers_of_real_pdfs_meet_the_targets(results: list) -> None:  # type: 
 # The fourth (bench/data/real_pdfs4, all held out, measured blind once and looked at after).
 BENCH_SETS = Path(__file__).resolve().parent.parent / "bench" / "data"
 LATER_FLOORS = {
-    "real_pdfs3/dev": {"title": 46, "first_author": 44, "authors_in_order": 38, "year": 47,
-                       "abstract_start": 45, "abstract_end": 36},
+    "real_pdfs3/dev": {"title": 46, "first_author": 45, "authors_in_order": 39, "year": 47,
+                       "abstract_start": 45, "abstract_end": 37},
     "real_pdfs3/heldout": {"title": 24, "first_author": 24, "authors_in_order": 23, "year": 25,
                            "abstract_start": 25, "abstract_end": 23},
-    "real_pdfs4/heldout": {"title": 25, "first_author": 22, "authors_in_order": 18, "year": 26,
-                           "abstract_start": 22, "abstract_end": 21},
+    "real_pdfs4/heldout": {"title": 25, "first_author": 23, "authors_in_order": 18, "year": 26,
+                           "abstract_start": 25, "abstract_end": 22},
 }  # fmt: skip
 
 

@@ -17,7 +17,8 @@ from rag.answer.roles import ROLES, heading, inline_heading
 
 from .pdfbody import Captions, is_heading
 from .pdflayout import Line
-from .pdfnames import AFFILIATION
+from .pdfnames import AFFILIATION, line_names
+from .typeset import HYPHEN_MARK
 
 __all__ = [
     "ABSTRACT",
@@ -149,11 +150,19 @@ def _paragraph_break(previous: Line, line: Line) -> bool:
 
 def first_prose(lines: Sequence[Line], after: int) -> int:
     """The first line after the title block that reads as prose: mostly lowercase words,
-    not an affiliation or a list of names."""
+    not an affiliation, a list of names ("Ladislas Nalborczyk, a,b Cédric Batailler, c")
+    or a rights and licence paragraph ("Copyright © 2010 ... This is an open access
+    article ... properly cited.")."""
+    rights = False  # inside a rights paragraph, to its last sentence
     for i in range(after, min(len(lines), after + 60)):
         text = lines[i].text
+        if rights or _RIGHTS.search(text):
+            rights = not text.rstrip().endswith(".")
+            continue
         words = text.split()
         if len(words) < 5 or (AFFILIATION.search(text) and len(words) < 15):
+            continue
+        if len(line_names(text) or ()) >= 2:
             continue
         lower = sum(1 for w in words if w[:1].islower())
         if lower / len(words) >= 0.4:
@@ -165,10 +174,13 @@ def first_prose(lines: Sequence[Line], after: int) -> int:
 
 
 def _continues(previous: Line, line: Line) -> bool:
+    """Whether ``line`` goes on from ``previous`` in one paragraph: the same type, close
+    under it, an unfinished sentence of words (or a word broken at its end)."""
+    text = previous.text.rstrip()
     return (
         abs(previous.size - line.size) < 0.3
-        and not previous.text.rstrip().endswith((".", "!", "?"))
-        and previous.words >= 6
+        and not text.endswith((".", "!", "?"))
+        and (previous.words >= 6 or text.endswith(("-", HYPHEN_MARK)))
         and not AFFILIATION.search(previous.text)
         and previous.y0 - line.y1 < line.size * 0.9
     )
