@@ -328,3 +328,15 @@ def test_a_byline_printed_above_the_title(tmp_path: Path) -> None:
     paper = _read(tmp_path / "above.pdf")
     assert paper.title == "The political logics of clean energy transitions"
     assert paper.authors == ("Hanna Breetz", "Matto Mildenberger", "Leah Stokes")
+
+
+def test_an_articles_own_how_to_cite_line_makes_no_cover(tmp_path: Path) -> None:
+    """Medknow's first page prints "How to cite this article: ..." under its abstract: a
+    page with an "Abstract" heading is the article, not a cover sheet."""
+    made = make_paper(tmp_path / "cite.pdf", layout="one-column",
+                      title="Caching Attention Keys on the CPU", authors=("Ann Lee", "Bo Chen"),
+                      abstract=ABSTRACT, body="How to cite this article: Lee A, Chen B. " + BODY,
+                      year=2019, body_pages=1)  # fmt: skip
+    paper = _read(made.path)
+    assert paper.title == "Caching Attention Keys on the CPU"
+    assert paper.authors == ("Ann Lee", "Bo Chen")

@@ -84,6 +84,7 @@ _COVER = re.compile(
     re.IGNORECASE,
 )
 _COPYRIGHT_LINE = re.compile(r"(?:©|\(c\)|copyright)\s*(?:19|20)\d{2}\b", re.I)
+_ABSTRACT_LINE = re.compile(r"^\s*abstract\b", re.I | re.M)
 _MAX_OPENING_WORDS = 300  # an abstract found without a heading: at most its first paragraph
 _DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)")
 _ARXIV_STAMP = re.compile(
@@ -122,7 +123,8 @@ def parse_pdf(path: Path, *, full_text: bool = True) -> Iterator[Draft | Skipped
             if (
                 len(texts) - 1 == covers < MAX_COVERS
                 and pages > covers + 1
-                and (_COVER.search(texts[-1]))
+                and _COVER.search(texts[-1])
+                and not _ABSTRACT_LINE.search(texts[-1])  # an article's own "How to cite"
             ):
                 covers += 1
         read = pages if full_text else min(pages, HEAD_PAGES + covers)
