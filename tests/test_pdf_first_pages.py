@@ -264,6 +264,10 @@ def test_a_family_name_printed_in_capitals_beside_whole_given_names() -> None:
     assert line_names("LI Kanglan, Wanjuan PENG and MAI Yingren") == [
         "Kanglan Li", "Wanjuan Peng", "Yingren Mai",
     ]  # fmt: skip
+    # Two-letter family names too, in a list where others have three letters or more.
+    assert line_names("Kanglan LI 1 , Shouchao WEI 2 , Zhou LIU 1 , Li HU 2") == [
+        "Kanglan Li", "Shouchao Wei", "Zhou Liu", "Li Hu",
+    ]  # fmt: skip
     # Vancouver initials after a name, and a group, are no family names in capitals.
     assert line_names("Alhadainy HA, Darrag AM, ALEPH Collaboration") == [
         "HA Alhadainy", "AM Darrag", "ALEPH Collaboration",

@@ -132,7 +132,12 @@ def line_names(text: str, *, first: bool = False, byline: bool = False) -> list[
     parts = re.split(
         r",|\band\b|;|&|·|•|\s{3,}|\||[*†‡§¶∗⋆♯✉]+|(?<!\S)\d{1,2}(?!\S)", text, flags=re.I
     )
-    return [name for name in (_name(p, byline=byline) for p in parts) if name]
+    # Family names in capitals after the given ones, some of three letters or more ("Kanglan
+    # LI, Shouchao WEI, Zhou LIU"): then the two-letter ones are family names too, not a
+    # Vancouver list's initials ("Alhadainy HA, Darrag AM").
+    last = [p.split()[-1] for p in parts if len(p.split()) >= 2]
+    caps = sum(1 for t in last if len(t) >= 3 and _FAMILY_CAPS.fullmatch(t)) >= 2
+    return [name for name in (_name(p, byline=byline, caps=caps) for p in parts) if name]
 
 
 def _apart_only(line: Line) -> bool:
@@ -169,7 +174,7 @@ def _case(name: str) -> str:
     return name
 
 
-def _family_in_capitals(tokens: list[str]) -> list[str]:
+def _family_in_capitals(tokens: list[str], shortest: int = 4) -> list[str]:
     """A family name printed in capitals before or after whole given names ("LI Kanglan",
     "Wanjuan PENG"): last, in the name's case ("Kanglan Li"). Not initials after a name
     ("Alhadainy HA", Vancouver style) nor a group ("ALEPH Collaboration")."""
@@ -178,12 +183,12 @@ def _family_in_capitals(tokens: list[str]) -> list[str]:
         return tokens
     if _FAMILY_CAPS.fullmatch(tokens[0]) and all(given[1:]):
         return [*tokens[1:], tokens[0].capitalize()]
-    if len(tokens[-1]) >= 4 and _FAMILY_CAPS.fullmatch(tokens[-1]) and all(given[:-1]):
+    if len(tokens[-1]) >= shortest and _FAMILY_CAPS.fullmatch(tokens[-1]) and all(given[:-1]):
         return [*tokens[:-1], tokens[-1].capitalize()]
     return tokens
 
 
-def _name(part: str, *, byline: bool = False) -> str:
+def _name(part: str, *, byline: bool = False, caps: bool = False) -> str:
     """A person's name from a piece of an author line, its marks stripped; "" if it is
     not one."""
     tokens = []
@@ -213,7 +218,7 @@ def _name(part: str, *, byline: bool = False) -> str:
         and all(t.casefold() in common_words() for t in tokens if len(t) > 2)
     ):
         return ""  # "OVERVIEW OF THE": a heading in capitals, not a name
-    tokens = _family_in_capitals(tokens)
+    tokens = _family_in_capitals(tokens, 2 if caps else 4)
     if len(tokens) >= 2 and re.fullmatch(r"[A-Z]{1,3}", tokens[-1]) and tokens[0][1:].islower():
         tokens = [tokens[-1], *tokens[:-1]]  # "Alhadainy HA" (Vancouver style): "HA Alhadainy"
     return " ".join(tokens)
