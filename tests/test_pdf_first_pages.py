@@ -344,3 +344,25 @@ def test_an_articles_own_how_to_cite_line_makes_no_cover(tmp_path: Path) -> None
     paper = _read(made.path)
     assert paper.title == "Caching Attention Keys on the CPU"
     assert paper.authors == ("Ann Lee", "Bo Chen")
+
+
+def test_a_title_and_its_subtitle_set_smaller_right_under_it() -> None:
+    """Medicine's title in 20 pt and its subtitle in 16 pt, no line between, the byline
+    under the subtitle: one title, not a banner over it; a "Working Paper" label is none."""
+    from ingest.parse.pdfheader import find_title
+
+    page = _page(
+        ("Working Paper", 20.0),
+        ("Pedicle screw versus hybrid instrumentation", 20.0),
+        ("in adolescent idiopathic scoliosis", 20.0),
+        ("A systematic review and meta-analysis with emphasis", 16.0),
+        ("on complications and reoperations", 16.0),
+        ("Ming Luo, MMed, Ning Li, MD, Mingkui Shen, MMed", 10.5),
+        *[("Adolescent idiopathic scoliosis is a deformity of the spine.", 9.0)] * 20,
+    )
+    title, after = find_title(page, 9.0, {}, frozenset())
+    assert title == (
+        "Pedicle screw versus hybrid instrumentation in adolescent idiopathic scoliosis: "
+        "A systematic review and meta-analysis with emphasis on complications and reoperations"
+    )
+    assert after == 5

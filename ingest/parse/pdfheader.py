@@ -68,7 +68,7 @@ def find_title(
         and not _KICKER.fullmatch(line.text.strip())
     ]
     found, after = "", 0
-    blocks: list[tuple[str, int]] = []
+    blocks: list[tuple[str, int, int]] = []  # (text, the line after it, its first line)
     for size in sorted({top[i].size for i in candidates}, reverse=True):
         if size < body * 1.15:
             break
@@ -84,13 +84,17 @@ def find_title(
             end += 1
         text = join_lines([line.text for line in top[first:end]], words).strip(_TITLE_MARKS)
         if len(text.split()) >= 2 or len(text) >= 12:
-            blocks.append((text, end))
+            blocks.append((text, end, first))
     # The largest such block, unless a smaller one stands right above the authors' names
     # and it does not: a journal's banner ("Alternative Medicine") is set larger than the
-    # title under it.
+    # title under it; but a larger block right on top of that one, no line between, is the
+    # title and the smaller its subtitle ("Pedicle screw versus ... scoliosis" / "A
+    # systematic review and meta-analysis ...").
     above = [b for b in blocks if _names_at(top, b[1])]
     if blocks:
-        found, after = above[0] if above and not _names_at(top, blocks[0][1]) else blocks[0]
+        found, after, _ = above[0] if above and not _names_at(top, blocks[0][1]) else blocks[0]
+        if above and above[0] is not blocks[0] and blocks[0][1] == above[0][2]:
+            found = f"{blocks[0][0].rstrip(':')}: {above[0][0]}"
     # A title set in the body's size, right above the authors: tried from each line at the
     # top in turn (a journal's line in small type may come first), never in smaller type.
     for first in candidates if not found else ():
@@ -118,7 +122,8 @@ def find_title(
 # "Original Article", "Review"): a label, not part of the title.
 _KICKER = re.compile(
     r"(?:(?:original|research|review|short|brief|invited|regular|full|technical|clinical|"
-    r"case|rapid|special)\s+)?(?:article|paper|report|review|communication|letter|note|"
+    r"case|rapid|special|working|discussion|conference|position|white)\s+)?"
+    r"(?:article|paper|report|review|communication|letter|note|"
     r"editorial|perspective|commentary|contribution|study)",
     re.I,
 )
