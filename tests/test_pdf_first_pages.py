@@ -366,3 +366,24 @@ def test_a_title_and_its_subtitle_set_smaller_right_under_it() -> None:
         "A systematic review and meta-analysis with emphasis on complications and reoperations"
     )
     assert after == 5
+
+
+def test_a_byline_set_large_is_never_the_title() -> None:
+    """SAGE's 64-name byline in 12 pt bold under the title, a side panel's small lines
+    between: the block right above the next names is the byline itself, not a title."""
+    from ingest.parse.pdfheader import find_title
+
+    page = _page(
+        ("A Multilab Preregistered Replication of the", 18.0),
+        ("Ego-Depletion Effect", 18.0),
+        ("Reprints and permissions:", 7.0),
+        ("M. S. Hagger,* N. L. D. Chatzisarantis,* H. Alberts, C. O. Anggono,", 12.0),
+        ("C. Batailler, A. R. Birt, R. Brand, M. J. Brandt, G. Brewer, S. Bruyneel,", 12.0),
+        ("D. P. Calvillo, W. K. Campbell, P. R. Cannon, M. Carlucci, N. P. Carruth,", 12.0),
+        ("T. Cheung, A. Crowell, D. T. D. De Ridder, S. Dewitte, M. Elson,", 12.0),
+        ("B. A. Fay, B. M. Fennis, A. Finley, Z. Francis, E. Heise, H. Hoemann,", 12.0),
+        *[("Good self-control has been linked to adaptive outcomes in life.", 9.0)] * 20,
+    )
+    title, after = find_title(page, 9.0, {}, frozenset())
+    assert title == "A Multilab Preregistered Replication of the Ego-Depletion Effect"
+    assert after == 2

@@ -83,7 +83,9 @@ def find_title(
         while end < len(top) and end - first < 5 and _runs_on(top[end - 1].text):
             end += 1
         text = join_lines([line.text for line in top[first:end]], words).strip(_TITLE_MARKS)
-        if len(text.split()) >= 2 or len(text) >= 12:
+        named = [n for n in line_names(top[first].text) or () if full_name(n)]
+        byline = len(named) >= 2  # "M. S. Hagger,* N. L. D. Chatzisarantis,* H. Alberts"
+        if (len(text.split()) >= 2 or len(text) >= 12) and not byline:
             blocks.append((text, end, first))
     # The largest such block, unless a smaller one stands right above the authors' names
     # and it does not: a journal's banner ("Alternative Medicine") is set larger than the
