@@ -84,6 +84,8 @@ class _Run:
 
     def place_accents(self) -> None:
         """Accents drawn as glyphs of their own onto the letters under them."""
+        if not _ACCENT.search("".join(self.chars)):
+            return
         placed = place_accents(self.chars, self.spans)
         if placed:
             keep = [i for i in range(len(self.chars)) if i not in placed]
@@ -157,10 +159,7 @@ def page_lines(pdf: Any, index: int) -> list[Line]:
                     run = _Run([], [], 0)
                 last_right, last_bottom = box[2], box[1]
                 # PDFium gives a ligature ("fi") as its letters, each with the glyph's box.
-                same = (
-                    last_box is not None
-                    and abs(box[0] - last_box[0]) + abs(box[2] - last_box[2]) < 0.02
-                )
+                same = last_box is not None and box[0] == last_box[0] and box[2] == last_box[2]
                 back = box[2] if same else None
                 last_box = box
             weight = raw.FPDFText_GetFontWeight(handle, i) if box else 0
@@ -264,6 +263,7 @@ def _assemble(runs: list[_Run], middle: float) -> list[list[_Run]]:
 
 
 _PRIME = re.compile(r"(?<=\w) ([′″‴]+)(?: (?=[-)\],.;:]))?")
+_ACCENT = re.compile("[" + "".join(ACCENTS) + "\u0300-\u036f]")
 _SECTION_NUMBER = re.compile(r"\(?(?:\d+(?:\.\d+)*|[IVXivx]+|[A-Za-z])[.)]?")
 _EDGE_LINES = 6  # runs of words starting at one x (to 2 points) that make a column's edge
 
