@@ -387,3 +387,17 @@ def test_a_byline_set_large_is_never_the_title() -> None:
     title, after = find_title(page, 9.0, {}, frozenset())
     assert title == "A Multilab Preregistered Replication of the Ego-Depletion Effect"
     assert after == 2
+
+
+def test_marks_before_a_name_and_an_editors_panel() -> None:
+    """Bracketed marks set apart before the next name ("Hulse,[ a ] Mohammadali ..."), and
+    a side panel's "Edited by" with the editor's name under it (ReScience)."""
+    from ingest.parse.pdflayout import Line
+    from ingest.parse.pdfnames import authors, line_names
+
+    assert line_names("Simon G. Hulse,[ a ] Mohammadali Foroozandeh*[ a ], Gareth A. Morris") == [
+        "Simon G. Hulse", "Mohammadali Foroozandeh", "Gareth A. Morris",
+    ]  # fmt: skip
+    rows = ["Karl W. Broman 1, ID", "Edited by", "Karthik Ram ID", "Reviewed by", "Leah Wang ID"]
+    lines = [Line(t, 9.0, 0, 60, 600 - 12 * i, 300, 609 - 12 * i) for i, t in enumerate(rows)]
+    assert authors(lines, frozenset()) == ("Karl W. Broman",)

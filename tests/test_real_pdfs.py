@@ -70,7 +70,7 @@ LATER_FLOORS = {
                        "abstract_start": 45, "abstract_end": 37},
     "real_pdfs3/heldout": {"title": 24, "first_author": 24, "authors_in_order": 23, "year": 25,
                            "abstract_start": 25, "abstract_end": 23},
-    "real_pdfs4/heldout": {"title": 27, "first_author": 26, "authors_in_order": 20, "year": 26,
+    "real_pdfs4/heldout": {"title": 27, "first_author": 26, "authors_in_order": 23, "year": 26,
                            "abstract_start": 26, "abstract_end": 23},
 }  # fmt: skip
 

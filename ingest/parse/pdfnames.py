@@ -45,6 +45,13 @@ _LABEL = re.compile(
     r"keywords?|abstract|how to cite)\b",
     re.I,
 )
+# A side panel's label for the names under it, who are no authors ("Edited by" / "Karthik
+# Ram", "Reviewed by" / "Leah Wang").
+_NOT_AUTHORS = re.compile(
+    r"^\s*(?:edited|reviewed|handled|communicated|accepted|recommended) by\b|^\s*(?:academic |"
+    r"handling |section |associate )?editors?\s*:?\s*$|^\s*reviewers?\s*:?\s*$",
+    re.I,
+)
 _NOT_NAMES = frozenset(["abstract", "citation", "editor", "keywords", "introduction", "authors"])
 _HONORIFICS = frozenset("dr prof professor mr mrs ms sir by".split())  # noqa: SIM905
 # Words that begin a heading or a phrase, never a person's name ("The Site"); not "A", an
@@ -82,8 +89,15 @@ def authors(lines: Sequence[Line], words: frozenset[str]) -> tuple[str, ...]:
     names: list[str] = []
     carry = ""  # a name the line ended before finishing
     held = True  # the line before held names (not an affiliation, an address)
+    editors = False  # under an "Edited by" label, to the next line that is no names
     for i, text in enumerate(texts):
+        if _NOT_AUTHORS.match(text):
+            editors = True
+            continue
         found = line_names(text, first=not names and not carry)
+        if editors and found:
+            continue
+        editors = False
         if found == [] and i + 1 < len(texts) and AFFILIATION.search(texts[i + 1]):
             # Words common enough to be a heading's ("MICHAEL WALKER", "EDWARD MIGUEL") are
             # a name on a line of its own over an affiliation (Econometrica's bylines).
@@ -204,6 +218,8 @@ def _name(part: str, *, byline: bool = False, caps: bool = False) -> str:
         tokens.pop(0)
     while tokens and re.fullmatch(r"[a-z]", tokens[-1]):
         tokens.pop()  # an affiliation mark set apart ("Lane a"): the layout raised it
+    while tokens and re.fullmatch(r"[a-z]", tokens[0]):
+        tokens.pop(0)  # the same mark after the name before ("Hulse,[ a ] Mohammadali ...")
     if not tokens or len(tokens) > 5 or any(t.casefold() in _NOT_NAMES for t in tokens):
         return ""
     if tokens[0].casefold() in _NOT_FIRST:
