@@ -401,3 +401,56 @@ def test_marks_before_a_name_and_an_editors_panel() -> None:
     rows = ["Karl W. Broman 1, ID", "Edited by", "Karthik Ram ID", "Reviewed by", "Leah Wang ID"]
     lines = [Line(t, 9.0, 0, 60, 600 - 12 * i, 300, 609 - 12 * i) for i, t in enumerate(rows)]
     assert authors(lines, frozenset()) == ("Karl W. Broman",)
+
+
+def test_a_logo_drawn_as_a_figure_under_the_byline_is_no_title(tmp_path: Path) -> None:
+    """A system's name in 72 pt letters, embedded as a figure (a PDF page placed as a form
+    XObject, as LaTeX includes one) under the authors: the title stays the printed one and
+    the byline is read."""
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as raw
+    from fpdf import FPDF
+
+    logo = FPDF(unit="pt", format=(400, 120))
+    logo.add_page()
+    logo.set_font("Helvetica", "B", 72)
+    logo.text(10, 90, "MEGASYS")
+    logo.output(str(tmp_path / "logo.pdf"))
+    pdf = FPDF(unit="pt", format="A4")
+    pdf.add_page()
+    pdf.set_font("Helvetica", "B", 16)
+    pdf.text(60, 90, "Scheduling Serverless Functions with Megasys")
+    pdf.set_font("Helvetica", "", 11)
+    pdf.text(60, 115, "Jane Roe, John Doe and Ann Poe")
+    pdf.set_font("Helvetica", "B", 10)
+    pdf.text(60, 330, "Abstract")
+    pdf.set_font("Helvetica", "", 10)
+    pdf.text(60, 345, "We present Megasys, a scheduler for serverless functions that packs")
+    pdf.text(60, 358, "them on few machines. It cuts cold starts by half on real traces.")
+    pdf.set_font("Helvetica", "B", 10)
+    pdf.text(60, 390, "1 Introduction")
+    pdf.set_font("Helvetica", "", 10)
+    for j in range(20):
+        pdf.text(60, 405 + 13 * j, "Serverless platforms run short functions on shared machines.")
+    pdf.output(str(tmp_path / "paper.pdf"))
+    doc, src = (
+        pdfium.PdfDocument(str(tmp_path / "paper.pdf")),
+        pdfium.PdfDocument(str(tmp_path / "logo.pdf")),
+    )
+    xobject = raw.FPDF_NewXObjectFromPage(doc.raw, src.raw, 0)
+    form = raw.FPDF_NewFormObjectFromXObject(xobject)
+    raw.FPDFPageObj_SetMatrix(form, raw.FS_MATRIX(1.2, 0, 0, 1.2, 60, 842 - 300))
+    page = doc[0]
+    raw.FPDFPage_InsertObject(page.raw, form)
+    raw.FPDFPage_GenerateContent(page.raw)
+    raw.FPDF_CloseXObject(xobject)
+    doc.save(str(tmp_path / "with_logo.pdf"))
+    from ingest.parse.pdflayout import page_lines
+
+    texts = [
+        line.text for line in page_lines(pdfium.PdfDocument(str(tmp_path / "with_logo.pdf")), 0)
+    ]
+    assert "MEGASYS" in texts  # the logo's letters are on the page, in the largest type
+    paper = _read(tmp_path / "with_logo.pdf")
+    assert paper.title == "Scheduling Serverless Functions with Megasys"
+    assert paper.authors == ("Jane Roe", "John Doe", "Ann Poe")
