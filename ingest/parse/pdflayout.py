@@ -3,11 +3,15 @@
 PDFium gives characters in the order the page draws them, with a box and a font size each.
 Runs are cut where PDFium ends a line and where a gap wider than a column gutter opens
 (two columns drawn line by line); runs on one visual line are put together left to right
-(a line drawn in pieces, its superscripts). Rotated text (a margin stamp, an axis label) is
-left out. A page whose lines sit left and right of its middle is
-read as two columns: lines that cross the middle (a title, an abstract set across the
-page, a wide figure) cut the page into bands; in each band the left column is read before the
-right. Margins are marked, so running heads, footers and line numbers can be left out.
+(a line drawn in pieces, its superscripts), but not across a gap that ends at a left edge
+many of the page's lines start at (a side column level with the main one). Rotated text (a
+margin stamp, an axis label) is left out; an accent drawn as a glyph of its own goes on the
+letter under it, and a space drawn inside a ligature's glyph is none. A page whose lines sit
+left and right of its middle is read as two columns: lines that cross the middle (a title,
+an abstract set across the page, a wide figure) cut the page into bands; in each band the
+left column is read before the right, then a running head or foot across the middle.
+Margins are marked, so running heads, footers and line numbers can be left out; a
+manuscript's line numbers given with their lines are dropped.
 """
 
 from __future__ import annotations
