@@ -25,13 +25,29 @@ HERE = Path(__file__).resolve().parent
 SEED = 44
 
 
+def cut_pages(path: Path, dest: Path, pages: int) -> int:
+    """``path``'s first ``pages`` pages into ``dest``, as the module doc says; the original's
+    page count back. The later sets' scripts cut the same way (../real_pdfs4/build.py)."""
+    import pikepdf
+
+    with pikepdf.open(path) as pdf, pikepdf.new() as cut:
+        for page in pdf.pages[:pages]:
+            if "/Annots" in page.obj:  # links point at later pages, which would come along
+                del page.obj["/Annots"]
+            cut.pages.append(page)
+        if "/Info" in pdf.trailer:
+            cut.trailer.Info = cut.copy_foreign(pdf.trailer.Info)
+        if "/Metadata" in pdf.Root:  # the XMP packet
+            cut.Root.Metadata = cut.copy_foreign(pdf.Root.Metadata)
+        cut.save(dest, compress_streams=True)
+        return len(pdf.pages)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("pools", type=Path, nargs="+")
     ap.add_argument("--pages", type=int, default=4)
     args = ap.parse_args()
-    import pikepdf
-
     rows = []
     for pool in args.pools:
         with (pool / "SOURCES.tsv").open(newline="") as f:
@@ -48,17 +64,7 @@ def main() -> None:
     for path, row in rows:
         part = "heldout" if path.name in held else "dev"
         original = hashlib.sha256(path.read_bytes()).hexdigest()
-        with pikepdf.open(path) as pdf, pikepdf.new() as cut:
-            pages = len(pdf.pages)
-            for page in pdf.pages[: args.pages]:
-                if "/Annots" in page.obj:  # links point at later pages, which would come along
-                    del page.obj["/Annots"]
-                cut.pages.append(page)
-            if "/Info" in pdf.trailer:
-                cut.trailer.Info = cut.copy_foreign(pdf.trailer.Info)
-            if "/Metadata" in pdf.Root:  # the XMP packet
-                cut.Root.Metadata = cut.copy_foreign(pdf.Root.Metadata)
-            cut.save(HERE / part / path.name, compress_streams=True)
+        pages = cut_pages(path, HERE / part / path.name, args.pages)
         out_rows.append({"part": part, **row, "pages": str(pages), "kept_pages":
                          str(min(pages, args.pages)), "sha256_original": original})  # fmt: skip
     with (HERE / "SOURCES.tsv").open("w", newline="") as f:

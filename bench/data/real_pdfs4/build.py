@@ -1,23 +1,20 @@
-"""Build the fourth real-PDF set (all held out) from the pool in /tmp/pdf_pool4.
+"""Build a real-PDF set that is all held out (the fourth, and the fifth) from a pool of PDFs
+copied byte for byte from public GitHub repositories (``git show COMMIT:PATH`` on a snapshot
+of each repository); the pool's SOURCES.tsv gives, for every file, the repository, path,
+commit, the repository's licence, the publisher/style and the field.
 
-The pool holds 27 research-paper PDFs copied byte for byte from public GitHub repositories
-(``git show COMMIT:PATH`` on a snapshot of each repository); its SOURCES.tsv gives, for every
-file, the repository, path, commit, the repository's licence, the publisher/style and the field.
+Each PDF keeps its first ``--pages`` pages (3), cut by ``../real_pdfs3/build.py``'s
+``cut_pages`` (pikepdf: the pages' own content, fonts and images, the document information
+dictionary and the XMP metadata kept as they are; the later pages, the outline, the
+structure tree and the pages' link annotations go; streams compressed). Every file goes to
+``OUT/heldout/`` (there is no dev part), and ``OUT/SOURCES.tsv`` gets one row per file with
+the part, the pool's columns, the page counts and the original's sha256.
 
-Each PDF keeps its first ``--pages`` pages (3), copied the way ``../real_pdfs3/build.py`` does
-it, with pikepdf (qpdf): the pages' own content, fonts and images, the document information
-dictionary and the XMP metadata are kept as they are; the later pages, the outline, the
-structure tree and the pages' link annotations (/Annots) go; streams are compressed. Every
-file goes to ``heldout/`` (there is no dev part), and ``SOURCES.tsv`` next to this script
-gets one row per file with the part, the pool's columns, the page counts and the original's
-sha256.
-
-To rebuild (from the repository root, with the pool in /tmp/pdf_pool4):
+To rebuild (from the repository root, with the pools in /tmp):
 
     source .venv/bin/activate && pip install pikepdf==10.17.0
     python bench/data/real_pdfs4/build.py /tmp/pdf_pool4
-
-(/tmp/pdf_pool4/cut.py is the same script; run there it writes to bench/data/real_pdfs4/ too.)
+    python bench/data/real_pdfs4/build.py /tmp/pdf_pool5 --out bench/data/real_pdfs5
 """
 
 from __future__ import annotations
@@ -25,22 +22,24 @@ from __future__ import annotations
 import argparse
 import csv
 import hashlib
+import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-OUT = HERE if HERE.name == "real_pdfs4" else Path("/work/main/bench/data/real_pdfs4")
+sys.path.insert(0, str(HERE.parents[2]))
+
+from bench.data.real_pdfs3.build import cut_pages  # noqa: E402
+
 COLUMNS = ["part", "file", "repo", "path", "commit", "license", "publisher_style", "field",
            "pages", "kept_pages", "sha256_original"]  # fmt: skip
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("pool", type=Path, nargs="?", default=Path("/tmp/pdf_pool4"))
+    ap.add_argument("pool", type=Path, help="a folder of PDFs with their SOURCES.tsv")
     ap.add_argument("--pages", type=int, default=3)
-    ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--out", type=Path, default=HERE, help="the set's folder (default: this one)")
     args = ap.parse_args()
-    import pikepdf
-
     with (args.pool / "SOURCES.tsv").open(newline="") as f:
         rows = sorted(csv.DictReader(f, delimiter="\t"), key=lambda r: r["file"])
     (args.out / "heldout").mkdir(parents=True, exist_ok=True)
@@ -48,17 +47,7 @@ def main() -> None:
     for row in rows:
         path = args.pool / row["file"]
         original = hashlib.sha256(path.read_bytes()).hexdigest()
-        with pikepdf.open(path) as pdf, pikepdf.new() as cut:
-            pages = len(pdf.pages)
-            for page in pdf.pages[: args.pages]:
-                if "/Annots" in page.obj:  # links point at later pages, which would come along
-                    del page.obj["/Annots"]
-                cut.pages.append(page)
-            if "/Info" in pdf.trailer:
-                cut.trailer.Info = cut.copy_foreign(pdf.trailer.Info)
-            if "/Metadata" in pdf.Root:  # the XMP packet
-                cut.Root.Metadata = cut.copy_foreign(pdf.Root.Metadata)
-            cut.save(args.out / "heldout" / path.name, compress_streams=True)
+        pages = cut_pages(path, args.out / "heldout" / path.name, args.pages)
         out_rows.append({"part": "heldout", **row, "pages": str(pages),
                          "kept_pages": str(min(pages, args.pages)),
                          "sha256_original": original})  # fmt: skip
