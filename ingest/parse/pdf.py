@@ -50,7 +50,7 @@ from .clean import Draft
 from .files import too_large
 from .ids import arxiv_id
 from .pdfabstract import ABSTRACT, abstract_end, cut_words, first_prose, with_heading_colons
-from .pdfbody import FRONT_MATTER_AFTER, body_sections, cap_sections
+from .pdfbody import COPYRIGHT, FRONT_MATTER_AFTER, body_sections, cap_sections
 from .pdfheader import find_title, find_year
 from .pdflayout import Line, page_lines
 from .pdfnames import authors
@@ -83,7 +83,6 @@ _COVER = re.compile(
     r"personal repec archive|use of the jstor archive".replace(" ", r"\s+"),
     re.IGNORECASE,
 )
-_COPYRIGHT_LINE = re.compile(r"(?:©|\(c\)|copyright)\s*(?:19|20)\d{2}\b", re.I)
 _ABSTRACT_LINE = re.compile(r"^\s*abstract\b", re.I | re.M)
 _MAX_OPENING_WORDS = 300  # an abstract found without a heading: at most its first paragraph
 _DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)")
@@ -178,7 +177,7 @@ def _printed_apart(heads: list[Line], read: set[int], body: float) -> Iterator[s
             or line.margin
             or line.size < body - 0.5
             or (line.words <= 3 and not re.search(r"[()\[\]]", line.text))  # not "2014)."
-            or _COPYRIGHT_LINE.search(line.text)
+            or COPYRIGHT.search(line.text)
         ):
             yield line.text
 

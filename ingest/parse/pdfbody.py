@@ -55,6 +55,9 @@ FRONT_MATTER = re.compile(
     r"|schl[üu]sselw[öo]rter)",
     re.I,
 )
+# A copyright with its year ("© 2007", "Copyright 2010"): the paper's own print.
+_COPYRIGHT_YEAR = r"(?:©|\(c\)|copyright)\s*(?:19|20)\d{2}\b"
+COPYRIGHT = re.compile(_COPYRIGHT_YEAR, re.I)
 # The same labels run on after an abstract's last sentence, on its last line ("... can be
 # larger. JEL Codes: E30, E44."): only with the punctuation a label takes; and a rights
 # line run on the same way ("... is studied. © 2007 American Institute of Physics.").
@@ -62,7 +65,7 @@ FRONT_MATTER_AFTER = re.compile(
     r"(?<=[.!?])\s+(?:(?:keywords?|key\s?words|index terms"
     r"|jel(?:\s+(?:codes?|classification))?|msc(?:\s*\(\d{4}\))?|pacs(?:\s+(?:numbers?|codes?))?"
     r"|(?:\d{4}\s+)?mathematics subject classification(?:\s*\(\d{4}\))?)\s*[:.—–]\s"
-    r"|(?:©|\(c\)|copyright)\s*(?:19|20)\d{2}\b).*$",
+    rf"|{_COPYRIGHT_YEAR}).*$",
     re.I | re.S,
 )
 _NUMBERED_HEADING = re.compile(
