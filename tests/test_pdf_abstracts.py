@@ -47,17 +47,23 @@ def _lines(sentences: list[str], width: int) -> list[str]:
     return [*out, line]
 
 
-def _side_column_page(path: Path) -> Path:
-    """A Wiley- or PLOS-like first page: the abstract at x = 170 and, level with its lines, a
-    side column at x = 40 whose lines end 10 to 30 points short of it."""
+def _titled_page(x: float):  # type: ignore[no-untyped-def]
+    """An A4 page (fpdf2) with TITLE and its byline printed at ``x``, as a first page opens."""
     from fpdf import FPDF
 
     pdf = FPDF(unit="pt", format="A4")
     pdf.add_page()
     pdf.set_font("Helvetica", "B", 16)
-    pdf.text(40, 90, TITLE)
+    pdf.text(x, 90, TITLE)
     pdf.set_font("Helvetica", "", 11)
-    pdf.text(40, 115, "Jane Roe and John Doe")
+    pdf.text(x, 115, "Jane Roe and John Doe")
+    return pdf
+
+
+def _side_column_page(path: Path) -> Path:
+    """A Wiley- or PLOS-like first page: the abstract at x = 170 and, level with its lines, a
+    side column at x = 40 whose lines end 10 to 30 points short of it."""
+    pdf = _titled_page(40)
     pdf.set_font("Helvetica", "B", 10)
     pdf.text(170, 160, "Abstract")
     y = 160.0
@@ -202,15 +208,9 @@ def test_a_year_comes_from_the_papers_own_print_not_its_body(tmp_path: Path) -> 
     """A month and a year in the body's prose ("sales for July 2008") and a cited work's
     year after "journals" are not the paper's year: with nothing else printed there is none;
     the venue line centred in the foot of a two-column page is read (it was dropped)."""
-    from fpdf import FPDF
 
     def page(foot: str) -> Path:
-        pdf = FPDF(unit="pt", format="A4")
-        pdf.add_page()
-        pdf.set_font("Helvetica", "B", 16)
-        pdf.text(60, 90, TITLE)
-        pdf.set_font("Helvetica", "", 11)
-        pdf.text(60, 115, "Jane Roe and John Doe")
+        pdf = _titled_page(60)
         pdf.set_font("Helvetica", "B", 10)
         pdf.text(60, 150, "Abstract")
         pdf.set_font("Helvetica", "", 10)
