@@ -101,6 +101,7 @@ def _asked(args: argparse.Namespace) -> Iterator[dict[str, Any]]:
     names = [n for n in (args.domains or NAMES)
              if n not in ("pubmedqa", "scifact") or getattr(args, n)]  # fmt: skip
     every = domains(list(names), pubmedqa=args.pubmedqa, scifact=args.scifact)
+    extra_only = getattr(args, "extra", False)  # ``pairs --extra``; ``absent`` has no such flag
     shipped = params.load()
     base = replace(shipped, reader={}, evidence={**shipped.evidence, "threshold": -1e9,
                                                  "min_margin": -1e9})  # fmt: skip
@@ -108,14 +109,14 @@ def _asked(args: argparse.Namespace) -> Iterator[dict[str, Any]]:
         domain = every[name]
         params.use(base)
         extra = FIELDS_DIR / name / EXTRA
-        if getattr(args, "extra", False) and not extra.exists():
+        if extra_only and not extra.exists():
             continue  # the sample and the public sets have no training-only questions
         app = open_domain(domain, args.index_dir)
         written = [i for i in domain.items if i.get("file", "").endswith(".jsonl")
                    and i["type"] not in ("pubmedqa", "claim")]  # fmt: skip
         others = [q for o in every.values() if o.name != name
                   for q in o.offtopic()[: args.offtopic_per_library]]  # fmt: skip
-        if getattr(args, "extra", False):  # training-only questions, and nothing else
+        if extra_only:  # training-only questions, and nothing else
             written, others = load_written(extra), []
         for item in written + others:
             history: list[Turn] = []
@@ -192,16 +193,22 @@ def load_pairs(path: Path) -> list[dict[str, Any]]:
         return [json.loads(line) for line in fh if line.strip()]
 
 
+def _questions(pairs: list[dict[str, Any]]) -> list[list[int]]:
+    """The positions of each question's pairs (a question: its library and id), in the
+    order the questions first come."""
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i, p in enumerate(pairs):
+        groups.setdefault((p["library"], p["qid"]), []).append(i)
+    return list(groups.values())
+
+
 def select(pairs: list[dict[str, Any]], rng: random.Random) -> list[dict[str, Any]]:
     """Per question: its positives, and its negatives among the hand ranker's TOP first
     (NEGATIVES of them for an answerable question, the ranker's first half of them first;
     OTHER_NEGATIVES for one no paper answers)."""
-    by_q: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for p in pairs:
-        by_q.setdefault((p["library"], p["qid"]), []).append(p)
     out = []
-    for rows in by_q.values():
-        rows = sorted(rows, key=lambda r: -r["hand"])
+    for g in _questions(pairs):
+        rows = sorted((pairs[i] for i in g), key=lambda r: -r["hand"])
         top = rows[:TOP]
         pos = [r for r in rows if r["label"]]
         neg = [r for r in top if not r["label"]]
@@ -219,10 +226,8 @@ def select(pairs: list[dict[str, Any]], rng: random.Random) -> list[dict[str, An
 
 def _firsts(pairs: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
     """Each question's ``n`` pairs the hand ranker scores highest: what the reader reads."""
-    by_q: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for p in pairs:
-        by_q.setdefault((p["library"], p["qid"]), []).append(p)
-    return [r for rows in by_q.values() for r in sorted(rows, key=lambda r: -r["hand"])[:n]]
+    return [pairs[i] for g in _questions(pairs)
+            for i in sorted(g, key=lambda i: -pairs[i]["hand"])[:n]]  # fmt: skip
 
 
 def _batches(
@@ -235,10 +240,7 @@ def _batches(
         order = sorted(range(len(pairs)), key=lambda i: len(pairs[i]["text"]))
         batches = [order[i : i + size] for i in range(0, len(order), size)]
     else:
-        groups: dict[tuple[str, str], list[int]] = {}
-        for i, p in enumerate(pairs):
-            groups.setdefault((p["library"], p["qid"]), []).append(i)
-        ordered = sorted(groups.values(), key=lambda g: max(len(pairs[i]["text"]) for i in g))
+        ordered = sorted(_questions(pairs), key=lambda g: max(len(pairs[i]["text"]) for i in g))
         batches, current = [], []
         for g in ordered:
             if current and len(current) + len(g) > size:
@@ -258,11 +260,8 @@ def _listwise(logits: Any, labels: Any, batch: list[dict[str, Any]]) -> Any:
     for the refusal gate."""
     import torch
 
-    groups: dict[tuple[str, str], list[int]] = {}
-    for i, p in enumerate(batch):
-        groups.setdefault((p["library"], p["qid"]), []).append(i)
     terms = []
-    for idx in groups.values():
+    for idx in _questions(batch):
         s, y = logits[idx], labels[idx]
         if 0 < float(y.sum()) < len(idx):
             terms.append(torch.logsumexp(s, 0) - torch.logsumexp(s[y > 0], 0))
@@ -316,12 +315,13 @@ def train(args: argparse.Namespace) -> None:
     torch.manual_seed(SEED)
     torch.set_num_threads(args.threads)
     rng = random.Random(SEED)
-    pairs = [p for path in args.pairs for p in load_pairs(path)]
+    files = [load_pairs(path) for path in args.pairs]
+    pairs = [p for rows in files for p in rows]
     left_out = set(args.leave_out)
     train_pairs = [p for p in pairs if p["library"] not in left_out]
     if not args.every_pair:
         train_pairs = select(train_pairs, rng)
-    held = _firsts([p for p in load_pairs(args.pairs[0]) if p["library"] in left_out], READ)
+    held = _firsts([p for p in files[0] if p["library"] in left_out], READ)
     rng.shuffle(train_pairs)
     if args.max_pairs:
         train_pairs = train_pairs[: args.max_pairs]
