@@ -657,3 +657,41 @@ def test_an_and_question_naming_its_own_subject_is_a_switch(question: str, back:
     from rag.answer.followup import points_back
 
     assert points_back(question) is back
+
+
+@pytest.mark.parametrize(
+    ("question", "two"),
+    [
+        ("Two meta-analyses looked at microbial biomass under nitrogen addition. How big was "
+         "the decline reported in each?", True),
+        ("How do the simulation study of kernel estimators and the subsampling study of roe "
+         "deer differ in what they recommend?", True),
+        ("Compare the US trial with the Dutch trial: how many patients were analysed?", True),
+        ("Both of these process studies rated coping in sessions. What treatments did each one "
+         "examine?", True),
+        ("How do the paper on rescheduling requests and the paper on long contexts differ?", True),
+        ("How does the solvent affect how quickly ZIF-8 nucleates, DMSO versus methanol?", False),
+        ("How did dropout compare with placebo in the trial of lamotrigine?", False),
+        ("What did each quality-adjusted life year cost?", True),  # a cue it cannot tell apart
+        ("Which two genes showed heterogeneous effects on nicotine dependence?", False),
+        ("In the meta-analysis of two decades of hepatitis B studies, what was the prevalence?",
+         False),
+        ("What was the response rate in each arm of the trial?", False),
+        ("Compare Llumnix and Infinite-LLM.", False),  # names both: a comparison of named papers
+    ],
+)  # fmt: skip
+def test_a_question_about_two_studies_it_describes_is_told(question: str, two: bool) -> None:
+    """Two studies described, not named ("the two meta-analyses", "each", "the X study and
+    the Y study", "how do X and Y differ"): the answer quotes both; one study's arms, doses
+    or decades are no second study."""
+    assert analyse(question, NAMES).about_two is two
+
+
+def test_a_question_about_two_described_papers_quotes_both(engine: Engine) -> None:
+    answer = engine.ask(
+        "How do the paper on rescheduling requests across LLM serving instances and the paper "
+        "on serving dynamic context lengths with pooled GPU memory differ in what they propose?"
+    )
+    assert set(_cited(answer)) == {"Llumnix", "Infinite-LLM"}
+    body = _body(answer)
+    assert "[1]" in body and "[2]" in body

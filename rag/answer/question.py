@@ -47,6 +47,32 @@ _PAPERS_ASKED = re.compile(
     r"collection|library|corpus)\b",
     re.IGNORECASE,
 )
+# A question about two studies it describes, not names ("How do the two meta-analyses of X
+# differ ...?", "Compare the US trial with the Dutch one", "What did each propose?"): the
+# answer quotes both (rag.answer.extractive). Shaped on the training-only questions of the
+# ten fields (bench/data/fields/*/train_questions.jsonl), none of the bench's.
+_STUDY = (
+    r"papers?|stud(?:y|ies)|trials?|RCTs?|meta-analys[ie]s|reviews?|articles?|essays?|"
+    r"analys[ie]s|experiments?|surveys?|reports?|works?|evaluations?|follow-ups?|"
+    r"assessments?|investigations?|simulations?|programmes?|programs?|projects?|"
+    r"preprints?|publications?|datasets?"
+)
+_STUDIES = (
+    r"papers|studies|trials|RCTs|meta-analyses|reviews|articles|essays|analyses|"
+    r"experiments|surveys|reports|works|evaluations|follow-ups|assessments|"
+    r"investigations|preprints|publications"
+)
+_TWO_STUDIES = re.compile(
+    rf"\b(?:two|both)\b(?:\W+(?!of\b|to\b)[\w'-]+){{0,5}}?\W+(?:{_STUDIES})\b|"
+    rf"\b(?:did|does|do) (?:each|either)\b|"
+    rf"\b(?:both|each|either) (?:one|of (?:them|these|those|the (?:two|{_STUDIES})))\b|"
+    rf"\b(?:in|for|from|by|of) (?:each|either)\s*(?:\?|,|;|$)|"
+    rf"\bthe\b[^?;]{{0,80}}?\b(?:{_STUDY})\b[^?;]{{0,120}}?\b(?:and|with|versus|vs\.?|to|"
+    rf"from)\s+(?:in\s+)?(?:the|that|its)\b[^?;]{{0,80}}?\b(?:{_STUDY})\b|"
+    rf"^\s*how (?:do|did|does) [^?]{{2,160}}\band\b[^?]{{2,160}}\b(?:differ|compare|contrast)|"
+    rf"^\s*compare\b",
+    re.IGNORECASE,
+)
 # What is measured: a figure answers a question asking for one of these.
 _MEASURES = (
     r"speed ?ups?|percentages?|proportions?|fractions?|shares?|sizes?|accuracy|throughput|"
@@ -128,6 +154,12 @@ class Question:
         surveys in the collection?"), not for things inside one ("Which waveform models
         were compared ...?")."""
         return bool(_PAPERS_ASKED.search(self.own or self.text))
+
+    @property
+    def about_two(self) -> bool:
+        """Whether the question asks about two studies it describes without naming them
+        ("How do the two meta-analyses differ ...?", "What did each propose?")."""
+        return len(set(self.named)) < 2 and bool(_TWO_STUDIES.search(self.own or self.text))
 
 
 def _norm(text: str) -> str:
