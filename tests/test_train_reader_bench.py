@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from bench.train_reader import _batches, _listwise
+from bench.train_reader import _batches, _listwise, _refuse
 
 
 def _pairs(spec: dict[str, tuple[int, int]]) -> list[dict[str, Any]]:
@@ -48,3 +48,26 @@ def test_the_listwise_loss_falls_as_the_positive_leads_and_skips_questions_witho
     assert float(ahead) == pytest.approx(float(torch.logsumexp(torch.tensor([4.0, 0, 0]), 0)) - 4)
     none = _listwise(torch.tensor([0.0, 1.0]), torch.tensor([0.0, 0.0]), _pairs({"u": (0, 2)}))
     assert float(none) == 0.0
+
+
+def test_the_refusal_loss_falls_with_each_questions_hardest_negative() -> None:
+    """Each question read without its answer is one to refuse: softplus of the log-sum-exp
+    of its negatives, whose positives count for nothing; a question no paper answers (only
+    negatives) counts whole."""
+    torch = pytest.importorskip("torch")  # the [train] extra
+    batch = _pairs({"a": (1, 2), "u": (0, 2)})
+    labels = torch.tensor([float(p["label"]) for p in batch])
+    hard = _refuse(torch.tensor([5.0, 3.0, -4.0, 2.0, -4.0]), labels, batch)
+    soft = _refuse(torch.tensor([5.0, -3.0, -4.0, -2.0, -4.0]), labels, batch)
+    assert float(soft) < float(hard)
+    # the positive's log-odds do not enter it
+    again = _refuse(torch.tensor([-9.0, -3.0, -4.0, -2.0, -4.0]), labels, batch)
+    assert float(again) == pytest.approx(float(soft))
+    softplus = torch.nn.functional.softplus
+    expected = (
+        softplus(torch.logsumexp(torch.tensor([-3.0, -4.0]), 0))
+        + softplus(torch.logsumexp(torch.tensor([-2.0, -4.0]), 0))
+    ) / 2
+    assert float(soft) == pytest.approx(float(expected))
+    only = _refuse(torch.tensor([2.0]), torch.tensor([1.0]), _pairs({"p": (1, 0)}))
+    assert float(only) == 0.0  # a question of positives only has nothing to refuse
