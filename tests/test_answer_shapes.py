@@ -695,3 +695,9 @@ def test_a_question_about_two_described_papers_quotes_both(engine: Engine) -> No
     assert set(_cited(answer)) == {"Llumnix", "Infinite-LLM"}
     body = _body(answer)
     assert "[1]" in body and "[2]" in body
+    # one named, the other described: both quoted, the named one first
+    answer = engine.ask(
+        "Compare KCache with the paper on rescheduling requests across LLM serving instances: "
+        "what does each propose?"
+    )
+    assert _cited(answer)[0] == "KCache" and "Llumnix" in _cited(answer)

@@ -93,8 +93,9 @@ def _prose(
     the question, the best of the first source when none is from it (and of any source
     retrieval scores within TIE of it), then more while they score above the floor (or the
     answer is under MIN_WORDS) and the answer stays short; from the named papers only when
-    the question names any."""
-    pool = [s for s in scored if not question.named or s.source.paper_id in question.named]
+    the question names any (but the other of two studies it asks about)."""
+    only_named = question.named and not question.about_two
+    pool = [s for s in scored if not only_named or s.source.paper_id in question.named]
     pool = pool or scored
     yes_no = rank.asks_yes_no(question)
     if rank.asks_code(question) and any(rank.gives_code(s.text) for s in pool):
