@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rag.answer import candidates as cand
-from rag.answer import params, rank, shapes
+from rag.answer import params, rank, shapes, two
 from rag.answer.body import from_body
 from rag.answer.cite import Citation, Source, check_citations, parse_markers
 from rag.answer.events import DeltaEvent, Event, FinalEvent, SourcesEvent, refusal
@@ -139,30 +139,8 @@ def _prose(
         spelled = cand.best([s for s in pool if rank.spells_out(question, s.text)], picked)
         if spelled is not None:
             picked.append(spelled)
-    if question.about_two:
-        # "How do the two meta-analyses differ in ...?": the two papers retrieval ranks first
-        # are quoted alike, each by its best sentence for each part of the question and
-        # then its next best, and nothing else. Chosen on the training-only questions'
-        # comparisons (key facts 65 -> 71 of 107 held out; per part only 67, the two best
-        # of each 67): docs/benchmarks.md.
-        second = min((s.source.n for s in pool if s.source.n != lead), default=lead)
-        pair = tuple(dict.fromkeys((lead, second)))
-        parts = question.parts if len(question.parts) > 1 else (question.own or question.text,)
-        for n in pair:
-            own = [s for s in pool if s.source.n == n]
-            for part in parts:
-                sub = replace(analyse(part), named=question.named, text=part)
-                ranked = own if len(parts) == 1 else cand.scored(sub, own, embed(part))
-                best = cand.best(ranked, picked)
-                if best is not None:
-                    picked.append(best)
-        for n in pair:
-            best = cand.best([s for s in pool if s.source.n == n], picked)
-            if best is not None:
-                picked.append(best)
-        first = {lead: 0}
-        return sorted(picked, key=lambda s: (first.get(s.source.n, s.source.n), s.passage,
-                                             s.position))  # fmt: skip
+    if question.about_two:  # "How do the two meta-analyses differ ...?": both quoted alike
+        return two.quoted(question, pool, lead, picked, embed)
     if len(question.parts) > 1:
         for part in question.parts:
             sub = replace(analyse(part), named=question.named, text=part)

@@ -1,0 +1,53 @@
+"""The prose answer to a question about two studies it describes rather than names ("How do
+the two meta-analyses of X differ in ...?", "What did each propose?";
+:attr:`rag.answer.question.Question.about_two`).
+
+Retrieval ranks the two compared papers first and second for most such questions, but a
+prose answer quotes the second only when its score comes within a tie of the first's. Here
+the two papers retrieval ranks first are quoted alike: each by its best sentence for each
+part of the question, then each by its next best, and nothing else. Chosen on the
+training-only questions' comparisons (key facts 65 -> 71 of 107 held out; best per part and
+the usual filling 67, the two best of each 67): docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+import numpy as np
+
+from rag.answer import candidates as cand
+from rag.answer.question import Question, analyse
+
+__all__ = ["quoted"]
+
+
+def quoted(
+    question: Question,
+    pool: Sequence[cand.Sentence],
+    lead: int,
+    picked: list[cand.Sentence],
+    embed: Callable[[str], np.ndarray],
+) -> list[cand.Sentence]:
+    """``picked`` (what the answer already quotes) and the two papers' sentences: ``lead``
+    (the paper number quoted first) and the best-ranked other paper of ``pool``, in the
+    order the answer reads them (the lead's first)."""
+    second = min((s.source.n for s in pool if s.source.n != lead), default=lead)
+    pair = tuple(dict.fromkeys((lead, second)))
+    parts = question.parts if len(question.parts) > 1 else (question.own or question.text,)
+    picked = list(picked)
+    for n in pair:
+        own = [s for s in pool if s.source.n == n]
+        for part in parts:
+            sub = replace(analyse(part), named=question.named, text=part)
+            ranked = own if len(parts) == 1 else cand.scored(sub, own, embed(part))
+            best = cand.best(ranked, picked)
+            if best is not None:
+                picked.append(best)
+    for n in pair:
+        best = cand.best([s for s in pool if s.source.n == n], picked)
+        if best is not None:
+            picked.append(best)
+    first = {lead: 0}
+    return sorted(picked, key=lambda s: (first.get(s.source.n, s.source.n), s.passage, s.position))
