@@ -47,10 +47,10 @@ _PAPERS_ASKED = re.compile(
     r"collection|library|corpus)\b",
     re.IGNORECASE,
 )
-# A question about two studies it describes, not names ("How do the two meta-analyses of X
-# differ ...?", "Compare the US trial with the Dutch one", "What did each propose?"): the
-# answer quotes both (rag.answer.extractive). Shaped on the training-only questions of the
-# ten fields (bench/data/fields/*/train_questions.jsonl), none of the bench's.
+# A question about two studies it describes rather than names ("How do the two
+# meta-analyses of X differ ...?", "Compare the US trial with the Dutch one", "What did each
+# propose?"): the answer quotes both (rag.answer.two). Shaped on the training-only questions
+# of the ten fields (bench/data/fields/*/train_questions.jsonl), none of the bench's.
 _STUDY = (
     r"papers?|stud(?:y|ies)|trials?|RCTs?|meta-analys[ie]s|reviews?|articles?|essays?|"
     r"analys[ie]s|experiments?|surveys?|reports?|works?|evaluations?|follow-ups?|"
@@ -157,8 +157,9 @@ class Question:
 
     @property
     def about_two(self) -> bool:
-        """Whether the question asks about two studies it describes without naming them
-        ("How do the two meta-analyses differ ...?", "What did each propose?")."""
+        """Whether the question asks about two studies it describes rather than names (one
+        of them it may name): "How do the two meta-analyses differ ...?", "What did each
+        propose?". Two papers it names make a comparison instead (one line each)."""
         return len(set(self.named)) < 2 and bool(_TWO_STUDIES.search(self.own or self.text))
 
 
