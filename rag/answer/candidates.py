@@ -8,7 +8,7 @@ weights fitted beside it (``params.reader``).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -17,7 +17,7 @@ import numpy as np
 from rag.answer import params, rank
 from rag.answer import reader as reader_module
 from rag.answer.cite import Source
-from rag.answer.question import Question
+from rag.answer.question import Question, analyse
 from rag.answer.roles import roles
 from rag.sentences import split_sentences
 
@@ -210,6 +210,20 @@ def enumerated(s: Sentence, pool: Sequence[Sentence]) -> list[Sentence]:
 def best(pool: Sequence[Sentence], picked: Sequence[Sentence]) -> Sentence | None:
     fresh = [s for s in pool if is_new(s, picked)]
     return max(fresh, key=lambda s: (s.score, -s.source.n, -s.position), default=None)
+
+
+def best_for_part(
+    question: Question,
+    part: str,
+    pool: Sequence[Sentence],
+    embed: Callable[[str], np.ndarray],
+    picked: Sequence[Sentence],
+) -> Sentence | None:
+    """The best sentence of ``pool`` not yet ``picked`` for one part of a two-part question
+    ("What is X and how much does it save?"), scored as that part alone (the papers the
+    question names kept)."""
+    sub = replace(analyse(part), named=question.named, text=part)
+    return best(scored(sub, pool, embed(part)), picked)
 
 
 def is_new(s: Sentence, picked: Sequence[Sentence]) -> bool:

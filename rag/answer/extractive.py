@@ -140,11 +140,10 @@ def _prose(
         if spelled is not None:
             picked.append(spelled)
     if question.about_two:  # "How do the two meta-analyses differ ...?": both quoted alike
-        return two.quoted(question, pool, lead, picked, embed)
+        return _reading_order(two.quoted(question, pool, lead, picked, embed), lead)
     if len(question.parts) > 1:
         for part in question.parts:
-            sub = replace(analyse(part), named=question.named, text=part)
-            best = cand.best(cand.scored(sub, pool, embed(part)), picked)
+            best = cand.best_for_part(question, part, pool, embed, picked)
             if best is not None:
                 picked.append(best)
     best = cand.best(pool, picked)
@@ -173,6 +172,12 @@ def _prose(
         group = [g for g in cand.enumerated(s, scored) if cand.is_new(g, picked)]
         if cand.is_new(s, picked) and words + _words(group) <= MAX_WORDS:
             picked += group
+    return _reading_order(picked, lead)
+
+
+def _reading_order(picked: Sequence[cand.Sentence], lead: int) -> list[cand.Sentence]:
+    """The picks as the answer reads them: the lead paper's first, then by paper number,
+    each paper's in the order its abstract (then its body) has them."""
     first = {lead: 0}
     return sorted(picked, key=lambda s: (first.get(s.source.n, s.source.n), s.passage, s.position))
 

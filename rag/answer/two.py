@@ -13,12 +13,11 @@ the usual filling 67, the two best of each 67): docs/benchmarks.md.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 
 import numpy as np
 
 from rag.answer import candidates as cand
-from rag.answer.question import Question, analyse
+from rag.answer.question import Question
 
 __all__ = ["quoted"]
 
@@ -31,8 +30,7 @@ def quoted(
     embed: Callable[[str], np.ndarray],
 ) -> list[cand.Sentence]:
     """``picked`` (what the answer already quotes) and the two papers' sentences: ``lead``
-    (the paper number quoted first) and the best-ranked other paper of ``pool``, in the
-    order the answer reads them (the lead's first)."""
+    (the paper number quoted first) and the best-ranked other paper of ``pool``."""
     second = min((s.source.n for s in pool if s.source.n != lead), default=lead)
     pair = tuple(dict.fromkeys((lead, second)))
     parts = question.parts if len(question.parts) > 1 else (question.own or question.text,)
@@ -40,14 +38,14 @@ def quoted(
     for n in pair:
         own = [s for s in pool if s.source.n == n]
         for part in parts:
-            sub = replace(analyse(part), named=question.named, text=part)
-            ranked = own if len(parts) == 1 else cand.scored(sub, own, embed(part))
-            best = cand.best(ranked, picked)
+            if len(parts) == 1:
+                best = cand.best(own, picked)
+            else:
+                best = cand.best_for_part(question, part, own, embed, picked)
             if best is not None:
                 picked.append(best)
     for n in pair:
         best = cand.best([s for s in pool if s.source.n == n], picked)
         if best is not None:
             picked.append(best)
-    first = {lead: 0}
-    return sorted(picked, key=lambda s: (first.get(s.source.n, s.source.n), s.passage, s.position))
+    return picked
