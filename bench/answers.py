@@ -59,6 +59,14 @@ def gold_of(turn: dict) -> list[str]:
     return [] if not gold else [gold] if isinstance(gold, str) else list(gold)
 
 
+def cited_as(app: App, gold: list[str]) -> tuple[str, ...]:
+    """The gold papers as an answer citing them names them in a conversation's history: by
+    their labels, as the product's answers do. (A bare id such as "W2120220100" would be
+    added to the next follow-up's query as a name no paper of the library holds.)"""
+    catalogue = app.engine.retriever.index.catalogue
+    return tuple(catalogue[g].label if g in catalogue else g for g in gold)
+
+
 def _pct(values: list[float], q: float) -> float | None:
     return round(float(np.percentile(values, q)), 4) if values else None
 

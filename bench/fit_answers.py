@@ -52,7 +52,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.answers import gold_of, open_domain  # noqa: E402
+from bench.answers import cited_as, gold_of, open_domain  # noqa: E402
 from bench.domains import NAMES, Domain, domains  # noqa: E402
 from rag.answer import params, rank  # noqa: E402
 from rag.answer.extractive import MAX_SENTENCES, MAX_WORDS, sentence_features  # noqa: E402
@@ -137,7 +137,7 @@ def collect(
                     })  # fmt: skip
             history += [
                 Turn("user", turn["question"]),
-                Turn("assistant", "...", tuple(gold)),
+                Turn("assistant", "...", cited_as(app, gold_of(turn))),
             ]
     for item in offtopic:
         asked, found, query = _ask(app, item["question"], [], k)

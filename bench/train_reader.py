@@ -94,7 +94,7 @@ def _asked(args: argparse.Namespace) -> Iterator[dict[str, Any]]:
     """Every question the pairs are made of, asked through the engine as a face asks it
     (a conversation's turns with the turns before them), with nothing refused meanwhile and
     no reader reading: each gets its sources, scored by the hand ranker alone."""
-    from bench.answers import gold_of, open_domain
+    from bench.answers import cited_as, gold_of, open_domain
     from bench.domains import FIELDS_DIR, NAMES, domains, load_written
     from bench.fit_answers import _ask
     from rag.answer import params
@@ -127,7 +127,7 @@ def _asked(args: argparse.Namespace) -> Iterator[dict[str, Any]]:
                 asked, found, query = _ask(app, turn["question"], history, args.k)
                 gold = set(gold_of(turn))
                 history += [Turn("user", turn["question"]),
-                            Turn("assistant", "...", tuple(gold))]  # fmt: skip
+                            Turn("assistant", "...", cited_as(app, gold_of(turn)))]  # fmt: skip
                 yield {"library": name, "app": app, "item": item, "turn": turn, "n": n,
                        "gold": gold, "asked": asked, "found": found, "query": query,
                        "written": item in written}  # fmt: skip
