@@ -112,12 +112,26 @@ def find_title(
     if printed and found and len(found) > len(meta) and _squash(found).startswith(_squash(meta)):
         return found, after  # the metadata keeps the printed title's start only (cut short)
     if meta and not junk and (printed or not found):
-        if not found:
-            for i, line in enumerate(top):  # skip the title lines the metadata repeats
-                if _squash(line.text) and _squash(line.text) in _squash(meta):
-                    after = i + 1
+        if _squash(found) != _squash(meta):  # the title's place is where its lines are
+            after = _after_lines_of(meta, top) or after
         return meta, after
     return found, after
+
+
+def _after_lines_of(title: str, top: list[Line]) -> int:
+    """The index of the line after the run of lines at the top that holds most of the
+    title's words (0 when no line is of it): where the metadata's title is printed, the
+    byline follows, whatever else was set in larger type ("PHYSICAL REVIEW E 102, 022404
+    (2020)") or repeats a word of it (a journal's name)."""
+    whole = _squash(title)
+    best = (0, 0)  # (characters of the title, the line after them)
+    run = 0
+    for i, line in enumerate(top):
+        own = _squash(line.text)
+        run = run + len(own) if len(own) >= 3 and own in whole else 0
+        if run > best[0]:
+            best = (run, i + 1)
+    return best[1]
 
 
 # The article's type printed above its title in the title's type ("Research Article",
