@@ -338,3 +338,77 @@ def test_the_first_paragraph_of_prose_is_no_byline_nor_licence() -> None:
     ]
     lines = [Line(t, 9.0, 0, 60, 600 - 11 * i, 500, 609 - 11 * i) for i, t in enumerate(rows)]
     assert first_prose(lines, 0) == 4
+
+
+def test_a_journal_line_in_the_titles_type_does_not_take_the_titles_place(
+    tmp_path: Path,
+) -> None:
+    """APS prints "PHYSICAL REVIEW E 102, 022404 (2020)" above the title in the title's
+    type, and no "Abstract" heading: the metadata's title is printed, so the byline is read
+    under its lines, and the abstract is the paragraph after the byline, not the title."""
+    from fpdf import FPDF
+
+    title = "Information processing capacity of a simple genetic circuit"
+    pdf = FPDF(unit="pt", format="A4")
+    pdf.set_title(title)
+    pdf.add_page()
+    pdf.set_font("Helvetica", "", 12)
+    pdf.text(180, 60, "PHYSICAL REVIEW E 102, 022404 (2020)")
+    pdf.text(60, 110, title)
+    pdf.set_font("Helvetica", "", 10)
+    pdf.text(60, 130, "Manuel Razo-Mejia, Sarah Marzen, and Rob Phillips")
+    pdf.set_font("Helvetica", "", 9)
+    pdf.text(80, 145, "Division of Biology, California Institute of Technology, Pasadena")
+    abstract = (
+        "Genetically identical cells exposed to the same inputs produce different "
+        "outputs, and we predict how much information such a circuit can carry. "
+    ) * 3
+    for j, line in enumerate(_lines([abstract], 90)):
+        pdf.set_font("Helvetica", "", 9)
+        pdf.text(80, 170 + 11 * j, line)
+    pdf.set_font("Helvetica", "", 10)
+    for j, line in enumerate(_lines(["Living organisms sense their surroundings. " * 40], 95)):
+        pdf.text(60, 240 + 12 * j, line)
+    path = tmp_path / "aps.pdf"
+    pdf.output(str(path))
+    paper = _read(path)
+    assert paper.title == title
+    assert paper.authors == ("Manuel Razo-Mejia", "Sarah Marzen", "Rob Phillips")
+    assert paper.abstract.startswith("Genetically identical cells")
+    assert paper.year == 2020
+
+
+def test_a_year_is_the_papers_own_not_a_download_stamps_a_references_or_a_thumbnails() -> None:
+    from ingest.parse.pdfheader import find_year
+
+    # The citation line beats the dates a manuscript went through; RSC's and IOP's lines.
+    dated = "Materials 2012, 5, 27-46\nReceived: 3 November 2011 / Published: 27 December 2011"
+    assert find_year(dated, None) == 2012
+    assert find_year("J. Burns, Polym. Chem., 2013, DOI: 10.1039/C3PY01075A.", None) == 2013
+    assert find_year("Journal of Physics: Conference Series\n2188 (2022) 012011", None) == 2022
+    # A copyright whose sign is drawn, not typed; a download stamp is no date of the paper's.
+    stamped = (
+        "2010 by The University of Chicago. All rights reserved.\n"
+        "This content downloaded from 132.174.251.002 on January 14, 2020"
+    )
+    assert find_year(stamped, None) == 2010
+    assert find_year("This content downloaded from 10.0.0.1 on January 14, 2020", None) is None
+    # A venue's name on one line is not read with a cited year on the next.
+    assert find_year("American Journal of Sociology\nas Boli (2005, p. 384) argues", None) is None
+
+
+def test_a_reference_list_on_the_first_page_gives_no_year() -> None:
+    from ingest.parse.pdfheader import printed_apart
+    from ingest.parse.pdflayout import Line
+
+    def line(text: str, size: float, y: float) -> Line:
+        return Line(text=text, size=size, x0=50, x1=300, y0=y, y1=y + size, page=0)
+
+    heads = [
+        line("1. Curtin, B. J. The Myopias (Harper & Row, Philadelphia, 1985).", 6.0, 100),
+        line("2. Tay, M. T. et al. Ann. Acad. Med. Singap. 21, 785–791 (1992).", 6.0, 92),
+        line("Epidemiol. Rev. 18, 175–187 (1996).", 6.0, 84),
+        line("NATURE | VOL 399 | 13 MAY 1999 | www.nature.com", 6.8, 20),
+    ]
+    printed = list(printed_apart(heads, set(), 9.3))
+    assert printed == ["NATURE | VOL 399 | 13 MAY 1999 | www.nature.com"]

@@ -50,8 +50,8 @@ from .clean import Draft
 from .files import too_large
 from .ids import arxiv_id
 from .pdfabstract import ABSTRACT, abstract_end, cut_words, first_prose, with_heading_colons
-from .pdfbody import COPYRIGHT, FRONT_MATTER_AFTER, body_sections, cap_sections
-from .pdfheader import find_title, find_year
+from .pdfbody import FRONT_MATTER_AFTER, body_sections, cap_sections
+from .pdfheader import find_title, find_year, printed_apart
 from .pdflayout import Line, page_lines
 from .pdfnames import authors
 from .typeset import HYPHEN_MARK, fix_characters, join_lines, vocabulary
@@ -163,23 +163,6 @@ def parse_pdf(path: Path, *, full_text: bool = True) -> Iterator[Draft | Skipped
     heads = [line for line in article if line.page < covers + HEAD_PAGES]
     yield from _paper(_without_running_heads(article), stamp, metadata, source, full_text,
                       printed, heads)  # fmt: skip
-
-
-def _printed_apart(heads: list[Line], read: set[int], body: float) -> Iterator[str]:
-    """The first pages' lines a paper's year may be printed on: all but the abstract's and
-    the body's running text (a year there is a cited work's or the study's, not the
-    paper's); running heads and feet, the lines above the abstract, notes and side columns
-    set smaller than the body, a line of a few words ("IJCAI-07" at a page's foot) and a
-    copyright line stay."""
-    for line in heads:
-        if (
-            id(line) not in read
-            or line.margin
-            or line.size < body - 0.5
-            or (line.words <= 3 and not re.search(r"[()\[\]]", line.text))  # not "2014)."
-            or COPYRIGHT.search(line.text)
-        ):
-            yield line.text
 
 
 def _page_text(pdf: Any, index: int) -> str:
@@ -297,7 +280,7 @@ def _paper(
         year = find_year(printed, printed_arxiv)
     else:  # the article's own print first: its front matter, heads, feet and notes
         read = {id(line) for line in lines[first_read:]}  # the abstract on
-        year = find_year(" ".join(_printed_apart(heads, read, body_size)), None)
+        year = find_year("\n".join(printed_apart(heads, read, body_size)), None)
     if year is None and printed != stamp:  # then a cover's citation line or copyright
         year = find_year(stamp[: len(stamp) - len(printed)], found_arxiv)
     arxiv = arxiv_id(found_arxiv.group(1)) if found_arxiv else ""

@@ -1,22 +1,30 @@
-"""What a PDF paper's first page says about it: its title and its year (where its abstract
-starts and ends: :mod:`ingest.parse.pdfabstract`).
+"""What a PDF paper's first page says about it: its title, its year and the lines a year may
+be printed on (where its abstract starts and ends: :mod:`ingest.parse.pdfabstract`).
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Iterator
 
 from rag.records import normalise_text
 
 from .pdfabstract import ABSTRACT
+from .pdfbody import COPYRIGHT
 from .pdflayout import Line
 from .pdfnames import VENUE, full_name, line_names
 from .typeset import fix_characters, join_lines
 
-__all__ = ["find_title", "find_year"]
+__all__ = ["find_title", "find_year", "printed_apart"]
 
 _STAMP_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
-_COPYRIGHT = re.compile(r"(?:©|\(c\)|copyright)\s*(?:\D{0,30})?((?:19|20)\d{2})", re.I)
+_COPYRIGHT = re.compile(
+    r"(?:©|\(c\)|copyright)\s*(?:\D{0,30})?((?:19|20)\d{2})"
+    # the sign drawn, not typed: "2010 by The University of Chicago. All rights reserved."
+    r"|\b((?:19|20)\d{2})\b[^\n\d]{0,80}all rights reserved",
+    re.I,
+)
 _VENUE_YEAR = re.compile(
     r"(?:conference|proceedings|workshop|symposium|journal|transactions|vol\.|volume)"
     r"[^\n]{0,160}?\b((?:19|20)\d{2})\b",
@@ -29,10 +37,18 @@ _CITATION_YEAR = re.compile(
     r"|\b\d{1,4}\s*(?:\(\d{1,4}\))?[a-zA-Z]?\s*[,:]\s*\d{1,5}\s*[-–]\s*\d{1,5}\s*"
     r"\(((?:19|20)\d{2})\)"
     r"|\b((?:19|20)\d{2})\s*;\s*\d{1,4}\s*(?:\(\d{1,4}\))?\s*:\s*[a-zA-Z]?\d+"  # "2023;53:790"
+    # "Materials 2012, 5, 27-46", "J. Am. Chem. Soc. 2015, 137 (4), 1234−1240"
+    r"|\b((?:19|20)\d{2}),\s*\d{1,4}\s*(?:\(\d{1,4}\))?,\s*[a-zA-Z]?\d{1,6}\s*[-–−]\s*\d{1,6}"
+    r"|\b((?:19|20)\d{2}),\s*DOI\b"  # "Polym. Chem., 2013, DOI: 10.1039/C3PY01075A"
+    r"|\b\d{1,4}\s*\(((?:19|20)\d{2})\)\s*[eE]?\d{4,6}\b"  # "2188 (2022) 012011" (article no.)
+    r"|\b\d{1,4},\s*[eE]?\d{4,6}\s*\(((?:19|20)\d{2})\)"  # "PHYSICAL REVIEW E 102, 022404 (2020)"
 )
 # A venue's short name with a two-digit year, printed in a footer ("IJCAI-07", "ACL'18").
 _VENUE_SHORT = re.compile(r"\b[A-Z]{3,}(?:-[A-Z]{2,})?[-'’](\d{2})\b")
 _MANUSCRIPT = re.compile(r"received|submitted|revised|accepted|requested", re.I)
+# A date the file was fetched or made, not the paper's ("This content downloaded from
+# 132.174.251.002 on January 14, 2020").
+_FETCHED = re.compile(r"downloaded|accessed|retrieved|printed|generated", re.I)
 # A month's name (English, and as French, Spanish, Portuguese, Italian and German print it:
 # theses and working papers are dated in their language) before a year.
 _MONTH_YEAR = re.compile(
@@ -238,6 +254,7 @@ def find_year(text: str, arxiv: re.Match[str] | None) -> int | None:
     dated = [
         (bool(_MANUSCRIPT.search(text[max(0, m.start() - 40) : m.start()])), int(m.group(1)))
         for m in _MONTH_YEAR.finditer(text)
+        if not _FETCHED.search(text[max(0, m.start() - 60) : m.start()])
     ]
     published = [year for manuscript, year in dated if not manuscript]
     if published:
@@ -249,3 +266,38 @@ def find_year(text: str, arxiv: re.Match[str] | None) -> int | None:
         two = int(short.group(1))
         return (1900 if two > 50 else 2000) + two
     return None
+
+
+_LEGIBLE = 4.0  # points: the smallest type a reader reads on a printed page
+# A numbered entry of a reference list: "4. Wallman, J. Progr. Retinal Res. 12, 133–153".
+_REFERENCE = re.compile(r"^\[?\d{1,3}[.\]]\s+[A-Z][\w'’-]+,?\s+(?:[A-Z]\.\s*){1,3}")
+
+
+def _reference_types(heads: list[Line]) -> set[tuple[int, float]]:
+    """(page, type size) of the reference lists printed on the first pages (a letter's
+    references under its text): two numbered entries or more in one type. Their years are
+    the cited works'."""
+    entries = Counter((line.page, round(line.size, 1)) for line in heads
+                      if _REFERENCE.match(line.text))  # fmt: skip
+    return {key for key, n in entries.items() if n >= 2}
+
+
+def printed_apart(heads: list[Line], read: set[int], body: float) -> Iterator[str]:
+    """The first pages' lines a paper's year may be printed on: all but the abstract's and
+    the body's running text (a year there is a cited work's or the study's, not the
+    paper's); running heads and feet, the lines above the abstract, notes and side columns
+    set smaller than the body, a line of a few words ("IJCAI-07" at a page's foot) and a
+    copyright line stay. Text too small to read (a journal cover's thumbnail drawn on the
+    page, "Volume 3 | Number 1 | January 2012" in 2.5 pt) is no print of the paper's."""
+    listed = _reference_types(heads)
+    for line in heads:
+        if line.size < _LEGIBLE or (line.page, round(line.size, 1)) in listed:
+            continue
+        if (
+            id(line) not in read
+            or line.margin
+            or line.size < body - 0.5
+            or (line.words <= 3 and not re.search(r"[()\[\]]", line.text))  # not "2014)."
+            or COPYRIGHT.search(line.text)
+        ):
+            yield line.text
