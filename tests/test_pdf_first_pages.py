@@ -454,3 +454,54 @@ def test_a_logo_drawn_as_a_figure_under_the_byline_is_no_title(tmp_path: Path) -
     paper = _read(tmp_path / "with_logo.pdf")
     assert paper.title == "Scheduling Serverless Functions with Megasys"
     assert paper.authors == ("Jane Roe", "John Doe", "Ann Poe")
+
+
+def test_a_title_in_the_bodys_type_over_a_byline_in_capitals(tmp_path: Path) -> None:
+    """The AMS's first page: "q-BIC FORMS" in the body's type, "RAYMOND CHENG" in smaller
+    capitals under it (common words, which a heading in capitals could also be), then the
+    abstract; and RSC's template label "ARTICLE TYPE" over a title is no part of it."""
+    from fpdf import FPDF
+
+    pdf = FPDF(unit="pt", format="A4")
+    pdf.add_page()
+    pdf.set_font("Times", "", 10.5)
+    pdf.text(250, 80, "q-BIC FORMS")
+    pdf.set_font("Times", "", 8.6)
+    pdf.text(255, 100, "RAYMOND CHENG")
+    lines = ["ABSTRACT. A q-bic form is a pairing linear in the second variable and",
+             "Frobenius linear in the first; this article develops their geometry."]  # fmt: skip
+    for j, line in enumerate(lines):
+        pdf.text(80, 125 + 10 * j, line)
+    pdf.set_font("Times", "", 10.5)
+    for j in range(30):
+        pdf.text(70, 170 + 13 * j, "Eschewing the semi-linear view, a q-bic form is bilinear.")
+    path = tmp_path / "ams.pdf"
+    pdf.output(str(path))
+    paper = _read(path)
+    assert paper.title == "q-BIC FORMS"
+    assert paper.authors == ("Raymond Cheng",)
+
+
+def test_the_titles_quotes_are_the_printed_ones_and_a_template_label_no_part_of_it() -> None:
+    from ingest.parse.pdfheader import find_title
+    from ingest.parse.pdflayout import Line
+
+    rsc = [  # RSC's template: its "ARTICLE TYPE" label right above the title, larger
+        Line(text="ARTICLE TYPE", size=20, page=0, x0=414, y0=689, x1=557, y1=704),
+        Line(text="Robust living polymerization of NIPAM", size=16, page=0,
+             x0=61, y0=656, x1=559, y1=670),
+        Line(text="Christopher Waldron, Qiang Zhang and Zaidong Li", size=12, page=0,
+             x0=61, y0=630, x1=400, y1=642),
+        Line(text="Polymers were made in vodka with copper wire.", size=10, page=0,
+             x0=61, y0=100, x1=400, y1=110),
+    ]  # fmt: skip
+    assert find_title(rsc, 10.0, {}, frozenset())[0] == "Robust living polymerization of NIPAM"
+
+    page = [
+        Line(text="The ASA’s Statement on p-Values", size=14, page=0,
+             x0=48, y0=673, x1=430, y1=686),
+        Line(text="In February the forum asked why colleges teach it.", size=10, page=0,
+             x0=48, y0=649, x1=298, y1=659),
+    ]  # fmt: skip
+    metadata = {"Title": "The ASA's Statement on p-Values"}
+    assert find_title(page, 10.0, metadata, frozenset())[0] == "The ASA’s Statement on p-Values"

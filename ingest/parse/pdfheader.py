@@ -130,8 +130,13 @@ def find_title(
     if meta and not junk and (printed or not found):
         if _squash(found) != _squash(meta):  # the title's place is where its lines are
             after = _after_lines_of(meta, top) or after
+        elif found.translate(_PLAIN_QUOTES) == meta.translate(_PLAIN_QUOTES):
+            return found, after  # the quotes as printed ("The ASA’s"), not as typed ("ASA's")
         return meta, after
     return found, after
+
+
+_PLAIN_QUOTES = str.maketrans("‘’“”", "''\"\"")
 
 
 def _after_lines_of(title: str, top: list[Line]) -> int:
@@ -156,7 +161,7 @@ _KICKER = re.compile(
     r"(?:(?:original|research|review|short|brief|invited|regular|full|technical|clinical|"
     r"case|rapid|special|working|discussion|conference|position|white)\s+)?"
     r"(?:article|paper|report|review|communication|letter|note|"
-    r"editorial|perspective|commentary|contribution|study)",
+    r"editorial|perspective|commentary|contribution|study)(?:\s+type)?",  # "ARTICLE TYPE"
     re.I,
 )
 _TITLE_MARKS = " *∗†‡✩☆★⋆✝§¶"  # footnote marks set after a title, and spaces
@@ -189,7 +194,9 @@ def _title_above_names(
     own = top[first].size > body + 0.3
     while end < len(top) and end - first < 4:
         line = top[end]
-        names = line_names(line.text)
+        # Under the title in smaller type, common words in capitals are a byline too
+        # ("q-BIC FORMS" / "RAYMOND CHENG", as the AMS prints them).
+        names = line_names(line.text, byline=end > first and line.size < top[first].size - 0.5)
         same = line.size == top[first].size and line.bold == top[first].bold
         # Names right under a line ending "... AND THE" are the title's ("LIQUIDITY TRAP").
         runs_on = end > first and _runs_on(top[end - 1].text)

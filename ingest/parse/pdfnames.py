@@ -98,9 +98,12 @@ def authors(lines: Sequence[Line], words: frozenset[str]) -> tuple[str, ...]:
         if editors and found:
             continue
         editors = False
-        if found == [] and i + 1 < len(texts) and AFFILIATION.search(texts[i + 1]):
+        under_title = i == 0 and ":" not in text  # not a label ("SUBJECT AREAS:")
+        over_affiliation = i + 1 < len(texts) and bool(AFFILIATION.search(texts[i + 1]))
+        if found == [] and (under_title or over_affiliation):
             # Words common enough to be a heading's ("MICHAEL WALKER", "EDWARD MIGUEL") are
-            # a name on a line of its own over an affiliation (Econometrica's bylines).
+            # a name on a line of its own over an affiliation (Econometrica's bylines), or
+            # right under the title (the AMS's "RAYMOND CHENG").
             found = line_names(text, byline=True)
         if found is None:
             held = False
