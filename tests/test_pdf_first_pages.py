@@ -505,3 +505,53 @@ def test_the_titles_quotes_are_the_printed_ones_and_a_template_label_no_part_of_
     ]  # fmt: skip
     metadata = {"Title": "The ASA's Statement on p-Values"}
     assert find_title(page, 10.0, metadata, frozenset())[0] == "The ASA’s Statement on p-Values"
+
+
+def test_a_title_read_past_a_side_column_and_in_one_type_within_half_a_point() -> None:
+    """Science Advances sets its copyright lines in a side column level with the title's two
+    lines, and the byline under the title; Springer's title lines come as 16.0 and 16.3
+    points (one type)."""
+    from ingest.parse.pdfheader import find_title
+    from ingest.parse.pdflayout import Line
+
+    def line(text: str, size: float, x: tuple[float, float], y: float) -> Line:
+        return Line(text=text, size=size, page=0, x0=x[0], y0=y, x1=x[1], y1=y + size)
+
+    science = [
+        line("A new approach to both high safety and high", 18, (36, 384), 661),
+        line("exclusive licensee", 7, (491, 543), 659),
+        line("performance of lithium-ion batteries", 18, (37, 318), 642),
+        line("American Association", 7, (491, 554), 649),
+        line("of Science. No claim to", 7, (491, 557), 629),
+        line("Shanhai Ge, Yongjun Leng, Teng Liu, Chao-Yang Wang", 10, (36, 422), 621),
+        line(
+            "We present a novel concept to achieve high safety of batteries.", 9.5, (36, 500), 100
+        ),
+    ]
+    title, after = find_title(science, 9.5, {}, frozenset())
+    assert (
+        title == "A new approach to both high safety and high performance of lithium-ion batteries"
+    )
+    assert science[after].text.startswith("Shanhai Ge")
+    springer = [
+        line("Structural analysis of cosmid clone pcAFT-2 carrying", 16.0, (50, 500), 700),
+        line("a dehydrogenase involved in AF-toxin production in the", 16.0, (50, 500), 682),
+        line("pathotype of Alternaria alternata", 16.3, (50, 300), 664),
+        line("Received: May 26, 2004 / Accepted: July 23, 2004", 8, (50, 300), 640),
+        line("Abstract The strawberry pathotype of Alternaria alternata", 9.5, (50, 500), 100),
+    ]
+    assert find_title(springer, 9.5, {}, frozenset())[0] == (
+        "Structural analysis of cosmid clone pcAFT-2 carrying a dehydrogenase involved in "
+        "AF-toxin production in the pathotype of Alternaria alternata"
+    )
+
+
+def test_a_researchgate_cover_and_a_companys_lab_are_not_the_paper_or_its_authors() -> None:
+    from ingest.parse.pdf import _COVER
+    from ingest.parse.pdfnames import line_names
+
+    assert _COVER.search("See discussions, stats, and author profiles for this publication at")
+    assert not line_names("Google Brain")
+    assert not line_names("Google AI Language")
+    assert not line_names("Risk Analytics Division, Ipsos Public Affairs")
+    assert line_names("Ashish Vaswani, Noam Shazeer") == ["Ashish Vaswani", "Noam Shazeer"]

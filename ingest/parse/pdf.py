@@ -80,7 +80,8 @@ MAX_COVERS = 2
 _COVER = re.compile(
     r"to cite this (?:article|version|paper)|terms (?:&|and) conditions|terms of use|"
     r"version of this article can be found|please scroll down|open access archive|"
-    r"personal repec archive|use of the jstor archive".replace(" ", r"\s+"),
+    r"personal repec archive|use of the jstor archive|see discussions, stats,? and author "
+    r"profiles|requested enhancement of the downloaded file".replace(" ", r"\s+"),
     re.IGNORECASE,
 )
 _ABSTRACT_LINE = re.compile(r"^\s*abstract\b", re.I | re.M)

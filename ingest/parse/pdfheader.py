@@ -85,20 +85,28 @@ def find_title(
     ]
     found, after = "", 0
     blocks: list[tuple[str, int, int]] = []  # (text, the line after it, its first line)
+    starts: set[int] = set()
     for size in sorted({top[i].size for i in candidates}, reverse=True):
         if size < body * 1.15:
             break
-        group = [i for i in candidates if top[i].size == size]
+        # One type within half a point ("16.0" and "16.3" of one title's lines).
+        group = [i for i in candidates if abs(top[i].size - size) < 0.5]
         first = group[0]
-        end = first
-        while end < len(top) and abs(top[end].size - size) < 0.3 and end - first < 4:
-            end += 1
+        if first in starts:
+            continue
+        starts.add(first)
+        members = _title_lines(top, first)
+        end = members[-1] + 1
         # A title never ends on "the", "and" or "of": a line that does runs on into the
         # next, whatever its type ("CREDIT CRISES, PRECAUTIONARY SAVINGS, AND THE" /
         # "LIQUIDITY TRAP" set in smaller capitals).
         while end < len(top) and end - first < 5 and _runs_on(top[end - 1].text):
+            members.append(end)
             end += 1
-        text = join_lines([line.text for line in top[first:end]], words).strip(_TITLE_MARKS)
+        last = top[members[-1]]
+        while end < len(top) and _beside(top[end], top[first]) and top[end].y1 >= last.y0 - size:
+            end += 1  # a side column's lines level with the title: the byline is under it
+        text = join_lines([top[i].text for i in members], words).strip(_TITLE_MARKS)
         named = [n for n in line_names(top[first].text) or () if full_name(n)]
         byline = len(named) >= 2  # "M. S. Hagger,* N. L. D. Chatzisarantis,* H. Alberts"
         if (len(text.split()) >= 2 or len(text) >= 12) and not byline:
@@ -153,6 +161,28 @@ def _after_lines_of(title: str, top: list[Line]) -> int:
         if run > best[0]:
             best = (run, i + 1)
     return best[1]
+
+
+def _title_lines(top: list[Line], first: int) -> list[int]:
+    """The lines of the title opening at ``top[first]``: up to four in its type, one under
+    the other, passing over lines of another type set beside them (a side column's
+    copyright lines between a title's two lines, as Science Advances prints them)."""
+    size, head = top[first].size, top[first]
+    members = [first]
+    for j in range(first + 1, len(top)):
+        line = top[j]
+        last = top[members[-1]]
+        under = line.page == last.page and last.y0 - line.y1 < 2 * size
+        if abs(line.size - size) < 0.5 and len(members) < 4 and under:
+            members.append(j)
+        elif not _beside(line, head):
+            break  # another type under the title: its end
+    return members
+
+
+def _beside(line: Line, title: Line) -> bool:
+    """Whether ``line`` is set beside the title's line, sharing none of its width."""
+    return line.x0 >= title.x1 - 2 or line.x1 <= title.x0 + 2
 
 
 # The article's type printed above its title in the title's type ("Research Article",

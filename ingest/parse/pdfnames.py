@@ -60,13 +60,16 @@ _NOT_FIRST = frozenset("the an of in on for with to at from our this these its".
 # Words of a group, a place of work, a rank or a document, never of a person's name
 # ("Embedded Systems", "LIT CPS Lab", "Federal Reserve Board", "Senior Member" of IEEE,
 # "Software Review", "Find the latest version here", a publisher's "Article
-# Recommendations" or "Read Online" links).
+# Recommendations" or "Read Online" links, "Risk Analytics Division", a company's lab set
+# under its authors' names: "Google Brain", "Google AI Language"; "JEL No. C").
 _NOT_A_PERSON = frozenset(
     """lab labs laboratory system systems archive repository software review version group
     unit foundation council ministry agency society association data technology values
     control network networks science sciences engineering studies press team board bank
     bureau commission committee office federal national member fellow article articles
-    online recommendations download metrics""".split()  # noqa: SIM905
+    online recommendations download metrics division affairs profile jel
+    google microsoft facebook deepmind openai ibm nvidia amazon baidu alibaba tencent huawei
+    intel samsung adobe""".split()  # noqa: SIM905
 )
 # The ORCID iD badge, read as text beside a name ("ID Qaisar Maqbool", "Peter NickID").
 _ORCID = re.compile(r"^(?:ID|iD)$|(?<=[a-z])(?:ID|iD)$")
