@@ -555,3 +555,56 @@ def test_a_researchgate_cover_and_a_companys_lab_are_not_the_paper_or_its_author
     assert not line_names("Google AI Language")
     assert not line_names("Risk Analytics Division, Ipsos Public Affairs")
     assert line_names("Ashish Vaswani, Noam Shazeer") == ["Ashish Vaswani", "Noam Shazeer"]
+
+
+def test_a_stamp_on_every_page_makes_no_cover_sheet(tmp_path: Path) -> None:
+    """Wiley's and JSTOR's download stamps name their "Terms and Conditions" on every page,
+    the article's first included: that page is the article's, not a cover."""
+    from ingest.parse.pdf import _COVER, _stamped
+
+    stamp = (
+        "Downloaded from https://onlinelibrary.wiley.com/doi/10.1002/hec.1615 by a "
+        "library on [10/03/2023]. See the Terms and Conditions (https://onlinelibrary"
+    )
+    first = "DOES LEAVING WELFARE IMPROVE HEALTH?\n" + stamp
+    said = _COVER.search(first)
+    assert said is not None
+    assert _stamped(said, first, "for unemployment insurance payments ...\n" + stamp)
+    cover = "To cite this article: A. Lee (2019) Caching keys. Full Terms & Conditions of use."
+    assert not _stamped(_COVER.search(cover), cover, "Caching keys\nAnn Lee\n" + stamp)
+
+
+def test_a_footnote_number_after_the_title_is_no_part_of_it() -> None:
+    """The metadata's title shows where the printed one ends: a number set after it is a
+    footnote's ("The Social Structure of the World Polity 1"), not the rest of a title the
+    metadata cut short."""
+    from ingest.parse.pdfheader import find_title
+    from ingest.parse.pdflayout import Line
+
+    page = [
+        Line(text="The Social Structure of the World Polity 1", size=15.4, page=0,
+             x0=150, y0=650, x1=460, y1=665),
+        Line(text="Jason Beckfield", size=10, page=0, x0=150, y0=620, x1=260, y1=630),
+        Line(text="World polity research argues that modern states are shaped by it.",
+             size=10, page=0, x0=150, y0=100, x1=460, y1=110),
+    ]  # fmt: skip
+    metadata = {"Title": "The Social Structure of the World Polity"}
+    assert find_title(page, 10.0, metadata, frozenset())[0] == (
+        "The Social Structure of the World Polity"
+    )
+
+
+def test_a_sentence_with_an_affiliations_word_may_open_the_abstract() -> None:
+    from ingest.parse.pdfabstract import first_prose
+    from ingest.parse.pdflayout import Line
+
+    def line(text: str, y: float) -> Line:
+        return Line(text=text, size=10, page=0, x0=150, y0=y, x1=460, y1=y + 10)
+
+    lines = [
+        line("Jason Beckfield", 640),
+        line("Department of Sociology, Harvard University", 628),
+        line("World polity research argues that modern states are shaped by em-", 600),
+        line("beddedness in a network of international organizations, and yet the", 588),
+    ]
+    assert first_prose(lines, 0) == 2

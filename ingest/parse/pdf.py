@@ -123,8 +123,9 @@ def parse_pdf(path: Path, *, full_text: bool = True) -> Iterator[Draft | Skipped
             if (
                 len(texts) - 1 == covers < MAX_COVERS
                 and pages > covers + 1
-                and _COVER.search(texts[-1])
+                and (said := _COVER.search(texts[-1]))
                 and not _ABSTRACT_LINE.search(texts[-1])  # an article's own "How to cite"
+                and not _stamped(said, texts[-1], _page_text(pdf, covers + 1))
             ):
                 covers += 1
         read = pages if full_text else min(pages, HEAD_PAGES + covers)
@@ -164,6 +165,14 @@ def parse_pdf(path: Path, *, full_text: bool = True) -> Iterator[Draft | Skipped
     heads = [line for line in article if line.page < covers + HEAD_PAGES]
     yield from _paper(_without_running_heads(article), stamp, metadata, source, full_text,
                       printed, heads)  # fmt: skip
+
+
+def _stamped(said: re.Match[str], page: str, following: str) -> bool:
+    """Whether a cover sheet's words on ``page`` are a stamp the next page carries too, in
+    the same words around them (Wiley's "Downloaded from ... See the Terms and Conditions"
+    on every page); a cover's own paragraph is worded apart from the pages' stamps."""
+    around = " ".join(page[max(0, said.start() - 40) : said.end() + 20].split()).casefold()
+    return around in " ".join(following.split()).casefold()
 
 
 def _page_text(pdf: Any, index: int) -> str:

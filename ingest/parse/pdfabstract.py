@@ -160,7 +160,7 @@ def first_prose(lines: Sequence[Line], after: int) -> int:
             rights = not text.rstrip().endswith(".")
             continue
         words = text.split()
-        if len(words) < 5 or (AFFILIATION.search(text) and len(words) < 15):
+        if len(words) < 5 or (_affiliation(text) and len(words) < 15):
             continue
         if len(line_names(text) or ()) >= 2:
             continue
@@ -181,9 +181,25 @@ def _continues(previous: Line, line: Line) -> bool:
         abs(previous.size - line.size) < 0.3
         and not text.endswith((".", "!", "?"))
         and (previous.words >= 6 or text.endswith(("-", HYPHEN_MARK)))
-        and not AFFILIATION.search(previous.text)
+        and not _affiliation(previous.text)
         and previous.y0 - line.y1 < line.size * 0.9
     )
+
+
+_CONTACT = re.compile(r"@|e-?mail|https?://|www\.|correspond", re.I)
+_JOINING = frozenset("of and for the de des di du la le in at on & und y e".split())  # noqa: SIM905
+
+
+def _affiliation(text: str) -> bool:
+    """An affiliation's words ("Department of Sociology, Harvard University"), not a
+    sentence holding one of them ("World polity research argues that modern states are
+    ..."): a sentence's words are mostly lowercase, beyond the joining ones."""
+    if not AFFILIATION.search(text):
+        return False
+    if _CONTACT.search(text):
+        return True  # "Correspondence should be addressed to K. B. E. (kbe@...)"
+    words = [w for w in text.split() if w.casefold() not in _JOINING]
+    return sum(1 for w in words if w[:1].islower()) < 0.5 * len(words)
 
 
 def cut_words(text: str, limit: int) -> str:

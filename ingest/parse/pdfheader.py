@@ -133,7 +133,8 @@ def find_title(
     printed = _squash(meta) in _squash(" ".join(line.text for line in top)) if meta else False
     if meta and not junk and found and not printed:
         printed = _interleaved(meta, found, top)
-    if printed and found and len(found) > len(meta) and _squash(found).startswith(_squash(meta)):
+    rest = _squash(found)[len(_squash(meta)) :] if meta else ""
+    if printed and found and _squash(found).startswith(_squash(meta)) and _alpha(rest):
         return found, after  # the metadata keeps the printed title's start only (cut short)
     if meta and not junk and (printed or not found):
         if _squash(found) != _squash(meta):  # the title's place is where its lines are
@@ -250,6 +251,11 @@ def _interleaved(meta: str, found: str, top: list[Line]) -> bool:
         return False
     page = iter(_squash(w) for line in top for w in line.text.split())
     return all(any(w == p for p in page) for w in said)  # in order, others between
+
+
+def _alpha(text: str) -> bool:
+    """Words, not a footnote's number set after a title ("World Polity 1")."""
+    return any(c.isalpha() for c in text)
 
 
 def _squash(text: str) -> str:
