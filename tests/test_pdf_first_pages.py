@@ -608,3 +608,37 @@ def test_a_sentence_with_an_affiliations_word_may_open_the_abstract() -> None:
         line("beddedness in a network of international organizations, and yet the", 588),
     ]
     assert first_prose(lines, 0) == 2
+
+
+def test_names_with_a_capital_beyond_ascii_or_a_mark_read_as_a_hyphen() -> None:
+    assert line_names("Łukasz Kaiser, Illia Polosukhin") == ["Łukasz Kaiser", "Illia Polosukhin"]
+    # Health Economics' raised mark, which PDFium gives as its line-end hyphen mark
+    assert line_names("MARTIN HUBER, MICHAEL LECHNER\x02 ,2 and CONNY WUNSCH", first=True) == [
+        "MARTIN HUBER", "MICHAEL LECHNER", "CONNY WUNSCH"]  # fmt: skip
+    # a thesis's copyright page, and a licence's sentence run on: no names
+    assert not line_names("All Rights Reserved")
+    assert not line_names("original U.S. Government Works. Distributed under a Creative")
+
+
+def test_a_byline_above_the_title_past_a_rights_line() -> None:
+    """Springer's plant pathology journal prints the names, then its rights lines, then the
+    title: the names are read over the rights lines."""
+    from ingest.parse.pdf import _byline_above
+    from ingest.parse.pdflayout import Line
+
+    def line(text: str, size: float, y: float) -> Line:
+        return Line(text=text, size=size, page=0, x0=50, y0=y, x1=500, y1=y + size)
+
+    lines = [
+        line("FUNGAL DISEASES", 9.5, 720),
+        line("Sheila Ruswandi · Keiji Kitani · Kazuya Akimitsu", 9.5, 700),
+        line("Takashi Tsuge · Tomonori Shiraishi · Mikihiro Yamamoto", 9.5, 688),
+        line("© The Phytopathological Society of Japan", 8, 670),
+        line("and Springer-Verlag Tokyo 2005", 8, 660),
+        line("Structural analysis of cosmid clone pcAFT-2", 16, 630),
+        line("Received: May 26, 2004 / Accepted: July 23, 2004", 8, 600),
+    ]
+    assert _byline_above(lines, 6, frozenset()) == (
+        "Sheila Ruswandi", "Keiji Kitani", "Kazuya Akimitsu",
+        "Takashi Tsuge", "Tomonori Shiraishi", "Mikihiro Yamamoto",
+    )  # fmt: skip

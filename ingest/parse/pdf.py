@@ -343,7 +343,11 @@ def _byline_above(lines: list[Line], after: int, words: frozenset[str]) -> tuple
     while first > 0 and abs(lines[first - 1].size - size) < 0.3:
         first -= 1
     above = [line for line in lines[max(0, first - 2) : first] if line.size < size - 0.5]
-    return authors(above, words)
+    found = authors(above, words, under_title=False)
+    if not found:  # a rights line between (Springer: names, "© The ... Society", title)
+        above = [line for line in lines[max(0, first - 6) : first] if line.size < size - 0.5]
+        found = authors(above, words, under_title=False)
+    return found
 
 
 def _between(lines: list[Line], after: int, start: int) -> list[Line]:

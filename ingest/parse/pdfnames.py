@@ -67,20 +67,27 @@ _NOT_A_PERSON = frozenset(
     unit foundation council ministry agency society association data technology values
     control network networks science sciences engineering studies press team board bank
     bureau commission committee office federal national member fellow article articles
-    online recommendations download metrics division affairs profile jel
+    online recommendations download metrics division affairs profile jel rights reserved
     google microsoft facebook deepmind openai ibm nvidia amazon baidu alibaba tencent huawei
     intel samsung adobe""".split()  # noqa: SIM905
 )
 # The ORCID iD badge, read as text beside a name ("ID Qaisar Maqbool", "Peter NickID").
 _ORCID = re.compile(r"^(?:ID|iD)$|(?<=[a-z])(?:ID|iD)$")
 # A name's word: capitalised, each hyphenated part too ("Lars-Göran", not "Fifth-order").
-_NAME_WORD = re.compile(r"^(?:[A-Z][\w'’.]*(?:-[A-Z][\w'’.]*)*|[A-Z]\.(?:-?[A-Z]\.)*)$")
-_MARK_CHARS = "*†‡§¶∗⋆♯#$+&∥‖♭♮⊥✝✉•·0123456789,;:()[]{}'\"″′‘’“”"
+_CAPITAL = "A-Z" + "".join(c for c in map(chr, range(0xC0, 0x17F)) if c.isupper())  # "Łukasz"
+_NAME_WORD = re.compile(
+    rf"^(?:[{_CAPITAL}][\w'’.]*(?:-[{_CAPITAL}][\w'’.]*)*|[{_CAPITAL}]\.(?:-?[{_CAPITAL}]\.)*)$"
+)
+# (and PDFium's hyphen mark inside a line: a raised mark some fonts give as one)
+_MARK_CHARS = "*†‡§¶∗⋆♯#$+&∥‖♭♮⊥✝✉•·0123456789,;:()[]{}'\"″′‘’“”\x02"
 
 
-def authors(lines: Sequence[Line], words: frozenset[str]) -> tuple[str, ...]:
-    """Names from the lines under the title: affiliations, addresses and marks left out, a
-    name broken across lines ("Edward Van" / "Keuren") joined."""
+def authors(
+    lines: Sequence[Line], words: frozenset[str], *, under_title: bool = True
+) -> tuple[str, ...]:
+    """Names from the lines under the title (``under_title=False``: a byline read elsewhere):
+    affiliations, addresses and marks left out, a name broken across lines ("Edward Van" /
+    "Keuren") joined."""
     texts: list[str] = []
     for line in lines:  # a name hyphenated across lines ("Paulo Ro-" / "cha") joined
         # Names in a row parted by wide gaps only ("Sergey Levine   Pieter Abbeel").
@@ -101,9 +108,9 @@ def authors(lines: Sequence[Line], words: frozenset[str]) -> tuple[str, ...]:
         if editors and found:
             continue
         editors = False
-        under_title = i == 0 and ":" not in text  # not a label ("SUBJECT AREAS:")
+        first_line = under_title and i == 0 and ":" not in text  # no label ("SUBJECT AREAS:")
         over_affiliation = i + 1 < len(texts) and bool(AFFILIATION.search(texts[i + 1]))
-        if found == [] and (under_title or over_affiliation):
+        if found == [] and (first_line or over_affiliation):
             # Words common enough to be a heading's ("MICHAEL WALKER", "EDWARD MIGUEL") are
             # a name on a line of its own over an affiliation (Econometrica's bylines), or
             # right under the title (the AMS's "RAYMOND CHENG").
@@ -228,6 +235,8 @@ def _name(part: str, *, byline: bool = False, caps: bool = False) -> str:
         tokens.pop(0)  # the same mark after the name before ("Hulse,[ a ] Mohammadali ...")
     if not tokens or len(tokens) > 5 or any(t.casefold() in _NOT_NAMES for t in tokens):
         return ""
+    if any(re.fullmatch(r"[^\W\d_]{4,}\.", t) for t in tokens[:-1]):
+        return ""  # a sentence's end inside it ("Government Works. Distributed under ...")
     if tokens[0].casefold() in _NOT_FIRST:
         return ""
     if not all(_NAME_WORD.match(t) or t.casefold() in _PARTICLES for t in tokens):
