@@ -642,3 +642,28 @@ def test_a_byline_above_the_title_past_a_rights_line() -> None:
         "Sheila Ruswandi", "Keiji Kitani", "Kazuya Akimitsu",
         "Takashi Tsuge", "Tomonori Shiraishi", "Mikihiro Yamamoto",
     )  # fmt: skip
+
+
+def test_capitals_closed_by_an_affiliation_and_a_titles_spacing_as_printed() -> None:
+    from ingest.parse.pdfheader import find_title
+    from ingest.parse.pdflayout import Line
+    from ingest.parse.pdfnames import authors
+    from ingest.parse.typeset import join_lines
+
+    def line(text: str, size: float, y: float) -> Line:
+        return Line(text=text, size=size, page=0, x0=45, y0=y, x1=440, y1=y + size)
+
+    byline = [line("CARLOS A. GOMEZ-URIBE and NEIL HUNT, Netflix, Inc.", 10, 595)]
+    assert authors(byline, frozenset()) == ("Carlos A. Gomez-Uribe", "Neil Hunt")
+    assert join_lines(["through Středa ’s Formula"]) == "through Středa’s Formula"
+    page = [
+        line("Adult restoration of Shank3 expression rescues", 22, 700),
+        line("selective autistic-like phenotypes", 22, 676),
+        line("Yuan Mei, Patricia Monteiro, Guoping Feng", 9, 650),
+        line("Because autism spectrum disorders are neurodevelopmental disorders", 9.3, 100),
+    ]
+    typed = {"Title": "Adult restoration ofShank3 expression rescues selective autistic-like "
+             "phenotypes"}  # fmt: skip
+    assert find_title(page, 9.3, typed, frozenset())[0] == (
+        "Adult restoration of Shank3 expression rescues selective autistic-like phenotypes"
+    )

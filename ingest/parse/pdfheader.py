@@ -139,8 +139,10 @@ def find_title(
     if meta and not junk and (printed or not found):
         if _squash(found) != _squash(meta):  # the title's place is where its lines are
             after = _after_lines_of(meta, top) or after
-        elif found.translate(_PLAIN_QUOTES) == meta.translate(_PLAIN_QUOTES):
-            return found, after  # the quotes as printed ("The ASA’s"), not as typed ("ASA's")
+        elif _unspaced(found) == _unspaced(meta) and len(found.split()) >= len(meta.split()):
+            # The quotes and spaces as printed ("The ASA’s", "restoration of Shank3"), not as
+            # typed into the metadata ("ASA's", "restoration ofShank3").
+            return found, after
         return meta, after
     return found, after
 
@@ -251,6 +253,10 @@ def _interleaved(meta: str, found: str, top: list[Line]) -> bool:
         return False
     page = iter(_squash(w) for line in top for w in line.text.split())
     return all(any(w == p for p in page) for w in said)  # in order, others between
+
+
+def _unspaced(text: str) -> str:
+    return re.sub(r"\s+", "", text.translate(_PLAIN_QUOTES))
 
 
 def _alpha(text: str) -> bool:

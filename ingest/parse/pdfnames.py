@@ -148,7 +148,8 @@ def line_names(text: str, *, first: bool = False, byline: bool = False) -> list[
         # later line so made is an address: "Royal Holloway, University of London").
         parts = text.split(",")
         lead = next(i for i, part in enumerate(parts) if AFFILIATION.search(part))
-        names = line_names(",".join(parts[:lead])) if lead else None
+        # (a byline by its place: common words in capitals are names here, "NEIL HUNT")
+        names = line_names(",".join(parts[:lead]), byline=True) if lead else None
         return names or None
     text = re.sub(r"^\s*authors?\b\s*:?", "", text, flags=re.I)  # "Authors: A. Smith, ..."
     lower = [w for w in text.split() if w[:1].islower() and w not in _PARTICLES]
@@ -197,8 +198,13 @@ def _case(name: str) -> str:
     """A name printed in capitals, as people write it ("MOHAMMAD A. NEMATBAKHSH" ->
     "Mohammad A. Nematbakhsh")."""
     if not any(c.islower() for c in name):
-        return " ".join(t if len(t) <= 2 else t.capitalize() for t in name.split())
+        return " ".join(t if len(t) <= 2 else _capitalised(t) for t in name.split())
     return name
+
+
+def _capitalised(token: str) -> str:
+    """Each part of a hyphenated name capitalised ("GOMEZ-URIBE" -> "Gomez-Uribe")."""
+    return "-".join(part.capitalize() for part in token.split("-"))
 
 
 def _family_in_capitals(tokens: list[str], shortest: int = 4) -> list[str]:

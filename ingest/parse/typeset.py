@@ -67,6 +67,7 @@ _DROP = str.maketrans(
     | {c: " " for c in [*range(0x00, 0x20), *range(0x7F, 0xA0)] if chr(c) not in "\t\n\r\x02"}
 )
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+_POSSESSIVE_GAP = re.compile(r"(?<=[^\W\d_]) (?=[’']s\b)")
 _TAIL = re.compile(r"([^\W\d_]+)[-\x02]$")
 _HEAD = re.compile(r"^([^\W\d_]+)")
 
@@ -173,4 +174,5 @@ def join_lines(lines: Sequence[str], words: frozenset[str] = frozenset()) -> str
             pieces[-1] += line  # "http://ad.informatik." "uni-freiburg.de/": one address
             continue
         pieces.append(line)
-    return normalise_text(" ".join(pieces).replace(HYPHEN_MARK, "-"))
+    text = normalise_text(" ".join(pieces).replace(HYPHEN_MARK, "-"))
+    return _POSSESSIVE_GAP.sub("", text)  # "Středa ’s Formula": the gap an accent left
