@@ -667,3 +667,18 @@ def test_capitals_closed_by_an_affiliation_and_a_titles_spacing_as_printed() -> 
     assert find_title(page, 9.3, typed, frozenset())[0] == (
         "Adult restoration of Shank3 expression rescues selective autistic-like phenotypes"
     )
+
+
+def test_a_compounds_hyphen_after_a_number_and_rights_run_on_after_the_abstract() -> None:
+    from ingest.parse.pdfbody import FRONT_MATTER_AFTER
+    from ingest.parse.typeset import join_lines
+
+    assert join_lines(["the 9,10-epoxy-8-hydroxy-9-", "methyl-decatrienoic acid"]) == (
+        "the 9,10-epoxy-8-hydroxy-9-methyl-decatrienoic acid"
+    )
+    assert join_lines(["a 10-", "fold rise"]) == "a 10-fold rise"
+    assert join_lines(["in 2019-", "and 2020"]) == "in 2019- and 2020"
+    for rights in ("Crown Copyright © 2023 Published by Elsevier Inc. This is an open access",
+                   "Copyright r 2010 John Wiley & Sons, Ltd. Received 19 August 2009"):  # fmt: skip
+        text = f"for the 3 months following their fracture. {rights}"
+        assert FRONT_MATTER_AFTER.sub("", text) == "for the 3 months following their fracture."

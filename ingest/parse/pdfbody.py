@@ -56,7 +56,9 @@ FRONT_MATTER = re.compile(
     re.I,
 )
 # A copyright with its year ("© 2007", "Copyright 2010"): the paper's own print.
-_COPYRIGHT_YEAR = r"(?:©|\(c\)|copyright)\s*(?:19|20)\d{2}\b"
+# "© 2007", "Copyright © 2023", "Crown Copyright © 2023", "Copyright r 2010" (Wiley's font
+# gives its © as "r")
+_COPYRIGHT_YEAR = r"(?:crown\s+)?(?:©|\(c\)|copyright)\s*(?:(?:©|r)\s*)?(?:19|20)\d{2}\b"
 COPYRIGHT = re.compile(_COPYRIGHT_YEAR, re.I)
 # The same labels run on after an abstract's last sentence, on its last line ("... can be
 # larger. JEL Codes: E30, E44."): only with the punctuation a label takes; and a rights

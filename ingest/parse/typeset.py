@@ -67,6 +67,8 @@ _DROP = str.maketrans(
     | {c: " " for c in [*range(0x00, 0x20), *range(0x7F, 0xA0)] if chr(c) not in "\t\n\r\x02"}
 )
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+_DIGIT_HYPHEN = re.compile(r"\d[-\x02]$")  # a compound's hyphen after a number, never a break
+_COMPOUND_GOES_ON = re.compile(r"(?!(?:and|or|to|and/or)\b)[^\W\d_]")  # "methyl", "fold"
 _POSSESSIVE_GAP = re.compile(r"(?<=[^\W\d_]) (?=[’']s\b)")
 _TAIL = re.compile(r"([^\W\d_]+)[-\x02]$")
 _HEAD = re.compile(r"^([^\W\d_]+)")
@@ -166,6 +168,9 @@ def join_lines(lines: Sequence[str], words: frozenset[str] = frozenset()) -> str
                 pieces[-1] = pieces[-1][:-1] + line
                 continue
             pieces[-1] = pieces[-1][:-1] + "-" + line
+            continue
+        if pieces and _DIGIT_HYPHEN.search(pieces[-1]) and _COMPOUND_GOES_ON.match(line):
+            pieces[-1] = pieces[-1][:-1] + "-" + line  # "9,10-epoxy-8-hydroxy-9-" "methyl"
             continue
         if pieces and pieces[-1].endswith(("—", "–")) and pieces[-1][-2:-1].isalpha():
             pieces[-1] += line  # "globalisation—" "The Tulsi case": a closed dash
