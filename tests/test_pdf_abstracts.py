@@ -412,3 +412,21 @@ def test_a_reference_list_on_the_first_page_gives_no_year() -> None:
     ]
     printed = list(printed_apart(heads, set(), 9.3))
     assert printed == ["NATURE | VOL 399 | 13 MAY 1999 | www.nature.com"]
+
+
+def test_more_of_a_papers_own_print_dates_it() -> None:
+    from ingest.parse.pdfheader import find_year
+
+    assert find_year("American Economic Review 2016, 106(7): 1878–1920", None) == 2016
+    assert (
+        find_year("Statistics, December 2019, 101(5): 743–762\n© 2018 by the President", None)
+        == 2019
+    )
+    assert find_year("Trauma 1990, 30:748-50.", None) is None  # a reference's, no issue
+    assert find_year("Michigan Law Review\nVolume 123 Issue 8\n2025", None) == 2025
+    assert find_year("& 2018 The Authors. Published by the Royal Society", None) == 2018
+    assert (
+        find_year("c 2011. The copyright of this document resides with its authors.", None) == 2011
+    )
+    assert find_year("To appear in OSDI 2004", None) == 2004
+    assert find_year("OVERVIEW OF THE CLEF 2008", None) is None  # an event in a title

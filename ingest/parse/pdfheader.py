@@ -22,12 +22,15 @@ _STAMP_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
 _COPYRIGHT = re.compile(
     r"(?:©|\(c\)|copyright)\s*(?:\D{0,30})?((?:19|20)\d{2})"
     # the sign drawn, not typed: "2010 by The University of Chicago. All rights reserved."
-    r"|\b((?:19|20)\d{2})\b[^\n\d]{0,80}all rights reserved",
+    r"|\b((?:19|20)\d{2})\b[^\n\d]{0,80}all rights reserved"
+    r"|\b((?:19|20)\d{2})\s+the\s+author(?:s|\(s\))?\b"  # "& 2018 The Authors." (its sign lost)
+    r"|\b((?:19|20)\d{2})\b[^\n\d]{0,40}\bcopyright\b",  # "c 2011. The copyright of this ..."
     re.I,
 )
 _VENUE_YEAR = re.compile(
     r"(?:conference|proceedings|workshop|symposium|journal|transactions|vol\.|volume)"
-    r"[^\n]{0,160}?\b((?:19|20)\d{2})\b",
+    # on the venue's line, or alone on the next ("Volume 123 Issue 8" / "2025")
+    r"[^\n]{0,160}?(?:\n\s*(?=(?:19|20)\d{2}\b))?\b((?:19|20)\d{2})\b",
     re.I,
 )
 _CITATION_YEAR = re.compile(
@@ -38,13 +41,17 @@ _CITATION_YEAR = re.compile(
     r"\(((?:19|20)\d{2})\)"
     r"|\b((?:19|20)\d{2})\s*;\s*\d{1,4}\s*(?:\(\d{1,4}\))?\s*:\s*[a-zA-Z]?\d+"  # "2023;53:790"
     # "Materials 2012, 5, 27-46", "J. Am. Chem. Soc. 2015, 137 (4), 1234−1240"
-    r"|\b((?:19|20)\d{2}),\s*\d{1,4}\s*(?:\(\d{1,4}\))?,\s*[a-zA-Z]?\d{1,6}\s*[-–−]\s*\d{1,6}"
+    # and "American Economic Review 2016, 106(7): 1878–1920"
+    r"|\b((?:19|20)\d{2}),\s*\d{1,4}\s*(?:,|\(\d{1,4}\)\s*[,:]|\s\(\d{1,4}\),)"
+    r"\s*[a-zA-Z]?\d{1,6}\s*[-–−]\s*\d{1,6}"
     r"|\b((?:19|20)\d{2}),\s*DOI\b"  # "Polym. Chem., 2013, DOI: 10.1039/C3PY01075A"
     r"|\b\d{1,4}\s*\(((?:19|20)\d{2})\)\s*[eE]?\d{4,6}\b"  # "2188 (2022) 012011" (article no.)
     r"|\b\d{1,4},\s*[eE]?\d{4,6}\s*\(((?:19|20)\d{2})\)"  # "PHYSICAL REVIEW E 102, 022404 (2020)"
 )
-# A venue's short name with a two-digit year, printed in a footer ("IJCAI-07", "ACL'18").
+# A venue's short name with a two-digit year, printed in a footer ("IJCAI-07", "ACL'18"),
+# or with the whole year ("To appear in OSDI 2004").
 _VENUE_SHORT = re.compile(r"\b[A-Z]{3,}(?:-[A-Z]{2,})?[-'’](\d{2})\b")
+_VENUE_ACRONYM = re.compile(r"\b(?:in|at)\s+(?:the\s+)?[A-Z]{3,}\s+((?:19|20)\d{2})\b")
 _MANUSCRIPT = re.compile(r"received|submitted|revised|accepted|requested", re.I)
 # A date the file was fetched or made, not the paper's ("This content downloaded from
 # 132.174.251.002 on January 14, 2020").
@@ -311,10 +318,11 @@ def find_year(text: str, arxiv: re.Match[str] | None) -> int | None:
     if dated:
         return max(year for _, year in dated)
     short = _VENUE_SHORT.search(text)
-    if short:  # the last resort: "IJCAI-07"
+    if short:  # the last resorts: "IJCAI-07", "OSDI 2004"
         two = int(short.group(1))
         return (1900 if two > 50 else 2000) + two
-    return None
+    acronym = _VENUE_ACRONYM.search(text)
+    return int(acronym.group(1)) if acronym else None
 
 
 _LEGIBLE = 4.0  # points: the smallest type a reader reads on a printed page
