@@ -682,3 +682,31 @@ def test_a_compounds_hyphen_after_a_number_and_rights_run_on_after_the_abstract(
                    "Copyright r 2010 John Wiley & Sons, Ltd. Received 19 August 2009"):  # fmt: skip
         text = f"for the 3 months following their fracture. {rights}"
         assert FRONT_MATTER_AFTER.sub("", text) == "for the 3 months following their fracture."
+
+
+def test_a_side_columns_small_type_is_not_joined_to_a_title_line_level_with_it(
+    tmp_path: Path,
+) -> None:
+    """SAGE sets its "Reprints and permission: sagepub.com/..." lines in 7 pt beside the
+    title's 18 pt lines: they are no part of the title's line."""
+    from fpdf import FPDF
+
+    pdf = FPDF(unit="pt", format="A4")
+    pdf.add_page()
+    pdf.set_font("Helvetica", "B", 18)
+    pdf.text(48, 100, "False-Positive Psychology: Undisclosed")
+    pdf.text(48, 120, "Flexibility in Data Collection and Analysis")
+    pdf.set_font("Helvetica", "", 7)
+    pdf.text(450, 118, "sagepub.com/journalsPermissions.nav")
+    pdf.set_font("Helvetica", "", 12)
+    pdf.text(48, 160, "Joseph P. Simmons, Leif D. Nelson, and Uri Simonsohn")
+    pdf.set_font("Helvetica", "", 10)
+    for j in range(30):
+        pdf.text(48, 200 + 13 * j, "In this article we show that flexibility in data collection.")
+    path = tmp_path / "sage.pdf"
+    pdf.output(str(path))
+    paper = _read(path)
+    assert paper.title == (
+        "False-Positive Psychology: Undisclosed Flexibility in Data Collection and Analysis"
+    )
+    assert paper.authors == ("Joseph P. Simmons", "Leif D. Nelson", "Uri Simonsohn")
