@@ -710,3 +710,20 @@ def test_a_side_columns_small_type_is_not_joined_to_a_title_line_level_with_it(
         "False-Positive Psychology: Undisclosed Flexibility in Data Collection and Analysis"
     )
     assert paper.authors == ("Joseph P. Simmons", "Leif D. Nelson", "Uri Simonsohn")
+
+
+def test_jel_codes_in_brackets_a_funders_part_and_a_web_address_broken_after_its_scheme() -> None:
+    from ingest.parse.pdfbody import FRONT_MATTER_AFTER
+    from ingest.parse.typeset import join_lines
+
+    for tail in (" (JEL: C93, J6, O15)", " (JEL D44, H75, I21, I28)",
+                 " Funding National Prevention Research Initiative."):  # fmt: skip
+        assert FRONT_MATTER_AFTER.sub("", "on earnings of Syrians." + tail) == (
+            "on earnings of Syrians."
+        )
+    kept = "we found that. Funding cuts were large in 2010 and costs rose."
+    assert FRONT_MATTER_AFTER.sub("", kept) == kept  # a sentence of the abstract
+    assert join_lines(["available at https://", "pyblp.readthedocs.io."]) == (
+        "available at https://pyblp.readthedocs.io."
+    )
+    assert join_lines(["see https://x.org", "and more"]) == "see https://x.org and more"

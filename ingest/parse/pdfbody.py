@@ -67,7 +67,10 @@ FRONT_MATTER_AFTER = re.compile(
     r"(?<=[.!?])\s+(?:(?:keywords?|key\s?words|index terms"
     r"|jel(?:\s+(?:codes?|classification))?|msc(?:\s*\(\d{4}\))?|pacs(?:\s+(?:numbers?|codes?))?"
     r"|(?:\d{4}\s+)?mathematics subject classification(?:\s*\(\d{4}\))?)\s*[:.—–]\s"
-    rf"|{_COPYRIGHT_YEAR}).*$",
+    rf"|{_COPYRIGHT_YEAR}).*$"
+    # the JEL codes in brackets (AEA, JEEA), a last "Funding" part (The Lancet's)
+    r"|(?<=[.!?])\s*\(JEL:?\s[^)]*\)\.?\s*$"
+    r"|(?<=[.!?])\s+(?-i:Funding:?\s+(?:(?:[A-Z][\w'’&-]*|of|and|the|for|on|in|&)[\s,;]*)+)\.?\s*$",
     re.I | re.S,
 )
 _NUMBERED_HEADING = re.compile(

@@ -138,7 +138,7 @@ def vocabulary(lines: Iterable[str]) -> frozenset[str]:
 # A web address broken at a line end after a dot, a slash or a hyphen, and the line that
 # goes on with the rest of it (a host or path's next part, no space in it before a dot,
 # slash or the line's end).
-_URL_BROKEN = re.compile(r"(?:https?://|www\.)[^\s]*[./-]$")
+_URL_BROKEN = re.compile(r"(?:https?://|www\.)(?:[^\s]*[./-])?$")  # "https://" alone too
 _URL_GOES_ON = re.compile(r"[a-z0-9][\w-]*(?:[./][\w./#?=&%~-]*)?(?=[\s.,;)]|$)")
 
 
