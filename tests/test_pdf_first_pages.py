@@ -727,3 +727,11 @@ def test_jel_codes_in_brackets_a_funders_part_and_a_web_address_broken_after_its
         "available at https://pyblp.readthedocs.io."
     )
     assert join_lines(["see https://x.org", "and more"]) == "see https://x.org and more"
+
+
+def test_a_byline_in_capitals_and_a_given_name_of_two_syllables() -> None:
+    assert line_names("JOHN COPAS and JIAN QING SHI", first=True) == [
+        "JOHN COPAS", "JIAN QING SHI"]  # fmt: skip
+    assert line_names("Wen-tau Yih†, Tim Rocktäschel†‡") == ["Wen-tau Yih", "Tim Rocktäschel"]
+    assert not line_names("DATA AND METHODS")  # a heading in capitals stays none
+    assert not line_names("Part of the Criminal Law Commons")

@@ -67,7 +67,7 @@ _NOT_A_PERSON = frozenset(
     unit foundation council ministry agency society association data technology values
     control network networks science sciences engineering studies press team board bank
     bureau commission committee office federal national member fellow article articles
-    online recommendations download metrics division affairs profile jel rights reserved
+    online recommendations download metrics division affairs profile jel rights reserved commons
     google microsoft facebook deepmind openai ibm nvidia amazon baidu alibaba tencent huawei
     intel samsung adobe""".split()  # noqa: SIM905
 )
@@ -76,7 +76,8 @@ _ORCID = re.compile(r"^(?:ID|iD)$|(?<=[a-z])(?:ID|iD)$")
 # A name's word: capitalised, each hyphenated part too ("Lars-Göran", not "Fifth-order").
 _CAPITAL = "A-Z" + "".join(c for c in map(chr, range(0xC0, 0x17F)) if c.isupper())  # "Łukasz"
 _NAME_WORD = re.compile(
-    rf"^(?:[{_CAPITAL}][\w'’.]*(?:-[{_CAPITAL}][\w'’.]*)*|[{_CAPITAL}]\.(?:-?[{_CAPITAL}]\.)*)$"
+    rf"^(?:[{_CAPITAL}][\w'’.]*(?:-[{_CAPITAL}][\w'’.]*)*|[{_CAPITAL}]\.(?:-?[{_CAPITAL}]\.)*"
+    rf"|[{_CAPITAL}][a-z]{{1,3}}-[a-z]{{2,4}})$"  # a given name of two syllables: "Wen-tau"
 )
 # (and PDFium's hyphen mark inside a line: a raised mark some fonts give as one)
 _MARK_CHARS = "*†‡§¶∗⋆♯#$+&∥‖♭♮⊥✝✉•·0123456789,;:()[]{}'\"″′‘’“”\x02"
@@ -165,7 +166,12 @@ def line_names(text: str, *, first: bool = False, byline: bool = False) -> list[
     # Vancouver list's initials ("Alhadainy HA, Darrag AM").
     last = [p.split()[-1] for p in parts if len(p.split()) >= 2]
     caps = sum(1 for t in last if len(t) >= 3 and _FAMILY_CAPS.fullmatch(t)) >= 2
-    return [name for name in (_name(p, byline=byline, caps=caps) for p in parts) if name]
+    names = [name for name in (_name(p, byline=byline, caps=caps) for p in parts) if name]
+    if names and not byline and not any(c.islower() for part in parts for c in part):
+        # A byline in capitals: one name makes it one, its common words names too ("JOHN
+        # COPAS and JIAN QING SHI").
+        names = [name for name in (_name(p, byline=True, caps=caps) for p in parts) if name]
+    return names
 
 
 def _apart_only(line: Line) -> bool:
