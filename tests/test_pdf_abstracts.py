@@ -430,3 +430,12 @@ def test_more_of_a_papers_own_print_dates_it() -> None:
     )
     assert find_year("To appear in OSDI 2004", None) == 2004
     assert find_year("OVERVIEW OF THE CLEF 2008", None) is None  # an event in a title
+
+
+def test_a_citation_line_with_the_year_after_the_volume_or_an_e_number() -> None:
+    from ingest.parse.pdfheader import find_year
+
+    oup = "Journal of Semantics, 33, 2016: 755–802\n© The Author 2015. All rights reserved."
+    assert find_year(oup, None) == 2016  # the year, not the online copyright's
+    assert find_year("To be cited as: Angew. Chem. Int. Ed. 2023, e202218575", None) == 2023
+    assert find_year("Utrecht University\n12 June, 2020", None) == 2020

@@ -47,6 +47,9 @@ _CITATION_YEAR = re.compile(
     r"|\b((?:19|20)\d{2}),\s*DOI\b"  # "Polym. Chem., 2013, DOI: 10.1039/C3PY01075A"
     r"|\b\d{1,4}\s*\(((?:19|20)\d{2})\)\s*[eE]?\d{4,6}\b"  # "2188 (2022) 012011" (article no.)
     r"|\b\d{1,4},\s*[eE]?\d{4,6}\s*\(((?:19|20)\d{2})\)"  # "PHYSICAL REVIEW E 102, 022404 (2020)"
+    # "Journal of Semantics, 33, 2016: 755–802"
+    r"|\b\d{1,4},\s*((?:19|20)\d{2})\s*:\s*\d{1,6}\s*[-–]\s*\d{1,6}"
+    r"|\b((?:19|20)\d{2}),\s*[eE]\d{4,}\b"  # "Angew. Chem. Int. Ed. 2023, e202218575"
 )
 # A venue's short name with a two-digit year, printed in a footer ("IJCAI-07", "ACL'18"),
 # or with the whole year ("To appear in OSDI 2004").
@@ -65,7 +68,7 @@ _MONTH_YEAR = re.compile(
     r"|d[ée]cembre|enero|febrero|marzo|abril|mayo|junio|julio|agosto|se(?:p)?tiembre|octubre"
     r"|noviembre|diciembre|janeiro|fevereiro|mar[çc]o|maio|junho|julho|setembro|outubro"
     r"|novembro|dezembro|gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre"
-    r"|dicembre|januar|februar|m[äa]rz|juni|juli|oktober|dezember)\.?\s+(?:de\s+)?"
+    r"|dicembre|januar|februar|m[äa]rz|juni|juli|oktober|dezember)\.?,?\s+(?:de\s+)?"
     r"(?:\d{1,2}(?:\s*[-–]\s*\d{1,2})?,?\s+)?"
     r"((?:19|20)\d{2})\b",
     re.I,
