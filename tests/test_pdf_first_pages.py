@@ -735,3 +735,10 @@ def test_a_byline_in_capitals_and_a_given_name_of_two_syllables() -> None:
     assert line_names("Wen-tau Yih†, Tim Rocktäschel†‡") == ["Wen-tau Yih", "Tim Rocktäschel"]
     assert not line_names("DATA AND METHODS")  # a heading in capitals stays none
     assert not line_names("Part of the Criminal Law Commons")
+
+
+def test_a_postcode_is_no_name() -> None:
+    assert line_names("Andrew Mitchell, Francesco Aletta, Jian Kang") == [
+        "Andrew Mitchell", "Francesco Aletta", "Jian Kang"]  # fmt: skip
+    assert not line_names("WC1H 0NN")
+    assert line_names("Peter Nick", first=True) == ["Peter Nick"]

@@ -249,6 +249,8 @@ def _name(part: str, *, byline: bool = False, caps: bool = False) -> str:
         return ""
     if any(re.fullmatch(r"[^\W\d_]{4,}\.", t) for t in tokens[:-1]):
         return ""  # a sentence's end inside it ("Government Works. Distributed under ...")
+    if any(re.search(r"[^\W\d_]\d+[^\W\d_]", t) for t in tokens):
+        return ""  # a digit inside a word: a postcode's ("WC1H 0NN"), a formula's, no name's
     if tokens[0].casefold() in _NOT_FIRST:
         return ""
     if not all(_NAME_WORD.match(t) or t.casefold() in _PARTICLES for t in tokens):
