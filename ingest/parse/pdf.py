@@ -118,16 +118,19 @@ def parse_pdf(path: Path, *, full_text: bool = True) -> Iterator[Draft | Skipped
         metadata = pdf.get_metadata_dict(skip_empty=True)
         texts: list[str] = []
         covers = 0  # cover sheets before the article's first page
+        ahead: str | None = None  # the next page's text, read to tell a cover from a stamp
         while len(texts) < min(pages, HEAD_PAGES + covers):
-            texts.append(_page_text(pdf, len(texts)))
+            texts.append(_page_text(pdf, len(texts)) if ahead is None else ahead)
+            ahead = None
             if (
                 len(texts) - 1 == covers < MAX_COVERS
                 and pages > covers + 1
                 and (said := _COVER.search(texts[-1]))
                 and not _ABSTRACT_LINE.search(texts[-1])  # an article's own "How to cite"
-                and not _stamped(said, texts[-1], _page_text(pdf, covers + 1))
             ):
-                covers += 1
+                ahead = _page_text(pdf, len(texts))
+                if not _stamped(said, texts[-1], ahead):
+                    covers += 1
         read = pages if full_text else min(pages, HEAD_PAGES + covers)
         stamp = " ".join(texts)
         lines: list[Line] = []
