@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ingest.parse.dispatch import parse_file
+from ingest.parse.pdflayout import Line
 from ingest.parse.pdfnames import line_names
 from ingest.parse.typeset import fix_characters
 from rag.records import Paper
@@ -16,6 +17,11 @@ from tests.pdfgen import make_paper
 
 BODY = "We study caching of attention keys on the CPU. " * 30
 ABSTRACT = "Attention keys are cached on the CPU to save GPU memory during long inference runs."
+
+
+def _line(text: str, size: float, y: float, x: tuple[float, float] = (50, 500)) -> Line:
+    """A line of page 1 in type ``size``, its foot at ``y`` and spanning ``x`` (points)."""
+    return Line(text=text, size=size, page=0, x0=x[0], y0=y, x1=x[1], y1=y + size)
 
 
 def _read(path: Path) -> Paper:
@@ -146,7 +152,6 @@ def test_file_names_and_page_ranges_are_no_metadata_titles(tmp_path: Path) -> No
 
 def _page(*rows: tuple[str, float]) -> list:  # type: ignore[type-arg]
     """A first page's lines, top down, each (text, size), 14 pt apart from y = 700."""
-    from ingest.parse.pdflayout import Line
 
     return [Line(text, size, 0, 60.0, 700.0 - 14 * i, 500.0, 700.0 - 14 * i + size)
             for i, (text, size) in enumerate(rows)]  # fmt: skip
@@ -230,7 +235,6 @@ def test_the_metadata_title_printed_with_a_side_column_between_its_words() -> No
 def test_names_parted_only_by_their_affiliations_numbers() -> None:
     """Wiley's byline: no commas, each name followed by its affiliation's number set apart;
     a name broken after its particle runs on."""
-    from ingest.parse.pdflayout import Line
     from ingest.parse.pdfnames import authors
 
     lines = [
@@ -297,7 +301,6 @@ def test_names_in_a_row_parted_only_by_wide_gaps(tmp_path: Path) -> None:
 def test_bylines_in_capitals_each_over_its_affiliation() -> None:
     """Econometrica: each name in capitals on its own line (common words: "MICHAEL WALKER"),
     its affiliation under it, an affiliation's last word alone on a line ("Berkeley")."""
-    from ingest.parse.pdflayout import Line
     from ingest.parse.pdfnames import authors
 
     rows = ["EDWARD MIGUEL", "Department of Economics, University of California, Berkeley, NBER,",
@@ -392,7 +395,6 @@ def test_a_byline_set_large_is_never_the_title() -> None:
 def test_marks_before_a_name_and_an_editors_panel() -> None:
     """Bracketed marks set apart before the next name ("Hulse,[ a ] Mohammadali ..."), and
     a side panel's "Edited by" with the editor's name under it (ReScience)."""
-    from ingest.parse.pdflayout import Line
     from ingest.parse.pdfnames import authors, line_names
 
     assert line_names("Simon G. Hulse,[ a ] Mohammadali Foroozandeh*[ a ], Gareth A. Morris") == [
@@ -484,7 +486,6 @@ def test_a_title_in_the_bodys_type_over_a_byline_in_capitals(tmp_path: Path) -> 
 
 def test_the_titles_quotes_are_the_printed_ones_and_a_template_label_no_part_of_it() -> None:
     from ingest.parse.pdfheader import find_title
-    from ingest.parse.pdflayout import Line
 
     rsc = [  # RSC's template: its "ARTICLE TYPE" label right above the title, larger
         Line(text="ARTICLE TYPE", size=20, page=0, x0=414, y0=689, x1=557, y1=704),
@@ -512,20 +513,16 @@ def test_a_title_read_past_a_side_column_and_in_one_type_within_half_a_point() -
     lines, and the byline under the title; Springer's title lines come as 16.0 and 16.3
     points (one type)."""
     from ingest.parse.pdfheader import find_title
-    from ingest.parse.pdflayout import Line
-
-    def line(text: str, size: float, x: tuple[float, float], y: float) -> Line:
-        return Line(text=text, size=size, page=0, x0=x[0], y0=y, x1=x[1], y1=y + size)
 
     science = [
-        line("A new approach to both high safety and high", 18, (36, 384), 661),
-        line("exclusive licensee", 7, (491, 543), 659),
-        line("performance of lithium-ion batteries", 18, (37, 318), 642),
-        line("American Association", 7, (491, 554), 649),
-        line("of Science. No claim to", 7, (491, 557), 629),
-        line("Shanhai Ge, Yongjun Leng, Teng Liu, Chao-Yang Wang", 10, (36, 422), 621),
-        line(
-            "We present a novel concept to achieve high safety of batteries.", 9.5, (36, 500), 100
+        _line("A new approach to both high safety and high", 18, 661, (36, 384)),
+        _line("exclusive licensee", 7, 659, (491, 543)),
+        _line("performance of lithium-ion batteries", 18, 642, (37, 318)),
+        _line("American Association", 7, 649, (491, 554)),
+        _line("of Science. No claim to", 7, 629, (491, 557)),
+        _line("Shanhai Ge, Yongjun Leng, Teng Liu, Chao-Yang Wang", 10, 621, (36, 422)),
+        _line(
+            "We present a novel concept to achieve high safety of batteries.", 9.5, 100, (36, 500)
         ),
     ]
     title, after = find_title(science, 9.5, {}, frozenset())
@@ -534,11 +531,11 @@ def test_a_title_read_past_a_side_column_and_in_one_type_within_half_a_point() -
     )
     assert science[after].text.startswith("Shanhai Ge")
     springer = [
-        line("Structural analysis of cosmid clone pcAFT-2 carrying", 16.0, (50, 500), 700),
-        line("a dehydrogenase involved in AF-toxin production in the", 16.0, (50, 500), 682),
-        line("pathotype of Alternaria alternata", 16.3, (50, 300), 664),
-        line("Received: May 26, 2004 / Accepted: July 23, 2004", 8, (50, 300), 640),
-        line("Abstract The strawberry pathotype of Alternaria alternata", 9.5, (50, 500), 100),
+        _line("Structural analysis of cosmid clone pcAFT-2 carrying", 16.0, 700, (50, 500)),
+        _line("a dehydrogenase involved in AF-toxin production in the", 16.0, 682, (50, 500)),
+        _line("pathotype of Alternaria alternata", 16.3, 664, (50, 300)),
+        _line("Received: May 26, 2004 / Accepted: July 23, 2004", 8, 640, (50, 300)),
+        _line("Abstract The strawberry pathotype of Alternaria alternata", 9.5, 100, (50, 500)),
     ]
     assert find_title(springer, 9.5, {}, frozenset())[0] == (
         "Structural analysis of cosmid clone pcAFT-2 carrying a dehydrogenase involved in "
@@ -579,7 +576,6 @@ def test_a_footnote_number_after_the_title_is_no_part_of_it() -> None:
     footnote's ("The Social Structure of the World Polity 1"), not the rest of a title the
     metadata cut short."""
     from ingest.parse.pdfheader import find_title
-    from ingest.parse.pdflayout import Line
 
     page = [
         Line(text="The Social Structure of the World Polity 1", size=15.4, page=0,
@@ -596,16 +592,15 @@ def test_a_footnote_number_after_the_title_is_no_part_of_it() -> None:
 
 def test_a_sentence_with_an_affiliations_word_may_open_the_abstract() -> None:
     from ingest.parse.pdfabstract import first_prose
-    from ingest.parse.pdflayout import Line
-
-    def line(text: str, y: float) -> Line:
-        return Line(text=text, size=10, page=0, x0=150, y0=y, x1=460, y1=y + 10)
 
     lines = [
-        line("Jason Beckfield", 640),
-        line("Department of Sociology, Harvard University", 628),
-        line("World polity research argues that modern states are shaped by em-", 600),
-        line("beddedness in a network of international organizations, and yet the", 588),
+        _line(text, 10, y, (150, 460))
+        for text, y in (
+            ("Jason Beckfield", 640),
+            ("Department of Sociology, Harvard University", 628),
+            ("World polity research argues that modern states are shaped by em-", 600),
+            ("beddedness in a network of international organizations, and yet the", 588),
+        )
     ]
     assert first_prose(lines, 0) == 2
 
@@ -624,19 +619,15 @@ def test_a_byline_above_the_title_past_a_rights_line() -> None:
     """Springer's plant pathology journal prints the names, then its rights lines, then the
     title: the names are read over the rights lines."""
     from ingest.parse.pdf import _byline_above
-    from ingest.parse.pdflayout import Line
-
-    def line(text: str, size: float, y: float) -> Line:
-        return Line(text=text, size=size, page=0, x0=50, y0=y, x1=500, y1=y + size)
 
     lines = [
-        line("FUNGAL DISEASES", 9.5, 720),
-        line("Sheila Ruswandi · Keiji Kitani · Kazuya Akimitsu", 9.5, 700),
-        line("Takashi Tsuge · Tomonori Shiraishi · Mikihiro Yamamoto", 9.5, 688),
-        line("© The Phytopathological Society of Japan", 8, 670),
-        line("and Springer-Verlag Tokyo 2005", 8, 660),
-        line("Structural analysis of cosmid clone pcAFT-2", 16, 630),
-        line("Received: May 26, 2004 / Accepted: July 23, 2004", 8, 600),
+        _line("FUNGAL DISEASES", 9.5, 720),
+        _line("Sheila Ruswandi · Keiji Kitani · Kazuya Akimitsu", 9.5, 700),
+        _line("Takashi Tsuge · Tomonori Shiraishi · Mikihiro Yamamoto", 9.5, 688),
+        _line("© The Phytopathological Society of Japan", 8, 670),
+        _line("and Springer-Verlag Tokyo 2005", 8, 660),
+        _line("Structural analysis of cosmid clone pcAFT-2", 16, 630),
+        _line("Received: May 26, 2004 / Accepted: July 23, 2004", 8, 600),
     ]
     assert _byline_above(lines, 6, frozenset()) == (
         "Sheila Ruswandi", "Keiji Kitani", "Kazuya Akimitsu",
@@ -646,21 +637,22 @@ def test_a_byline_above_the_title_past_a_rights_line() -> None:
 
 def test_capitals_closed_by_an_affiliation_and_a_titles_spacing_as_printed() -> None:
     from ingest.parse.pdfheader import find_title
-    from ingest.parse.pdflayout import Line
     from ingest.parse.pdfnames import authors
     from ingest.parse.typeset import join_lines
 
-    def line(text: str, size: float, y: float) -> Line:
-        return Line(text=text, size=size, page=0, x0=45, y0=y, x1=440, y1=y + size)
-
-    byline = [line("CARLOS A. GOMEZ-URIBE and NEIL HUNT, Netflix, Inc.", 10, 595)]
+    byline = [_line("CARLOS A. GOMEZ-URIBE and NEIL HUNT, Netflix, Inc.", 10, 595, (45, 440))]
     assert authors(byline, frozenset()) == ("Carlos A. Gomez-Uribe", "Neil Hunt")
     assert join_lines(["through Středa ’s Formula"]) == "through Středa’s Formula"
     page = [
-        line("Adult restoration of Shank3 expression rescues", 22, 700),
-        line("selective autistic-like phenotypes", 22, 676),
-        line("Yuan Mei, Patricia Monteiro, Guoping Feng", 9, 650),
-        line("Because autism spectrum disorders are neurodevelopmental disorders", 9.3, 100),
+        _line("Adult restoration of Shank3 expression rescues", 22, 700, (45, 440)),
+        _line("selective autistic-like phenotypes", 22, 676, (45, 440)),
+        _line("Yuan Mei, Patricia Monteiro, Guoping Feng", 9, 650, (45, 440)),
+        _line(
+            "Because autism spectrum disorders are neurodevelopmental disorders",
+            9.3,
+            100,
+            (45, 440),
+        ),
     ]
     typed = {"Title": "Adult restoration ofShank3 expression rescues selective autistic-like "
              "phenotypes"}  # fmt: skip
