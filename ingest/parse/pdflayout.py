@@ -230,21 +230,18 @@ def _assemble(runs: list[_Run], middle: float) -> list[list[_Run]]:
             if overlap < 0.5 * min(a.y1 - a.y0, b.y1 - b.y0):
                 continue
             gap = max(b.x0 - a.x1, a.x0 - b.x1)
-            size = max(max(a.sizes), max(b.sizes))
+            small, size = sorted((max(a.sizes), max(b.sizes)))
             left, right = (a, b) if a.x0 <= b.x0 else (b, a)
             across = left.x1 < middle < right.x0  # the gap holds the gutter of two columns
             # A line number in the margin stays apart, to be dropped with the page numbers.
             numbered = any(_is_number(r) and _in_margin(r, middle) for r in (a, b))
             # A side column's line level with the main column's (a sidebar of affiliations,
             # dates and licence beside the abstract): the gap ends at a column's left edge.
-            if gap > _GUTTER * min(max(a.sizes), max(b.sizes)) and _opens_column(
-                left, right, edges
-            ):
+            if gap > _GUTTER * small and _opens_column(left, right, edges):
                 continue
             # Type under half the other's, set apart: a side column's line beside a title's
             # (SAGE: "Flexibility in Data Collection" in 18 pt, "sagepub.com/..." in 7 pt);
             # a superscript or a mark sits right against its word.
-            small = min(max(a.sizes), max(b.sizes))
             if small < 0.5 * size and gap > small:
                 continue
             if gap <= _GUTTER * size or (gap <= _WORD_GAP * size and not across and not numbered):
