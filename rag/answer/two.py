@@ -35,17 +35,17 @@ def quoted(
     pair = tuple(dict.fromkeys((lead, second)))
     parts = question.parts if len(question.parts) > 1 else (question.own or question.text,)
     picked = list(picked)
+    own = {n: [s for s in pool if s.source.n == n] for n in pair}
     for n in pair:
-        own = [s for s in pool if s.source.n == n]
         for part in parts:
             if len(parts) == 1:
-                best = cand.best(own, picked)
+                best = cand.best(own[n], picked)
             else:
-                best = cand.best_for_part(question, part, own, embed, picked)
+                best = cand.best_for_part(question, part, own[n], embed, picked)
             if best is not None:
                 picked.append(best)
     for n in pair:
-        best = cand.best([s for s in pool if s.source.n == n], picked)
+        best = cand.best(own[n], picked)
         if best is not None:
             picked.append(best)
     return picked
