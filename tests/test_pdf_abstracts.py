@@ -439,3 +439,35 @@ def test_a_citation_line_with_the_year_after_the_volume_or_an_e_number() -> None
     assert find_year(oup, None) == 2016  # the issue's year, not the online copyright's
     assert find_year("To be cited as: Angew. Chem. Int. Ed. 2023, e202218575", None) == 2023
     assert find_year("Utrecht University\n12 June, 2020", None) == 2020
+
+
+def test_a_thesis_contents_entry_is_not_its_abstract(tmp_path: Path) -> None:
+    """A thesis's first pages: a title page, then a table of contents whose entries name
+    "Abstract" with its page. The entry is no abstract heading: the thesis is stored with
+    its title (it had been refused for an 11-character abstract, "Declaration")."""
+    from tests.pdfgen import _pdf
+
+    pdf = _pdf()
+    pdf.add_page()
+    pdf.set_font("Helvetica", "B", size=24)
+    title = "MULTI-STATE MODELS OF KIDNEY CARE"
+    pdf.multi_cell(pdf.w - 120, 30, title, new_x="LMARGIN", new_y="NEXT")
+    pdf.set_font("Helvetica", size=10)
+    for text in ("A thesis submitted to the University of Example for the degree of Doctor of "
+                 "Philosophy in the Faculty of Biology, Medicine and Health", "2020", "By",
+                 "Jane Q. Roe"):  # fmt: skip
+        pdf.multi_cell(pdf.w - 120, 14, text, new_x="LMARGIN", new_y="NEXT")
+    pdf.add_page()
+    pdf.set_font("Helvetica", "B", size=24)
+    pdf.cell(0, 30, "Contents", new_x="LMARGIN", new_y="NEXT")
+    pdf.set_font("Helvetica", size=10)
+    for entry, page in (("Abstract", 11), ("Declaration", 13), ("Introduction", 19)):
+        pdf.cell(200, 14, entry)
+        pdf.cell(0, 14, str(page), new_x="LMARGIN", new_y="NEXT")
+    pdf.cell(0, 14, "1.1 Clinical Prediction Models . . . . . . . . . . 22", new_x="LMARGIN",
+             new_y="NEXT")  # fmt: skip
+    path = tmp_path / "thesis.pdf"
+    pdf.output(str(path))
+    paper = _read(path)
+    assert paper.title == title
+    assert not paper.abstract.startswith("Declaration")

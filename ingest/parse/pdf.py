@@ -49,7 +49,14 @@ from rag.records import Notice, Skipped
 from .clean import Draft
 from .files import too_large
 from .ids import arxiv_id
-from .pdfabstract import ABSTRACT, abstract_end, cut_words, first_prose, with_heading_colons
+from .pdfabstract import (
+    ABSTRACT,
+    abstract_end,
+    cut_words,
+    first_prose,
+    heading_at,
+    with_heading_colons,
+)
 from .pdfbody import FRONT_MATTER_AFTER, body_sections, cap_sections
 from .pdfheader import find_title, find_year, printed_apart
 from .pdflayout import Line, page_lines
@@ -251,11 +258,9 @@ def _paper(
     title, after = find_title(first_page, body_size, metadata, words)
     if re.search(r"(?<![.\s])(?<!\b[A-Z])\.$", title) and "." not in title.split()[-1][:-1]:
         title = title[:-1].rstrip()  # a title's closing full stop (a "U.S." aside)
-    start = next(
-        (i for i, line in enumerate(lines) if i >= after and ABSTRACT.match(line.text)), None
-    )
+    start = next((i for i in range(after, len(lines)) if heading_at(lines, i)), None)
     if start is None:  # a heading above the title (rare), or a page-2 abstract
-        start = next((i for i, line in enumerate(lines) if ABSTRACT.match(line.text)), None)
+        start = next((i for i in range(len(lines)) if heading_at(lines, i)), None)
     notices: list[Notice] = []
     if start is not None:
         first = ABSTRACT.sub("", lines[start].text, count=1)

@@ -35,6 +35,21 @@ ABSTRACT = re.compile(
     r"|riassunto|sommario|zusammenfassung)\b\s*[-—–:.]?\s*",
     re.I,
 )
+# A table of contents: its heading, and an entry's dot leaders ("Abstract . . . . 11").
+_CONTENTS = re.compile(r"^\s*(?:table of )?contents\s*$", re.I)
+_LEADERS = re.compile(r"(?:\s?\.){4,}\s*(?:\d{1,4}|[ivxlc]{1,6})?\s*$", re.I)
+
+
+def heading_at(lines: Sequence[Line], i: int) -> bool:
+    """Whether ``lines[i]`` opens the abstract: an "Abstract" heading, and not the entry of
+    a thesis's table of contents that names it (a "Contents" heading above it on its page,
+    or dot leaders to its page number)."""
+    line = lines[i]
+    if not ABSTRACT.match(line.text) or _LEADERS.search(line.text):
+        return False
+    return not any(_CONTENTS.match(x.text) for x in lines[:i] if x.page == line.page)
+
+
 # A publisher's rights line after the abstract ("© 2005 Elsevier B.V. All rights reserved.";
 # some fonts give "©" as "q").
 _RIGHTS = re.compile(
