@@ -11,7 +11,7 @@ import pytest
 
 from ingest.parse.detect import detect_format
 from ingest.parse.dispatch import parse_file
-from ingest.parse.ids import arxiv_id, doi, identifier_id
+from ingest.parse.ids import arxiv_id, doi, identifier_id, printed_doi
 from rag.answer.references import format_references
 from rag.engine import Engine
 from rag.index.connect import open_store
@@ -231,3 +231,43 @@ def test_cli_ingests_exports_and_shows_missing_abstracts(
     assert [line for line in lines if line.endswith("(no abstract)")] == [
         line for line in lines if line.startswith(ALPHAFOLD)
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # a supplement's link first, the article's DOI in its running foot
+        (
+            "Supporting information at https://www.pnas.org/lookup/suppl/\r\n"
+            "doi:10.1073/pnas.2021520118/-/DCSupplemental.\r\nPublished April 2021\r\n"
+            "https://doi.org/10.1073/pnas.2021520118 | 1 of 7",
+            "10.1073/pnas.2021520118",
+        ),
+        # broken after the prefix's slash, and after a dot with digits going on
+        (
+            "http://dx.doi.org/10.1016/\r\nS0140-6736(13)62243-6\r\nSee Comment",
+            "10.1016/S0140-6736(13)62243-6",
+        ),
+        (
+            "PLoS ONE 9(12): e115884. doi:10.1371/journal.pone.\r\n0115884\r\nEditor: A. Lee",
+            "10.1371/journal.pone.0115884",
+        ),
+        # a sentence's full stop, then the next line
+        ("doi: 10.1145/3341301.3359630.\r\nNext line", "10.1145/3341301.3359630"),
+        # a JSTOR stable URL and a download stamp's landing page are other sites' links
+        (
+            "Stable URL: https://www.jstor.org/stable/10.2307/27042271\r\nJSTOR is ...\r\n"
+            "https://doi.org/10.1257/pandp.20211084",
+            "10.1257/pandp.20211084",
+        ),
+        (
+            "Downloaded from https://academic.oup.com/restud/advance-article/doi/10.1093/restud/"
+            "rdab052/6354371 by guest\r\nThe Review of Economic Studies (2021) doi:10.1093/restud/"
+            "rdab052",
+            "10.1093/restud/rdab052",
+        ),
+        ("arXiv DOI 10.48550/arXiv.2406.03243", ""),
+    ],
+)
+def test_the_papers_own_doi_among_those_its_pages_print(text: str, want: str) -> None:
+    assert printed_doi(text) == want

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["arxiv_id", "doi", "identifier_id"]
+__all__ = ["arxiv_id", "doi", "identifier_id", "printed_doi"]
 
 _DOI_PREFIX = re.compile(
     r"^(?:doi\s*:?\s*|(?:https?://)?(?:dx\.)?doi\.org/|https?://(?:www\.)?doi\.org/)",
@@ -30,6 +30,37 @@ def doi(value: str) -> str:
     ``""`` if ``value`` is not a DOI. Case is kept (ids lowercase it)."""
     text = _DOI_PREFIX.sub("", value.strip()).strip().rstrip(".")
     return text if _DOI.match(text) else ""
+
+
+# A DOI in a page's text. One broken at a line's end is joined: right after its prefix's
+# slash ("http://dx.doi.org/10.1016/" then "S0140-6736(13)62243-6"), or after a dot when
+# the next line goes on with digits ("doi:10.1371/journal.pone." then "0115884").
+_PRINTED = re.compile(
+    r"\b(10\.\d{4,9}/)(?:[ \t]*\r?\n[ \t]*)?([^\s\"<>]+)(?:(?<=\.)\r?\n[ \t]*(\d[^\s\"<>]*))?"
+)
+# What stands before a DOI inside another site's link: a landing page or a stable URL
+# ("https://academic.oup.com/restud/advance-article/doi/10.1093/...", "jstor.org/stable/").
+_LINKED = re.compile(r"(?:https?://|www\.)(?!(?:dx\.)?doi\.org/)\S*/$", re.I)
+
+
+def printed_doi(text: str) -> str:
+    """The paper's own DOI among those its pages print: the first, passing over one inside
+    another site's link (a download stamp's landing page, a JSTOR stable URL) while the
+    pages print another, and read without a path below it ("doi:10.1073/pnas.X/-/
+    DCSupplemental", a supplement's link) when the pages print it without; never an
+    arXiv DOI."""
+    found: list[tuple[str, bool]] = []
+    for m in _PRINTED.finditer(text):
+        value = (m.group(1) + m.group(2) + (m.group(3) or "")).rstrip(".,;)]")
+        if "arxiv" not in value.lower():
+            found.append((value, bool(_LINKED.search(text[max(0, m.start() - 120) : m.start()]))))
+    if not found:
+        return ""
+    values = [v for v, _ in found]
+    own = [v for v, linked in found if not linked] or values
+    first = own[0]
+    shorter = [v for v in values if first.startswith(v + "/")]
+    return min(shorter, key=len) if shorter else first
 
 
 def arxiv_id(value: str) -> str:

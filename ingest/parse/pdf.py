@@ -48,7 +48,7 @@ from rag.records import Notice, Skipped
 
 from .clean import Draft
 from .files import too_large
-from .ids import arxiv_id
+from .ids import arxiv_id, printed_doi
 from .pdfabstract import (
     ABSTRACT,
     abstract_end,
@@ -93,7 +93,6 @@ _COVER = re.compile(
 )
 _ABSTRACT_LINE = re.compile(r"^\s*abstract\b", re.I | re.M)
 _MAX_OPENING_WORDS = 300  # an abstract found without a heading: at most its first paragraph
-_DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)")
 _ARXIV_STAMP = re.compile(
     r"arXiv(?:\s*e-?print)?\s*:\s*(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(v\d+)?", re.I
 )
@@ -302,7 +301,7 @@ def _paper(
     if year is None and printed != stamp:  # then a cover's citation line or copyright
         year = find_year(stamp[: len(stamp) - len(printed)], found_arxiv)
     arxiv = arxiv_id(found_arxiv.group(1)) if found_arxiv else ""
-    doi = next((d.rstrip(".,;)]") for d in _DOI.findall(stamp) if "arxiv" not in d.lower()), "")
+    doi = printed_doi(stamp)
     extra: dict[str, Any] = {"entry_type": "article" if doi else "misc", "format": "pdf"}
     sections = body_sections(body_lines, body_size, words) if full_text else ()
     total = sum(len(s.text) for s in sections)
