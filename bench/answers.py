@@ -305,6 +305,9 @@ def main() -> None:
     ap.add_argument("--llm-model", default="", help="model name at --llm-base-url")
     ap.add_argument("--llama-gguf", type=Path, help="start llama_cpp.server on this GGUF")
     ap.add_argument("--llm-limit", type=int, help="ask the model only the first N items")
+    ap.add_argument("--questions", default="questions.jsonl",
+                    help="the file of each field's folder to ask (another set over the same "
+                         "libraries: find_paper_questions.jsonl)")  # fmt: skip
     ap.add_argument("--show", action="store_true", help="print every wrong answer")
     ap.add_argument("--rows", action="store_true", help="save every answer (else the wrong ones)")
     ap.add_argument("--out", type=Path, default=ROOT / "bench/results/answers.json")
@@ -314,7 +317,7 @@ def main() -> None:
     wanted = set(args.domains)
     known = [n for n in NAMES if n in wanted or (n == "pubmedqa" and args.pubmedqa)
              or (n == "scifact" and args.scifact) or n == "sample" or n in FIELDS]  # fmt: skip
-    every = domains(known, pubmedqa=args.pubmedqa, scifact=args.scifact)
+    every = domains(known, pubmedqa=args.pubmedqa, scifact=args.scifact, questions=args.questions)
     fitted = json.loads(args.held_out.read_text())["held_out"] if args.held_out else {}
     result: dict[str, Any] = {"held_out": bool(fitted), "tie": args.tie, "domains": {}}
     for name in args.domains:

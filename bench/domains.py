@@ -134,9 +134,16 @@ def load_scifact(folder: Path) -> list[dict[str, Any]]:
     return items
 
 
-def domains(names: list[str], *, pubmedqa: Path | None, scifact: Path | None) -> dict[str, Domain]:
+def domains(
+    names: list[str],
+    *,
+    pubmedqa: Path | None,
+    scifact: Path | None,
+    questions: str = "questions.jsonl",
+) -> dict[str, Domain]:
     """The named domains with their corpora and questions (a missing data folder is an
-    error naming the option that gives it)."""
+    error naming the option that gives it). ``questions``: the file of each field's folder
+    asked (another set written over the same library, such as find_paper_questions.jsonl)."""
     data = ROOT / "bench" / "data"
     public = {  # name -> (its folder, the public questions over it)
         "pubmedqa": (pubmedqa, lambda d: load_pubmedqa(d / "pqal_dev.jsonl")),
@@ -149,7 +156,10 @@ def domains(names: list[str], *, pubmedqa: Path | None, scifact: Path | None) ->
             written += load_written(ROOT / "tests" / "data" / "sample_questions.jsonl")
             out[name] = Domain(name, "ml-systems", [ROOT / "data" / "sample"], written)
         elif name in FIELDS:
-            written = load_written(FIELDS_DIR / name / "questions.jsonl")
+            path = FIELDS_DIR / name / questions
+            if not path.exists():
+                raise SystemExit(f"{path} does not exist: --questions names a file of each field")
+            written = load_written(path)
             out[name] = Domain(name, name, [FIELDS_DIR / name / "corpus.jsonl"], written)
         elif name in public:
             folder, questions = public[name]

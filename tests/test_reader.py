@@ -180,3 +180,26 @@ def test_a_question_naming_what_no_paper_holds_meets_its_own_gate(blended: objec
     params.use(replace(params.current(), reader=BLEND | {"gate": -5.0}))
     reader.use(FakeReader("never"))  # type: ignore[arg-type]
     assert read_as_answered(*asked, absent=True)  # type: ignore[arg-type]
+
+
+def test_a_question_asking_for_one_paper_by_what_it_did_is_gated(blended: object) -> None:
+    """ "Which study uses the V-Dem indices?" asks for one paper by what it did: a sentence
+    must say it, as for any question of fact, and the gate refuses it when the reader reads
+    none as saying it. "Which papers deal with X?" asks for a topic's papers and passes."""
+    from rag.answer.gate import read_as_answered
+
+    params.use(replace(params.current(), reader=BLEND | {"gate": -1.0}))
+    reader.use(FakeReader("never"))  # type: ignore[arg-type]
+    abstract = "We measure liberal democracy across countries. Regimes differ in durability."
+    row = PaperRow(id="p", label="P", title="A paper", authors=(), year=None, source="s",
+                   position=1, n_chunks=1, abstract=abstract)  # fmt: skip
+    one = analyse("Which study uses the V-Dem indices to measure liberal democracy?")
+    topic = analyse("Which papers deal with liberal democracy?")
+    assert (one.kind, one.asks_one_paper) == ("list", True)
+    assert (topic.kind, topic.asks_one_paper) == ("list", False)
+    assert not analyse("Which two studies of the papers found X?").asks_one_paper
+    embedder = FakeEmbedder()
+    assert not read_as_answered(one, one.text, [Source(1, row)], embedder)  # type: ignore[arg-type]
+    assert read_as_answered(topic, topic.text, [Source(1, row)], embedder)  # type: ignore[arg-type]
+    reader.use(FakeReader("democracy"))  # type: ignore[arg-type]
+    assert read_as_answered(one, one.text, [Source(1, row)], embedder)  # type: ignore[arg-type]

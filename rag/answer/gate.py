@@ -50,7 +50,10 @@ def read_as_answered(
     statement, and pass; so does everything without a reader or a fitted gate."""
     fitted = params.current().reader
     gate = fitted.get("gate_absent", fitted.get("gate")) if absent else fitted.get("gate")
-    if gate is None or question.kind in ("list", "comparison") or not sources:
+    ungated = question.kind == "comparison" or (
+        question.kind == "list" and not question.asks_one_paper
+    )
+    if gate is None or ungated or not sources:
         return True
     top = sources[:GATE_PAPERS]
     sentences = cand.sentences(top) + cand.sentences(top, body=True)

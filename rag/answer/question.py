@@ -47,6 +47,14 @@ _PAPERS_ASKED = re.compile(
     r"collection|library|corpus)\b",
     re.IGNORECASE,
 )
+# A question asking for one paper by what it did ("Which study estimates ...?"): a statement
+# of its abstract must say it, as for any question of fact; "Which papers ...?" asks for a
+# topic's papers, which no single statement answers.
+_ONE_PAPER = re.compile(
+    r"^\s*(?:which|what)\s+(?:one\s+)?(?:paper|study|article|work|publication|preprint|report|"
+    r"trial|review|survey|analysis|experiment)\b(?!\s+(?:of|in|from)\b)",
+    re.IGNORECASE,
+)
 # A question about two studies it describes rather than names ("How do the two
 # meta-analyses of X differ ...?", "Compare the US trial with the Dutch one", "What did each
 # propose?"): the answer quotes both (rag.answer.two). Shaped on the training-only questions
@@ -154,6 +162,12 @@ class Question:
         surveys in the collection?"), not for things inside one ("Which waveform models
         were compared ...?")."""
         return bool(_PAPERS_ASKED.search(self.own or self.text))
+
+    @property
+    def asks_one_paper(self) -> bool:
+        """Whether a list question asks for one paper by what it did ("Which study uses
+        registry data to ...?"), not for a topic's papers ("Which papers deal with ...?")."""
+        return self.kind == "list" and bool(_ONE_PAPER.search(self.own or self.text))
 
     @property
     def about_two(self) -> bool:
