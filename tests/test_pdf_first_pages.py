@@ -69,6 +69,12 @@ def test_names_without_byline_badge_or_group() -> None:
     assert line_names("Software Review") == [] and line_names("Mark Young") == ["Mark Young"]
     # A heading's first word is no first name; an initial without its point is.
     assert line_names("The Site") == [] and line_names("A Kumar, B Singh") == ["A Kumar", "B Singh"]
+    # A byline in capitals after "By", raised letters after each name (AEA, IMS journals):
+    # common words in capitals are names here ("KAREN JIANG", "ZHOU ZHOU").
+    assert line_names("By PAUL GOLDSMITH-PINKHAM, KAREN JIANG, ZIRUI SONG, AND JACOB WALLACE*") == [
+        "PAUL GOLDSMITH-PINKHAM", "KAREN JIANG", "ZIRUI SONG", "JACOB WALLACE"]  # fmt: skip
+    assert line_names("BY XIUCAI DING1,a , ZHOU ZHOU2,b") == ["XIUCAI DING", "ZHOU ZHOU"]
+    assert line_names("by Jane Doe and John Roe") == ["Jane Doe", "John Roe"]
 
 
 def test_no_rank_board_country_or_publisher_link_is_taken_for_an_author() -> None:

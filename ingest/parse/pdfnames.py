@@ -152,7 +152,8 @@ def line_names(text: str, *, first: bool = False, byline: bool = False) -> list[
         # (a byline by its place: common words in capitals are names here, "NEIL HUNT")
         names = line_names(",".join(parts[:lead]), byline=True) if lead else None
         return names or None
-    text = re.sub(r"^\s*authors?\b\s*:?", "", text, flags=re.I)  # "Authors: A. Smith, ..."
+    # "Authors: A. Smith, ...", "By PAUL GOLDSMITH-PINKHAM, KAREN JIANG, ..."
+    text = re.sub(r"^\s*(?:authors?\b\s*:?|by\s+(?=(?-i:[A-Z])))", "", text, flags=re.I)
     lower = [w for w in text.split() if w[:1].islower() and w not in _PARTICLES]
     if sum(1 for w in lower if not re.fullmatch(r"[a-z](?:[,;][a-z])*[,;*]*", w)) > 1:
         return None  # prose or an address, not names (raised marks like "b,c" aside)
@@ -167,7 +168,11 @@ def line_names(text: str, *, first: bool = False, byline: bool = False) -> list[
     last = [p.split()[-1] for p in parts if len(p.split()) >= 2]
     caps = sum(1 for t in last if len(t) >= 3 and _FAMILY_CAPS.fullmatch(t)) >= 2
     names = [name for name in (_name(p, byline=byline, caps=caps) for p in parts) if name]
-    if names and not byline and not any(c.islower() for part in parts for c in part):
+    if (
+        names
+        and not byline
+        and not any(c.islower() for part in parts if not _RAISED.fullmatch(part) for c in part)
+    ):
         # A byline in capitals: one name makes it one, its common words names too ("JOHN
         # COPAS and JIAN QING SHI").
         names = [name for name in (_name(p, byline=True, caps=caps) for p in parts) if name]
@@ -196,6 +201,7 @@ def full_name(name: str) -> bool:
     return len(tokens) >= 2 or (len(tokens) == 1 and _fused_initials(tokens[0]))
 
 
+_RAISED = re.compile(r"\s*[a-z]{1,2}\s*")  # raised letters after a name ("DING1,a , ...")
 _FAMILY_CAPS = re.compile(r"(?=[A-Z]*[AEIOUY])[A-Z]{2,}(?:-[A-Z]{2,})?")  # not initials ("DJ")
 _GROUPS = frozenset("collaboration consortium group team initiative investigators project".split())  # noqa: SIM905
 
