@@ -395,6 +395,16 @@ def test_a_year_is_the_papers_own_not_a_download_stamps_a_references_or_a_thumbn
     assert find_year("This content downloaded from 10.0.0.1 on January 14, 2020", None) is None
     # A venue's name on one line is not read with a cited year on the next.
     assert find_year("American Journal of Sociology\nas Boli (2005, p. 384) argues", None) is None
+    # A running head's "1997, Vol. 7" is a citation line, read before the manuscript's dates.
+    annals = "Received September 1995; revised October 1996.\nThe Annals\n1997, Vol. 7, No. 1, 110"
+    assert find_year(annals, None) == 1997
+    # A copyright sign drawn around a "c" (SIAM); ACL's footers keep an old one, so the venue
+    # line goes first; "submission to" a venue names its year.
+    siam = "THEORY PROBAB. APPL.\n\x02c 2005 Society for Industrial and Applied Mathematics"
+    assert find_year(siam + "\nReceived by the editors October 15, 2001.", None) == 2005
+    acl = "Proceedings of NAACL-HLT 2018, pages 84-91\nc 2017 Association for Computational"
+    assert find_year(acl, None) == 2018
+    assert find_year("Anonymous submission to INTERSPEECH 2023", None) == 2023
 
 
 def test_a_reference_list_on_the_first_page_gives_no_year() -> None:

@@ -27,6 +27,10 @@ _COPYRIGHT = re.compile(
     r"|\b((?:19|20)\d{2})\b[^\n\d]{0,40}\bcopyright\b",  # "c 2011. The copyright of this ..."
     re.I,
 )
+# A copyright whose sign is drawn around a "c" ("c 2005 Society for Industrial and Applied
+# Mathematics"): read after a venue line, as ACL's footers keep an old year so ("Proceedings
+# of NAACL-HLT 2018, pages 84-91 ... c 2017 Association for Computational Linguistics").
+_DRAWN_COPYRIGHT = re.compile(r"(?:^|(?<=[\s\x02]))c\s+((?:19|20)\d{2})\s+(?:by\s+)?[A-Z][a-z]+\b")
 _VENUE_YEAR = re.compile(
     r"(?:conference|proceedings|workshop|symposium|journal|transactions|vol\.|volume)"
     # on the venue's line, or alone on the next ("Volume 123 Issue 8" / "2025")
@@ -50,11 +54,13 @@ _CITATION_YEAR = re.compile(
     # "Journal of Semantics, 33, 2016: 755–802"
     r"|\b\d{1,4},\s*((?:19|20)\d{2})\s*:\s*\d{1,6}\s*[-–]\s*\d{1,6}"
     r"|\b((?:19|20)\d{2}),\s*[eE]\d{4,}\b"  # "Angew. Chem. Int. Ed. 2023, e202218575"
+    r"|\b((?:19|20)\d{2}),\s*[Vv]ol\.\s*\d{1,4}\b"  # "The Annals ... 1997, Vol. 7, No. 1, 110-120"
 )
 # A venue's short name with a two-digit year, printed in a footer ("IJCAI-07", "ACL'18"),
 # or with the whole year ("To appear in OSDI 2004").
 _VENUE_SHORT = re.compile(r"\b[A-Z]{3,}(?:-[A-Z]{2,})?[-'’](\d{2})\b")
-_VENUE_ACRONYM = re.compile(r"\b(?:in|at)\s+(?:the\s+)?[A-Z]{3,}\s+((?:19|20)\d{2})\b")
+# ("in OSDI 2004", "Anonymous submission to INTERSPEECH 2023")
+_VENUE_ACRONYM = re.compile(r"\b(?:in|at|to)\s+(?:the\s+)?[A-Z]{3,}\s+((?:19|20)\d{2})\b")
 _MANUSCRIPT = re.compile(r"received|submitted|revised|accepted|requested", re.I)
 # A date the file was fetched or made, not the paper's ("This content downloaded from
 # 132.174.251.002 on January 14, 2020").
@@ -306,7 +312,7 @@ def find_year(text: str, arxiv: re.Match[str] | None) -> int | None:
         new = re.match(r"(\d{2})\d{2}\.", arxiv.group(1))
         if new:
             return 2000 + int(new.group(1))
-    for pattern in (_CITATION_YEAR, _COPYRIGHT, _VENUE_YEAR):
+    for pattern in (_CITATION_YEAR, _COPYRIGHT, _VENUE_YEAR, _DRAWN_COPYRIGHT):
         found = pattern.search(text)
         if found:
             return int(next(g for g in found.groups() if g))
