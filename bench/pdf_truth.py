@@ -36,7 +36,9 @@ FIELDS = (
 # A structured abstract's first label is kept in the stored text (the answer stage reads
 # it); the truth gives the words after it.
 _STRUCTURED = re.compile(
-    r"^(?:background|objectives?|purpose|aims?|context|introduction)(?:/\w+)?\s*[:–—-]\s*", re.I
+    r"^(?:background|objectives?|purpose|aims?|context|introduction|importance)(?:/\w+)?"
+    r"\s*[:–—-]\s*",
+    re.I,
 )
 # A structured abstract's later parts' labels ("... findings. Trial registration: ISRCTN...");
 # the truth gives a part's words without its label.

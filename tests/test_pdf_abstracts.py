@@ -481,3 +481,50 @@ def test_a_thesis_contents_entry_is_not_its_abstract(tmp_path: Path) -> None:
     paper = _read(path)
     assert paper.title == title
     assert not paper.abstract.startswith("Declaration")
+
+
+def test_a_structured_abstract_with_labels_in_capitals_runs_through_its_parts(
+    tmp_path: Path,
+) -> None:
+    """JAMA prints no "Abstract" heading: its parts are paragraphs opening with a label in
+    capitals ("IMPORTANCE ...", "DESIGN, SETTING, AND PARTICIPANTS ..."). The abstract found
+    without a heading ends at a paragraph break, but not while such parts go on in order."""
+    from tests.pdfgen import _pdf
+
+    parts = [
+        "IMPORTANCE Medicare provides nearly universal health insurance at age 65 years. How "
+        "eligibility affects disparities in access to care is poorly understood.",
+        "OBJECTIVE To assess the association of Medicare with disparities in access to care.",
+        "DESIGN, SETTING, AND PARTICIPANTS This cross-sectional study uses a regression "
+        "discontinuity design to compare disparities before and after age 65 years.",
+        "EXPOSURES Eligibility for Medicare at age 65 years.",
+        "RESULTS Insurance coverage increased more for Black and Hispanic respondents than "
+        "for White respondents, narrowing the gaps by about half.",
+        "CONCLUSIONS AND RELEVANCE Eligibility for Medicare was associated with marked "
+        "reductions in disparities in insurance coverage and access to care.",
+    ]
+    pdf = _pdf()
+    pdf.add_page()
+    pdf.set_font("Helvetica", "B", size=18)
+    title = "Disparities in Access to Care at Age 65 Years"
+    pdf.multi_cell(pdf.w - 120, 24, title, new_x="LMARGIN", new_y="NEXT")
+    pdf.set_font("Helvetica", size=9)
+    pdf.multi_cell(pdf.w - 120, 12, "Jane Roe, PhD; John Doe, MD", new_x="LMARGIN", new_y="NEXT")
+    for part in parts:
+        pdf.ln(8)
+        pdf.multi_cell(pdf.w - 120, 11, part, new_x="LMARGIN", new_y="NEXT")
+    pdf.ln(16)
+    pdf.set_font("Helvetica", size=10)
+    pdf.multi_cell(pdf.w - 120, 13, BODY_START, new_x="LMARGIN", new_y="NEXT")
+    path = tmp_path / "jama.pdf"
+    pdf.output(str(path))
+    paper = _read(path)
+    assert paper.abstract.startswith("IMPORTANCE: Medicare provides")
+    assert paper.abstract.endswith("insurance coverage and access to care.")
+    assert "Thirty years of survey" not in paper.abstract
+
+
+BODY_START = (
+    "Thirty years of survey data show that insurance differs by race and ethnicity in the "
+    "United States, and much of the literature asks why these differences persist."
+)

@@ -93,6 +93,8 @@ _COVER = re.compile(
 )
 _ABSTRACT_LINE = re.compile(r"^\s*abstract\b", re.I | re.M)
 _MAX_OPENING_WORDS = 300  # an abstract found without a heading: at most its first paragraph
+_MAX_PARTS_WORDS = 600  # ... or its parts labelled in capitals (JAMA's "IMPORTANCE ...")
+_PART_LABELS = re.compile(r"(?:^|(?<=[.!?] ))[A-Z][A-Z ,&]{2,40}: ")
 _ARXIV_STAMP = re.compile(
     r"arXiv(?:\s*e-?print)?\s*:\s*(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(v\d+)?", re.I
 )
@@ -276,9 +278,9 @@ def _paper(
         opening = first_prose(lines, after)
         kept, end = abstract_end(lines[opening:], body_size, heading=False)
         end += opening
-        abstract = cut_words(
-            join_lines(with_heading_colons([line.text for line in kept]), words), _MAX_OPENING_WORDS
-        )
+        abstract = join_lines(with_heading_colons([line.text for line in kept]), words)
+        parts = len(_PART_LABELS.findall(abstract)) >= 2
+        abstract = cut_words(abstract, _MAX_PARTS_WORDS if parts else _MAX_OPENING_WORDS)
         author_lines = lines[after:opening]
         body_lines = lines[end:]
         first_read = opening

@@ -87,6 +87,7 @@ def _abstract_lines(
     sizes = sorted(line.size for line in text_lines[:3]) or [lines[0].size]
     size = sizes[len(sizes) // 2]  # the abstract's type
     part = _part(lines[0])
+    capital = _capital_part(lines[0])  # "IMPORTANCE Medicare provides ...": JAMA's parts
     kept = [_labelled(lines[0]) if part is not None else lines[0]]
     caption = Captions()
     for i, line in enumerate(lines[1:], 1):
@@ -116,7 +117,10 @@ def _abstract_lines(
         if ended and line.page == previous.page and previous.y0 - line.y1 > 2.5 * line.size:
             return kept, i  # far below a finished sentence: a figure between, the body next
         if not heading and ended and _paragraph_break(previous, line):
-            return kept, i
+            later = _capital_part(line)
+            if capital is None or later is None or later < capital:
+                return kept, i
+            capital = later  # a structured abstract's next part, its label in capitals
         kept.append(line)
     return kept, len(lines)
 
@@ -135,6 +139,16 @@ def _part(line: Line) -> int | None:
         return len(ROLES)
     role, rest = heading(f"{label}: x")
     return ROLES.index(role) if role and rest == "x" else None
+
+
+def _capital_part(line: Line) -> int | None:
+    """Where a line opening with a structured abstract's label in capitals, its text run
+    on ("OBJECTIVE To assess ...", "CONCLUSIONS AND RELEVANCE In this ..."), stands in the
+    parts' order; each part is a paragraph, so a paragraph break does not end such an
+    abstract while its parts go on in order."""
+    role, rest = heading(line.text)
+    label = line.text[: len(line.text) - len(rest)].strip(" :.")
+    return ROLES.index(role) if role and label.isupper() and len(label) > 1 else None
 
 
 def _labelled(line: Line) -> Line:

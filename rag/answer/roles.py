@@ -30,7 +30,7 @@ _HEADINGS = {
     "background": "background|introduction|context|rationale|importance|problem",
     "aim": "objectives?|aims?|purposes?|goals?|hypothes[ie]s|study question",
     "method": "methods?|materials? and methods|materials?|methodology|design|setting|settings|"
-    "participants|patients|subjects|population|interventions?|measurements?|"
+    "participants|patients|subjects|population|interventions?|exposures?|measurements?|"
     "main outcome measures?|main outcomes? and measures?|outcome measures?|study design|"
     "data sources?|study selection|data extraction|procedures?|approach",
     "result": "results?|findings|main results|key results|observations?",
