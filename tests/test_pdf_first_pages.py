@@ -740,3 +740,27 @@ def test_a_postcode_is_no_name() -> None:
         "Andrew Mitchell", "Francesco Aletta", "Jian Kang"]  # fmt: skip
     assert not line_names("WC1H 0NN")
     assert line_names("Peter Nick", first=True) == ["Peter Nick"]
+
+
+def test_a_name_broken_after_its_initial_is_joined() -> None:
+    """ "Joel J." ends a line and "Adamson" opens the next: one name, not two."""
+    from ingest.parse.pdfnames import authors
+
+    lines = [
+        _line("Philippe Desjardins-Proulx 1 , , , Ethan P. White 4 , Joel J.", 12.0, 584),
+        _line("Adamson 5 , Karthik Ram 6 , Timothée Poisot 2 , , , and Dominique", 12.0, 570),
+        _line("Gravel 2 ,", 12.0, 556),
+    ]
+    assert authors(lines, frozenset()) == (
+        "Philippe Desjardins-Proulx", "Ethan P. White", "Joel J. Adamson", "Karthik Ram",
+        "Timothée Poisot", "Dominique Gravel")  # fmt: skip
+
+
+def test_a_title_about_preprints_or_journals_is_no_venue_line(tmp_path: Path) -> None:
+    """A venue's line ("Preprint submitted to ...", "Journal of ...") is never the title, but
+    a title may be about preprints or journals."""
+    title = "The case for open preprints in biology and the journals that accept them"
+    made = make_paper(tmp_path / "preprints.pdf", layout="one-column", title=title,
+                      authors=("Ann Lee", "Bo Chen"), abstract=ABSTRACT, body=BODY,
+                      year=2013)  # fmt: skip
+    assert _read(made.path).title == title

@@ -32,9 +32,10 @@ AFFILIATION = re.compile(
     re.I,
 )
 VENUE = re.compile(
-    r"proceedings|conference|journal|transactions|workshop|symposium|vol\.|volume|issn|"
-    r"arxiv|preprint|©|copyright|\bdoi\b|https?://|www\.|submitted|accepted|received|"
-    r"published|manuscript|pages?\s+\d|pp\.|\d+\s*[-–]\s*\d+\s*$",
+    # (the venue's words in the singular: a title may be about "preprints" or "journals")
+    r"proceedings|conference\b|journal\b|transactions|workshop\b|symposium\b|vol\.|volume|"
+    r"issn|arxiv|preprint\b|©|copyright|\bdoi\b|https?://|www\.|submitted|accepted|received|"
+    r"published|manuscript\b|pages?\s+\d|pp\.|\d+\s*[-–]\s*\d+\s*$",
     re.I,
 )
 _PARTICLES = frozenset("van von der den de del della di da dos das du le la y bin al el".split())  # noqa: SIM905
@@ -185,11 +186,16 @@ def _apart_only(line: Line) -> bool:
 
 
 def _unfinished(name: str) -> bool:
-    """A first name alone, or a name ending in a particle ("Edward Van"): its line broke
-    inside it."""
+    """A first name alone, a name ending in a particle ("Edward Van") or an initial ("Joel
+    J."): its line broke inside it."""
     tokens = name.split()
     first_name = re.fullmatch(r"[A-Z][a-zà-ÿ]+(?:-[A-Z][a-zà-ÿ]+)?", tokens[0])
-    return (len(tokens) == 1 and bool(first_name)) or (tokens[-1].casefold() in _PARTICLES)
+    initial = len(tokens) >= 2 and re.fullmatch(r"[A-Z]\.", tokens[-1])  # "Joel J." / "Adamson"
+    return (
+        (len(tokens) == 1 and bool(first_name))
+        or tokens[-1].casefold() in _PARTICLES
+        or bool(initial)
+    )
 
 
 def _fused_initials(token: str) -> bool:
