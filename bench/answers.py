@@ -317,7 +317,9 @@ def main() -> None:
     wanted = set(args.domains)
     known = [n for n in NAMES if n in wanted or (n == "pubmedqa" and args.pubmedqa)
              or (n == "scifact" and args.scifact) or n == "sample" or n in FIELDS]  # fmt: skip
-    every = domains(known, pubmedqa=args.pubmedqa, scifact=args.scifact, questions=args.questions)
+    every = domains(
+        known, pubmedqa=args.pubmedqa, scifact=args.scifact, question_file=args.questions
+    )
     fitted = json.loads(args.held_out.read_text())["held_out"] if args.held_out else {}
     result: dict[str, Any] = {"held_out": bool(fitted), "tie": args.tie, "domains": {}}
     for name in args.domains:

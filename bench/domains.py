@@ -139,10 +139,10 @@ def domains(
     *,
     pubmedqa: Path | None,
     scifact: Path | None,
-    questions: str = "questions.jsonl",
+    question_file: str = "questions.jsonl",
 ) -> dict[str, Domain]:
     """The named domains with their corpora and questions (a missing data folder is an
-    error naming the option that gives it). ``questions``: the file of each field's folder
+    error naming the option that gives it). ``question_file``: the file of each field's folder
     asked (another set written over the same library, such as find_paper_questions.jsonl)."""
     data = ROOT / "bench" / "data"
     public = {  # name -> (its folder, the public questions over it)
@@ -156,7 +156,7 @@ def domains(
             written += load_written(ROOT / "tests" / "data" / "sample_questions.jsonl")
             out[name] = Domain(name, "ml-systems", [ROOT / "data" / "sample"], written)
         elif name in FIELDS:
-            path = FIELDS_DIR / name / questions
+            path = FIELDS_DIR / name / question_file
             if not path.exists():
                 raise SystemExit(f"{path} does not exist: --questions names a file of each field")
             written = load_written(path)
