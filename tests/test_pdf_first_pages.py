@@ -764,3 +764,31 @@ def test_a_title_about_preprints_or_journals_is_no_venue_line(tmp_path: Path) ->
                       authors=("Ann Lee", "Bo Chen"), abstract=ABSTRACT, body=BODY,
                       year=2013)  # fmt: skip
     assert _read(made.path).title == title
+
+
+def test_a_features_name_over_the_title_is_not_part_of_it(tmp_path: Path) -> None:
+    """JEP sets its feature's name ("Retrospectives") over the title in the title's type; a
+    title's own first line is never one short word over a line twice as wide, unless a
+    colon ends it ("BERT:" over the rest)."""
+    from tests.pdfgen import _pdf
+
+    def page(first: str, title: str, path: Path) -> Path:
+        pdf = _pdf()
+        pdf.add_page()
+        pdf.set_font("Helvetica", size=20)
+        for text in (first, title):
+            pdf.cell(0, 26, text, new_x="LMARGIN", new_y="NEXT")
+        pdf.set_font("Helvetica", size=14)
+        pdf.cell(0, 20, "Ann Lee, Bo Chen and Carla Diaz", new_x="LMARGIN", new_y="NEXT")
+        pdf.set_font("Helvetica", size=10)
+        pdf.multi_cell(pdf.w - 120, 13, "Abstract. " + ABSTRACT + " " + BODY, new_x="LMARGIN",
+                       new_y="NEXT")  # fmt: skip
+        pdf.output(str(path))
+        return path
+
+    title = "Tragedy of the Commons after Fifty Years"
+    assert _read(page("Retrospectives", title, tmp_path / "jep.pdf")).title == title
+    bert = _read(
+        page("BERT:", "Pre-training of Deep Bidirectional Transformers", tmp_path / "b.pdf")
+    )
+    assert bert.title == "BERT: Pre-training of Deep Bidirectional Transformers"

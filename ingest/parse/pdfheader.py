@@ -112,6 +112,8 @@ def find_title(
             continue
         starts.add(first)
         members = _title_lines(top, first)
+        if len(members) > 1 and _label_over(top[members[0]], top[members[1]]):
+            members = members[1:]  # a feature's name over the title ("Retrospectives")
         end = members[-1] + 1
         # A title never ends on "the", "and" or "of": a line that does runs on into the
         # next, whatever its type ("CREDIT CRISES, PRECAUTIONARY SAVINGS, AND THE" /
@@ -180,6 +182,20 @@ def _after_lines_of(title: str, top: list[Line]) -> int:
         if run > best[0]:
             best = (run, i + 1)
     return best[1]
+
+
+def _label_over(line: Line, below: Line) -> bool:
+    """Whether ``line``, one word in the title's type, is a section's or feature's name set
+    over the title ("Retrospectives" over "Tragedy of the Commons after 50 Years"): a
+    title's lines break where the column ends, so its first line is never one short word
+    over a line twice as wide, unless a colon or a dash ends it ("BERT:" over "Pre-training
+    of Deep Bidirectional Transformers ...")."""
+    text = line.text.strip()
+    return (
+        len(text.split()) == 1
+        and not text.endswith((":", "-", "–", "—", "?", "!"))
+        and (line.x1 - line.x0) * 2 < below.x1 - below.x0
+    )
 
 
 def _title_lines(top: list[Line], first: int) -> list[int]:
