@@ -7,6 +7,7 @@ own functions; the real PDFs are measured in bench/pdf_truth.py."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from ingest.parse.dispatch import parse_file
@@ -528,3 +529,31 @@ BODY_START = (
     "Thirty years of survey data show that insurance differs by race and ethnicity in the "
     "United States, and much of the literature asks why these differences persist."
 )
+
+
+def test_an_abstract_broken_by_the_pages_foot_runs_on_overleaf() -> None:
+    """A sentence of the abstract left open at the page's foot goes on over the footnotes, a
+    licence and the next page's running head (IOP's New Journal of Physics); a finished one
+    ends there."""
+    from ingest.parse.pdfabstract import abstract_end
+
+    def line(text: str, size: float, page: int, y: float) -> Line:
+        return Line(text=text, size=size, page=page, x0=72, y0=y, x1=500, y1=y + size)
+
+    first = [
+        line("We review the spin and orbital angular momenta of light in free space.", 12, 0, 200),
+        line("Applying the theory to vortex beams validates our results. Our", 12, 0, 186),
+        line("Content from this work may be used under the terms of the CC BY licence.", 8, 0, 90),
+        line("© 2014 IOP Publishing Ltd and Deutsche Physikalische Gesellschaft", 8, 0, 80),
+        line("New J. Phys. 16 (2014) 093037", 9, 1, 760),
+    ]
+    rest = [
+        line("treatment yields a consistent description of the momenta.", 12, 1, 730),
+        line("Keywords: spin and orbital angular momentum of light", 12, 1, 700),
+    ]
+    kept, _ = abstract_end(first + rest, 12.0)
+    assert [x.text for x in kept][-1] == rest[0].text
+    closed = [*first[:1], replace(first[1], text="Applying the theory validates our results."),
+              *first[2:], *rest]  # fmt: skip
+    kept, _ = abstract_end(closed, 12.0)
+    assert kept[-1].text == "Applying the theory validates our results."

@@ -106,6 +106,8 @@ def _abstract_lines(
         ended = previous.text.rstrip().endswith((".", "?", "!", ":")) and _part(previous) is None
         if line.margin and not ended:
             continue  # a footer or running head where a sentence runs on to the next page
+        if not ended and line.size < size - 0.6 and _runs_on_overleaf(lines, i, previous, size):
+            continue  # a sentence broken by the page's foot: its notes, the next page's head
         if is_heading(line, previous, body) or line.margin or _RIGHTS.search(line.text):
             return kept, i
         if (line.size < size - 0.6 and line.words <= 6) or caption.is_caption(line):
@@ -139,6 +141,16 @@ def _part(line: Line) -> int | None:
         return len(ROLES)
     role, rest = heading(f"{label}: x")
     return ROLES.index(role) if role and rest == "x" else None
+
+
+def _runs_on_overleaf(lines: Sequence[Line], i: int, previous: Line, size: float) -> bool:
+    """Whether the unfinished sentence of ``previous`` goes on after the smaller lines from
+    ``lines[i]`` (footnotes, a licence, the next page's running head): the next line in the
+    abstract's type is on a later page and opens in lower case."""
+    for line in lines[i : i + 15]:
+        if abs(line.size - size) <= 0.6:
+            return line.page > previous.page and line.text.lstrip()[:1].islower()
+    return False
 
 
 def _capital_part(line: Line) -> int | None:
