@@ -75,6 +75,10 @@ def test_names_without_byline_badge_or_group() -> None:
         "PAUL GOLDSMITH-PINKHAM", "KAREN JIANG", "ZIRUI SONG", "JACOB WALLACE"]  # fmt: skip
     assert line_names("BY XIUCAI DING1,a , ZHOU ZHOU2,b") == ["XIUCAI DING", "ZHOU ZHOU"]
     assert line_names("by Jane Doe and John Roe") == ["Jane Doe", "John Roe"]
+    # Dutch particles, the apostrophe's "'t" glued or apart.
+    assert line_names("Bradley B. Doll, Mascha van ’t Wout, and Alan G. Sanfey") == [
+        "Bradley B. Doll", "Mascha van’t Wout", "Alan G. Sanfey"]  # fmt: skip
+    assert line_names("Mascha van’t Wout") == ["Mascha van’t Wout"]
 
 
 def test_no_rank_board_country_or_publisher_link_is_taken_for_an_author() -> None:
@@ -792,3 +796,26 @@ def test_a_features_name_over_the_title_is_not_part_of_it(tmp_path: Path) -> Non
         page("BERT:", "Pre-training of Deep Bidirectional Transformers", tmp_path / "b.pdf")
     )
     assert bert.title == "BERT: Pre-training of Deep Bidirectional Transformers"
+
+
+def test_a_titles_line_ending_in_a_colon_runs_on_into_its_subtitle(tmp_path: Path) -> None:
+    """ "Voting for Violence:" in large type over its subtitle in smaller type: one title."""
+    from tests.pdfgen import _pdf
+
+    pdf = _pdf()
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=17)
+    pdf.cell(0, 22, "Voting for Violence:", new_x="LMARGIN", new_y="NEXT")
+    pdf.set_font("Helvetica", size=11)
+    pdf.cell(0, 16, "Crime and the Election of Law-and-order Politicians", new_x="LMARGIN",
+             new_y="NEXT")  # fmt: skip
+    pdf.set_font("Helvetica", size=12)
+    pdf.cell(0, 16, "Tiago Ventura", new_x="LMARGIN", new_y="NEXT")
+    pdf.set_font("Helvetica", size=10)
+    pdf.multi_cell(pdf.w - 120, 13, "Abstract. " + ABSTRACT + " " + BODY, new_x="LMARGIN",
+                   new_y="NEXT")  # fmt: skip
+    path = tmp_path / "colon.pdf"
+    pdf.output(str(path))
+    paper = _read(path)
+    assert paper.title == "Voting for Violence: Crime and the Election of Law-and-order Politicians"
+    assert paper.authors == ("Tiago Ventura",)

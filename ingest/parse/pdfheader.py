@@ -237,9 +237,10 @@ _RUNS_ON = frozenset("the an and or of for to in on with from by at via".split()
 
 def _runs_on(text: str) -> bool:
     """Whether a title's line ends on a word no title ends on (an article, a preposition,
-    a conjunction): the title goes on in the next line."""
+    a conjunction) or a colon ("Voting for Violence:" over its subtitle in smaller type):
+    the title goes on in the next line."""
     words = text.split()
-    return bool(words) and words[-1].casefold() in _RUNS_ON
+    return bool(words) and (words[-1].casefold() in _RUNS_ON or text.rstrip().endswith(":"))
 
 
 def _names_at(top: list[Line], at: int) -> bool:

@@ -38,7 +38,10 @@ VENUE = re.compile(
     r"published|manuscript\b|pages?\s+\d|pp\.|\d+\s*[-–]\s*\d+\s*$",
     re.I,
 )
-_PARTICLES = frozenset("van von der den de del della di da dos das du le la y bin al el".split())  # noqa: SIM905
+# (Dutch "van 't", "van’t", "ter", "ten" among them: "Mascha van’t Wout")
+_PARTICLES = frozenset(
+    "van von der den de del della di da dos das du le la y bin al el ter ten van't van’t".split()  # noqa: SIM905
+)
 # A labelled line of the title page's margin or footer, not a list of authors.
 _LABEL = re.compile(
     r"^\s*(?:citation|academic editor|editors?|handling editor|received|accepted|published|"
@@ -243,6 +246,7 @@ def _name(part: str, *, byline: bool = False, caps: bool = False) -> str:
     """A person's name from a piece of an author line, its marks stripped; "" if it is
     not one."""
     tokens = []
+    part = re.sub(r"\b(van)\s+([’']t)\b", r"\1\2", part)  # "van ’t Wout" as "van’t Wout"
     for raw in part.split():
         token = raw.strip(_MARK_CHARS)
         token = re.sub(r"(?<=[^\W\d_])\d+[a-z]?$|[*∗†‡§¶⋆]+", "", token)
