@@ -79,6 +79,12 @@ def test_names_without_byline_badge_or_group() -> None:
     assert line_names("Bradley B. Doll, Mascha van ’t Wout, and Alan G. Sanfey") == [
         "Bradley B. Doll", "Mascha van’t Wout", "Alan G. Sanfey"]  # fmt: skip
     assert line_names("Mascha van’t Wout") == ["Mascha van’t Wout"]
+    # Names joined by "and" with raised letters between (T&F's LaTeX), a mark from a symbol
+    # font after a name (PLOS's "☯": these authors contributed equally).
+    assert line_names("Natalia Aruguete a and Ernesto Calvo b and Sandra Ley d") == [
+        "Natalia Aruguete", "Ernesto Calvo", "Sandra Ley"]  # fmt: skip
+    assert line_names("David W. SuttererID ☯ , Joshua J. FosterID ☯ , Edward Awh*") == [
+        "David W. Sutterer", "Joshua J. Foster", "Edward Awh"]  # fmt: skip
 
 
 def test_no_rank_board_country_or_publisher_link_is_taken_for_an_author() -> None:

@@ -6,6 +6,7 @@ and footnote marks left out, names broken across lines joined, Vancouver-style n
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 
 from rag.words import common_words
@@ -158,7 +159,7 @@ def line_names(text: str, *, first: bool = False, byline: bool = False) -> list[
         return names or None
     # "Authors: A. Smith, ...", "By PAUL GOLDSMITH-PINKHAM, KAREN JIANG, ..."
     text = re.sub(r"^\s*(?:authors?\b\s*:?|by\s+(?=(?-i:[A-Z])))", "", text, flags=re.I)
-    lower = [w for w in text.split() if w[:1].islower() and w not in _PARTICLES]
+    lower = [w for w in text.split() if w[:1].islower() and w not in _PARTICLES and w != "and"]
     if sum(1 for w in lower if not re.fullmatch(r"[a-z](?:[,;][a-z])*[,;*]*", w)) > 1:
         return None  # prose or an address, not names (raised marks like "b,c" aside)
     # Names are parted by commas, "and", or the marks after each ("Cohan† ∗ Feldman†",
@@ -249,6 +250,8 @@ def _name(part: str, *, byline: bool = False, caps: bool = False) -> str:
     part = re.sub(r"\b(van)\s+([’']t)\b", r"\1\2", part)  # "van ’t Wout" as "van’t Wout"
     for raw in part.split():
         token = raw.strip(_MARK_CHARS)
+        # a mark drawn from a symbol font ("☯": these authors contributed equally)
+        token = "".join(c for c in token if not unicodedata.category(c).startswith("S"))
         token = re.sub(r"(?<=[^\W\d_])\d+[a-z]?$|[*∗†‡§¶⋆]+", "", token)
         token = _ORCID.sub("", token)
         if token:
