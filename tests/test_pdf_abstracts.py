@@ -406,6 +406,7 @@ def test_a_year_is_the_papers_own_not_a_download_stamps_a_references_or_a_thumbn
     acl = "Proceedings of NAACL-HLT 2018, pages 84-91\nc 2017 Association for Computational"
     assert find_year(acl, None) == 2018
     assert find_year("Anonymous submission to INTERSPEECH 2023", None) == 2023
+    assert find_year("CVPR 2017 Submission #1047. CONFIDENTIAL REVIEW COPY.", None) == 2017
 
 
 def test_a_reference_list_on_the_first_page_gives_no_year() -> None:

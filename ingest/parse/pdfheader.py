@@ -59,8 +59,12 @@ _CITATION_YEAR = re.compile(
 # A venue's short name with a two-digit year, printed in a footer ("IJCAI-07", "ACL'18"),
 # or with the whole year ("To appear in OSDI 2004").
 _VENUE_SHORT = re.compile(r"\b[A-Z]{3,}(?:-[A-Z]{2,})?[-'’](\d{2})\b")
-# ("in OSDI 2004", "Anonymous submission to INTERSPEECH 2023")
-_VENUE_ACRONYM = re.compile(r"\b(?:in|at|to)\s+(?:the\s+)?[A-Z]{3,}\s+((?:19|20)\d{2})\b")
+# ("in OSDI 2004", "Anonymous submission to INTERSPEECH 2023", a review copy's banner
+# "CVPR 2017 Submission #1047")
+_VENUE_ACRONYM = re.compile(
+    r"\b(?:in|at|to)\s+(?:the\s+)?[A-Z]{3,}\s+((?:19|20)\d{2})\b"
+    r"|\b[A-Z]{3,}\s+((?:19|20)\d{2})\s+(?i:submission)\b"
+)
 _MANUSCRIPT = re.compile(r"received|submitted|revised|accepted|requested", re.I)
 # A date the file was fetched or made, not the paper's ("This content downloaded from
 # 132.174.251.002 on January 14, 2020").
@@ -348,7 +352,7 @@ def find_year(text: str, arxiv: re.Match[str] | None) -> int | None:
         two = int(short.group(1))
         return (1900 if two > 50 else 2000) + two
     acronym = _VENUE_ACRONYM.search(text)
-    return int(acronym.group(1)) if acronym else None
+    return int(next(g for g in acronym.groups() if g)) if acronym else None
 
 
 _LEGIBLE = 4.0  # points: the smallest type a reader reads on a printed page
