@@ -85,6 +85,14 @@ def test_names_without_byline_badge_or_group() -> None:
         "Natalia Aruguete", "Ernesto Calvo", "Sandra Ley"]  # fmt: skip
     assert line_names("David W. SuttererID ☯ , Joshua J. FosterID ☯ , Edward Awh*") == [
         "David W. Sutterer", "Joshua J. Foster", "Edward Awh"]  # fmt: skip
+    # Raised letters alone between names (Karger's), AEA's "⃝r" (a random order), and a
+    # "Key Words" label; Italian "e" and Spanish "y" join, they mark nothing.
+    assert line_names("S. Haneuse a, b J. Schildcrout g P. Crane b, c J. Sonnen d E. Larson a") == [
+        "S. Haneuse", "J. Schildcrout", "P. Crane", "J. Sonnen", "E. Larson"]  # fmt: skip
+    assert line_names("Brett A. McCully†⃝r Torsten Jaccard‡⃝r Christoph Albert§") == [
+        "Brett A. McCully", "Torsten Jaccard", "Christoph Albert"]  # fmt: skip
+    assert line_names("Key Words") is None
+    assert line_names("José Ortega y Gasset, Ana Pérez") == ["José Ortega y Gasset", "Ana Pérez"]
 
 
 def test_no_rank_board_country_or_publisher_link_is_taken_for_an_author() -> None:

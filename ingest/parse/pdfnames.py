@@ -47,7 +47,7 @@ _PARTICLES = frozenset(
 _LABEL = re.compile(
     r"^\s*(?:citation|academic editor|editors?|handling editor|received|accepted|published|"
     r"copyright|correspondence|corresponding|funding|competing|data availability|open access|"
-    r"keywords?|abstract|how to cite)\b",
+    r"key\s?words?|abstract|how to cite)\b",
     re.I,
 )
 # A side panel's label for the names under it, who are no authors ("Edited by" / "Karthik
@@ -164,8 +164,12 @@ def line_names(text: str, *, first: bool = False, byline: bool = False) -> list[
         return None  # prose or an address, not names (raised marks like "b,c" aside)
     # Names are parted by commas, "and", or the marks after each ("Cohan† ∗ Feldman†",
     # "Jonas Fritzsch 1 Justus Bogner 1": an affiliation's number set apart).
+    # (or a raised letter set apart, "S. Haneuse a, b J. Schildcrout g P. Crane"; not the
+    # "e" or "y" of Italian, Portuguese or Spanish: "Dipartimento di Matematica e Fisica")
     parts = re.split(
-        r",|\band\b|;|&|·|•|\s{3,}|\||[*†‡§¶∗⋆♯✉]+|(?<!\S)\d{1,2}(?!\S)", text, flags=re.I
+        r",|\band\b|;|&|·|•|\s{3,}|\||[*†‡§¶∗⋆♯✉]+|(?<!\S)\d{1,2}(?!\S)|(?<!\S)(?-i:[a-df-xz])(?!\S)",
+        text,
+        flags=re.I,
     )
     # Family names in capitals after the given ones, some of three letters or more ("Kanglan
     # LI, Shouchao WEI, Zhou LIU"): then the two-letter ones are family names too, not a
@@ -250,8 +254,9 @@ def _name(part: str, *, byline: bool = False, caps: bool = False) -> str:
     part = re.sub(r"\b(van)\s+([’']t)\b", r"\1\2", part)  # "van ’t Wout" as "van’t Wout"
     for raw in part.split():
         token = raw.strip(_MARK_CHARS)
-        # a mark drawn from a symbol font ("☯": these authors contributed equally)
-        token = "".join(c for c in token if not unicodedata.category(c).startswith("S"))
+        # a mark drawn from a symbol font ("☯": these authors contributed equally; AEA's
+        # "⃝r", a circle drawn round an r: the authors' order is random)
+        token = "".join(c for c in token if unicodedata.category(c)[0] != "S" and c != "\u20dd")
         token = re.sub(r"(?<=[^\W\d_])\d+[a-z]?$|[*∗†‡§¶⋆]+", "", token)
         token = _ORCID.sub("", token)
         if token:
