@@ -77,7 +77,7 @@ def test_names_without_byline_badge_or_group() -> None:
     assert line_names("by Jane Doe and John Roe") == ["Jane Doe", "John Roe"]
     # Dutch particles, the apostrophe's "'t" glued or apart.
     assert line_names("Bradley B. Doll, Mascha van ’t Wout, and Alan G. Sanfey") == [
-        "Bradley B. Doll", "Mascha van’t Wout", "Alan G. Sanfey"]  # fmt: skip
+        "Bradley B. Doll", "Mascha van ’t Wout", "Alan G. Sanfey"]  # fmt: skip
     assert line_names("Mascha van’t Wout") == ["Mascha van’t Wout"]
     # Names joined by "and" with raised letters between (T&F's LaTeX), a mark from a symbol
     # font after a name (PLOS's "☯": these authors contributed equally).
@@ -833,3 +833,28 @@ def test_a_titles_line_ending_in_a_colon_runs_on_into_its_subtitle(tmp_path: Pat
     paper = _read(path)
     assert paper.title == "Voting for Violence: Crime and the Election of Law-and-order Politicians"
     assert paper.authors == ("Tiago Ventura",)
+
+
+def test_a_byline_in_capitals_one_name_to_a_line_above_the_title(tmp_path: Path) -> None:
+    """JMCB prints its authors over the title, one to a line in capitals; words common
+    enough to be a heading's ("DANIEL J. VINE") are names there, a title's words in
+    capitals after names ("INTERACTIONS WITH ...") are not."""
+    from ingest.parse.pdfnames import authors
+    from tests.pdfgen import _pdf
+
+    pdf = _pdf()
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=11)
+    for name in ("BRETT A. MCCULLY", "KAREN M. PENCE", "DANIEL J. VINE"):
+        pdf.cell(0, 15, name, new_x="LMARGIN", new_y="NEXT")
+    pdf.set_font("Helvetica", size=16)
+    pdf.cell(0, 22, "How Much Are Car Purchases Driven by Home Equity?", new_x="LMARGIN",
+             new_y="NEXT")  # fmt: skip
+    pdf.set_font("Helvetica", size=9)
+    pdf.multi_cell(pdf.w - 120, 12, ABSTRACT + " " + BODY, new_x="LMARGIN", new_y="NEXT")
+    path = tmp_path / "jmcb.pdf"
+    pdf.output(str(path))
+    assert [a.casefold() for a in _read(path).authors] == [
+        "brett a. mccully", "karen m. pence", "daniel j. vine"]  # fmt: skip
+    lines = [_line("S.-T. WANG, C. SHEN", 11, 700), _line("INTERACTIONS WITH SPINS", 11, 686)]
+    assert authors(lines, frozenset()) == ("S.-T. Wang", "C. Shen")

@@ -344,14 +344,18 @@ def _file_hash(path: Path) -> str:
 def _byline_above(lines: list[Line], after: int, words: frozenset[str]) -> tuple[str, ...]:
     """With no names under the title, the byline some journals print right above it
     (Cambridge's "Hanna Breetz*, Matto Mildenberger, and Leah Stokes" over the title): the
-    two lines before the title's first, in a smaller type."""
+    two lines before the title's first, in a smaller type, or the block in one type there
+    (JMCB's names in capitals, one to a line)."""
     if not after:
         return ()
     size = lines[after - 1].size
     first = after - 1
     while first > 0 and abs(lines[first - 1].size - size) < 0.3:
         first -= 1
-    above = [line for line in lines[max(0, first - 2) : first] if line.size < size - 0.5]
+    top = first - 2  # the two lines over it, or the block of names in one type there
+    while top > 0 and first - top < 8 and abs(lines[top - 1].size - lines[first - 1].size) < 0.3:
+        top -= 1
+    above = [line for line in lines[max(0, top) : first] if line.size < size - 0.5]
     found = authors(above, words, under_title=False)
     if not found:  # a rights line between (Springer: names, "© The ... Society", title)
         above = [line for line in lines[max(0, first - 6) : first] if line.size < size - 0.5]

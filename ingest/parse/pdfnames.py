@@ -42,7 +42,9 @@ VENUE = re.compile(
 # (Dutch "van 't", "van’t", "ter", "ten" among them: "Mascha van’t Wout")
 _PARTICLES = frozenset(
     "van von der den de del della di da dos das du le la y bin al el ter ten van't van’t".split()  # noqa: SIM905
-)
+) | {"'t", "’t"}
+_APOSTROPHE_T = ("'t", "’t")
+_FUNCTION_WORDS = frozenset("a an the of with for in on to from by at as or via into".split())  # noqa: SIM905
 # A labelled line of the title page's margin or footer, not a list of authors.
 _LABEL = re.compile(
     r"^\s*(?:citation|academic editor|editors?|handling editor|received|accepted|published|"
@@ -116,10 +118,15 @@ def authors(
         editors = False
         first_line = under_title and i == 0 and ":" not in text  # no label ("SUBJECT AREAS:")
         over_affiliation = i + 1 < len(texts) and bool(AFFILIATION.search(texts[i + 1]))
-        if found == [] and (first_line or over_affiliation):
+        # names in capitals, one to a line (not a title's words: "INTERACTIONS WITH ...")
+        caps_run = (
+            bool(names) and text.isupper() and not _FUNCTION_WORDS & set(text.lower().split())
+        )
+        if found == [] and (first_line or over_affiliation or caps_run):
             # Words common enough to be a heading's ("MICHAEL WALKER", "EDWARD MIGUEL") are
-            # a name on a line of its own over an affiliation (Econometrica's bylines), or
-            # right under the title (the AMS's "RAYMOND CHENG").
+            # a name on a line of its own over an affiliation (Econometrica's bylines), right
+            # under the title (the AMS's "RAYMOND CHENG"), or after names in capitals (JMCB's
+            # "BRETT A. MCCULLY" / "KAREN M. PENCE" / "DANIEL J. VINE").
             found = line_names(text, byline=True)
         if found is None:
             held = False
@@ -251,9 +258,8 @@ def _name(part: str, *, byline: bool = False, caps: bool = False) -> str:
     """A person's name from a piece of an author line, its marks stripped; "" if it is
     not one."""
     tokens = []
-    part = re.sub(r"\b(van)\s+([’']t)\b", r"\1\2", part)  # "van ’t Wout" as "van’t Wout"
     for raw in part.split():
-        token = raw.strip(_MARK_CHARS)
+        token = raw if raw in _APOSTROPHE_T else raw.strip(_MARK_CHARS)  # "van ’t Wout"
         # a mark drawn from a symbol font ("☯": these authors contributed equally; AEA's
         # "⃝r", a circle drawn round an r: the authors' order is random)
         token = "".join(c for c in token if unicodedata.category(c)[0] != "S" and c != "\u20dd")
