@@ -858,3 +858,26 @@ def test_a_byline_in_capitals_one_name_to_a_line_above_the_title(tmp_path: Path)
         "brett a. mccully", "karen m. pence", "daniel j. vine"]  # fmt: skip
     lines = [_line("S.-T. WANG, C. SHEN", 11, 700), _line("INTERACTIONS WITH SPINS", 11, 686)]
     assert authors(lines, frozenset()) == ("S.-T. Wang", "C. Shen")
+
+
+def test_a_manuscripts_labelled_front_matter_is_read_without_its_labels(tmp_path: Path) -> None:
+    """A line-numbered manuscript labels its front matter: "1 Title: ...", "2 Authors: ...",
+    "abstract.- ...". The title, the names and the abstract are read without the labels."""
+    from tests.pdfgen import _pdf
+
+    pdf = _pdf()
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=10)
+    for text in ("1 Title: DateLife: Leveraging databases to reveal the dated Tree of Life",
+                 "2 Authors: Luna L. Sanchez-Reyes 1 , Brian C. O'Meara 1",
+                 "3 1. Department of Ecology, University of Tennessee, USA"):  # fmt: skip
+        pdf.cell(0, 14, text, new_x="LMARGIN", new_y="NEXT")
+    pdf.ln(10)
+    pdf.multi_cell(pdf.w - 120, 13, "abstract.- " + ABSTRACT + " " + BODY, new_x="LMARGIN",
+                   new_y="NEXT")  # fmt: skip
+    path = tmp_path / "labelled.pdf"
+    pdf.output(str(path))
+    paper = _read(path)
+    assert paper.title == "DateLife: Leveraging databases to reveal the dated Tree of Life"
+    assert paper.authors == ("Luna L. Sanchez-Reyes", "Brian C. O'Meara")
+    assert paper.abstract.startswith("Attention keys are cached")

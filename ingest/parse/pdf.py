@@ -93,6 +93,7 @@ _COVER = re.compile(
 )
 _ABSTRACT_LINE = re.compile(r"^\s*abstract\b", re.I | re.M)
 _MAX_OPENING_WORDS = 300  # an abstract found without a heading: at most its first paragraph
+_TITLE_LABEL = re.compile(r"^(?:\d{1,3}\s+)?title\s*:\s*", re.I)
 _MAX_PARTS_WORDS = 600  # ... or its parts labelled in capitals (JAMA's "IMPORTANCE ...")
 _PART_LABELS = re.compile(r"(?:^|(?<=[.!?] ))[A-Z][A-Z ,&]{2,40}: ")
 _ARXIV_STAMP = re.compile(
@@ -257,6 +258,7 @@ def _paper(
     opening_page = min((line.page for line in lines), default=0)  # a blank cover aside
     first_page = [line for line in lines if line.page == opening_page]
     title, after = find_title(first_page, body_size, metadata, words)
+    title = _TITLE_LABEL.sub("", title)  # a manuscript's "1 Title: ..."
     if re.search(r"(?<![.\s])(?<!\b[A-Z])\.$", title) and "." not in title.split()[-1][:-1]:
         title = title[:-1].rstrip()  # a title's closing full stop (a "U.S." aside)
     start = next((i for i in range(after, len(lines)) if heading_at(lines, i)), None)

@@ -32,7 +32,7 @@ __all__ = [
 # print it.
 ABSTRACT = re.compile(
     r"^\s*(?:a\s?b\s?s\s?t\s?r\s?a\s?c\s?t|summary|synopsis|r[ée]sum[ée]|resumen|resumo"
-    r"|riassunto|sommario|zusammenfassung)\b\s*[-—–:.]?\s*",
+    r"|riassunto|sommario|zusammenfassung)\b\s*[-—–:.]{0,2}\s*",  # "Abstract.-"
     re.I,
 )
 # A table of contents: its heading, and an entry's dot leaders ("Abstract . . . . 11").

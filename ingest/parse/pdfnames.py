@@ -165,7 +165,13 @@ def line_names(text: str, *, first: bool = False, byline: bool = False) -> list[
         names = line_names(",".join(parts[:lead]), byline=True) if lead else None
         return names or None
     # "Authors: A. Smith, ...", "By PAUL GOLDSMITH-PINKHAM, KAREN JIANG, ..."
-    text = re.sub(r"^\s*(?:authors?\b\s*:?|by\s+(?=(?-i:[A-Z])))", "", text, flags=re.I)
+    # (after a manuscript's line number: "2 Authors: Luna L. Sánchez-Reyes 1 , ...")
+    text = re.sub(
+        r"^\s*(?:\d{1,3}\s+(?=authors?\b))?(?:authors?\b\s*:?|by\s+(?=(?-i:[A-Z])))",
+        "",
+        text,
+        flags=re.I,
+    )
     lower = [w for w in text.split() if w[:1].islower() and w not in _PARTICLES and w != "and"]
     if sum(1 for w in lower if not re.fullmatch(r"[a-z](?:[,;][a-z])*[,;*]*", w)) > 1:
         return None  # prose or an address, not names ("and", raised marks like "b,c" aside)
