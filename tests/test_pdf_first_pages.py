@@ -881,3 +881,18 @@ def test_a_manuscripts_labelled_front_matter_is_read_without_its_labels(tmp_path
     assert paper.title == "DateLife: Leveraging databases to reveal the dated Tree of Life"
     assert paper.authors == ("Luna L. Sanchez-Reyes", "Brian C. O'Meara")
     assert paper.abstract.startswith("Attention keys are cached")
+
+
+def test_a_titles_line_numbers_and_the_date_under_it_are_not_its_words() -> None:
+    """A line-numbered manuscript numbers the title's lines; a working paper sets its date
+    under the title in the title's type."""
+    from ingest.parse.pdfheader import _unnumbered
+
+    numbered = ["1 A Goldilocks Principle for the Gut Microbiome", "2 Matters for Cancer"]
+    assert _unnumbered(numbered) == ["A Goldilocks Principle for the Gut Microbiome",
+                                     "Matters for Cancer"]  # fmt: skip
+    assert _unnumbered(["JUE Insight: Condominiums", "November 2022"]) == [
+        "JUE Insight: Condominiums"
+    ]
+    assert _unnumbered(["3 Ways to Cache Keys"]) == ["3 Ways to Cache Keys"]  # one line: kept
+    assert _unnumbered(["12 Angry Men", "and the Jury"]) == ["12 Angry Men", "and the Jury"]

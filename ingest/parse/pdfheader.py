@@ -27,9 +27,8 @@ _COPYRIGHT = re.compile(
     r"|\b((?:19|20)\d{2})\b[^\n\d]{0,40}\bcopyright\b",  # "c 2011. The copyright of this ..."
     re.I,
 )
-# A copyright whose sign is drawn around a "c" ("c 2005 Society for Industrial and Applied
-# Mathematics"): read after a venue line, as ACL's footers keep an old year so ("Proceedings
-# of NAACL-HLT 2018, pages 84-91 ... c 2017 Association for Computational Linguistics").
+# A copyright whose sign is drawn around a "c" ("c 2005 Society for Industrial and ..."),
+# read after a venue line: ACL's footers keep an old year ("NAACL-HLT 2018 ... c 2017 ...").
 _DRAWN_COPYRIGHT = re.compile(r"(?:^|(?<=[\s\x02]))c\s+((?:19|20)\d{2})\s+(?:by\s+)?[A-Z][a-z]+\b")
 _VENUE_YEAR = re.compile(
     r"(?:conference|proceedings|workshop|symposium|journal|transactions|vol\.|volume)"
@@ -128,7 +127,7 @@ def find_title(
         last = top[members[-1]]
         while end < len(top) and _beside(top[end], top[first]) and top[end].y1 >= last.y0 - size:
             end += 1  # a side column's lines level with the title: the byline is under it
-        text = join_lines([top[i].text for i in members], words).strip(_TITLE_MARKS)
+        text = join_lines(_unnumbered([top[i].text for i in members]), words).strip(_TITLE_MARKS)
         named = [n for n in line_names(top[first].text) or () if full_name(n)]
         byline = len(named) >= 2  # "M. S. Hagger,* N. L. D. Chatzisarantis,* H. Alberts"
         if (len(text.split()) >= 2 or len(text) >= 12) and not byline:
@@ -188,12 +187,22 @@ def _after_lines_of(title: str, top: list[Line]) -> int:
     return best[1]
 
 
+def _unnumbered(texts: list[str]) -> list[str]:
+    """A title's lines without a manuscript's line numbers before each ("1 A Goldilocks ..."
+    / "2 Matters ...") or a date set under them in their type ("November 2022")."""
+    while len(texts) > 1 and _MONTH_YEAR.fullmatch(texts[-1].strip()):
+        texts = texts[:-1]
+    numbers = [int(m[1]) for t in texts if (m := re.match(r"(\d{1,3}) (?=\S)", t))]
+    run = list(range(numbers[0], numbers[0] + len(texts))) if numbers else []
+    if len(texts) < 2 or numbers != run:
+        return texts
+    return [re.sub(r"^\d{1,3} ", "", t) for t in texts]
+
+
 def _label_over(line: Line, below: Line) -> bool:
-    """Whether ``line``, one word in the title's type, is a section's or feature's name set
-    over the title ("Retrospectives" over "Tragedy of the Commons after 50 Years"): a
-    title's lines break where the column ends, so its first line is never one short word
-    over a line twice as wide, unless a colon or a dash ends it ("BERT:" over "Pre-training
-    of Deep Bidirectional Transformers ...")."""
+    """Whether ``line``, one word in the title's type, is a feature's name over the title
+    ("Retrospectives"): a title's first line is never one short word over a line twice as
+    wide (its lines break where the column ends), unless a colon or dash ends it ("BERT:")."""
     text = line.text.strip()
     return (
         len(text.split()) == 1
@@ -272,7 +281,7 @@ def _title_above_names(
         runs_on = end > first and _runs_on(top[end - 1].text)
         byline = names and any(full_name(n) for n in names) and not (own and same)
         if end > first and byline and not runs_on:
-            title = join_lines([x.text for x in top[first:end]], words)
+            title = join_lines(_unnumbered([x.text for x in top[first:end]]), words)
             return title.strip(_TITLE_MARKS), end
         if line.size != top[first].size or line.bold != top[first].bold:
             break
