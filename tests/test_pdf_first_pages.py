@@ -896,3 +896,12 @@ def test_a_titles_line_numbers_and_the_date_under_it_are_not_its_words() -> None
     ]
     assert _unnumbered(["3 Ways to Cache Keys"]) == ["3 Ways to Cache Keys"]  # one line: kept
     assert _unnumbered(["12 Angry Men", "and the Jury"]) == ["12 Angry Men", "and the Jury"]
+
+
+def test_a_titles_line_ending_on_a_preposition_runs_on() -> None:
+    """ "... the Potato Psyllid Under" / "Field Conditions": a title never ends on a
+    preposition, whatever type its next line is set in."""
+    from ingest.parse.pdfheader import _runs_on
+
+    assert _runs_on("Efficacy of Control Agents Against the Potato Psyllid Under")
+    assert _runs_on("Trade Flows Between") and not _runs_on("Trade Flows and Beyond")

@@ -267,6 +267,7 @@ def test_cli_ingests_exports_and_shows_missing_abstracts(
             "10.1093/restud/rdab052",
         ),
         ("arXiv DOI 10.48550/arXiv.2406.03243", ""),
+        ("Crops 2025, 5, x. https://doi.org/10.3390/xxxxx", ""),  # a template's placeholder
     ],
 )
 def test_the_papers_own_doi_among_those_its_pages_print(text: str, want: str) -> None:

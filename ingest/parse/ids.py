@@ -48,11 +48,11 @@ def printed_doi(text: str) -> str:
     another site's link (a download stamp's landing page, a JSTOR stable URL) while the
     pages print another, and read without a path below it ("doi:10.1073/pnas.X/-/
     DCSupplemental", a supplement's link) when the pages print it without; never an
-    arXiv DOI."""
+    arXiv DOI or a template's "10.3390/xxxxx"."""
     found: list[tuple[str, bool]] = []
     for m in _PRINTED.finditer(text):
         value = (m.group(1) + m.group(2) + (m.group(3) or "")).rstrip(".,;)]")
-        if "arxiv" not in value.lower():
+        if "arxiv" not in value.lower() and not re.fullmatch(r"10\.\d+/x+", value, re.I):
             found.append((value, bool(_LINKED.search(text[max(0, m.start() - 120) : m.start()]))))
     if not found:
         return ""

@@ -245,13 +245,14 @@ _KICKER = re.compile(
 _TITLE_MARKS = " *∗†‡✩☆★⋆✝§¶"  # footnote marks set after a title, and spaces
 
 
-_RUNS_ON = frozenset("the an and or of for to in on with from by at via".split())  # noqa: SIM905
+_RUNS_ON = frozenset(
+    "the an and or of for to in on with from by at via under over between among across into".split()  # noqa: SIM905
+)
 
 
 def _runs_on(text: str) -> bool:
-    """Whether a title's line ends on a word no title ends on (an article, a preposition,
-    a conjunction) or a colon ("Voting for Violence:" over its subtitle in smaller type):
-    the title goes on in the next line."""
+    """Whether a title's line ends on a word no title ends on (an article, a preposition, a
+    conjunction) or a colon ("Voting for Violence:"): the title goes on in the next line."""
     words = text.split()
     return bool(words) and (words[-1].casefold() in _RUNS_ON or text.rstrip().endswith(":"))
 
