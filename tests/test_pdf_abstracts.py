@@ -234,7 +234,7 @@ def test_a_year_comes_from_the_papers_own_print_not_its_body(tmp_path: Path) -> 
 
 
 def test_a_citation_line_with_an_issue_or_in_vancouver_style_dates_a_paper() -> None:
-    from ingest.parse.pdfheader import find_year
+    from ingest.parse.pdfyear import find_year
 
     assert find_year("Science in Context 19(4), 591–600 (2006). Copyright", None) == 2006
     assert find_year("© 2022 The Authors. Softw Pract Exper. 2023;53:790–810.", None) == 2023
@@ -380,7 +380,7 @@ def test_a_journal_line_in_the_titles_type_does_not_take_the_titles_place(
 
 
 def test_a_year_is_the_papers_own_not_a_download_stamps_a_references_or_a_thumbnails() -> None:
-    from ingest.parse.pdfheader import find_year
+    from ingest.parse.pdfyear import find_year
 
     # The citation line beats the dates a manuscript went through; RSC's and IOP's lines.
     dated = "Materials 2012, 5, 27-46\nReceived: 3 November 2011 / Published: 27 December 2011"
@@ -410,8 +410,8 @@ def test_a_year_is_the_papers_own_not_a_download_stamps_a_references_or_a_thumbn
 
 
 def test_a_reference_list_on_the_first_page_gives_no_year() -> None:
-    from ingest.parse.pdfheader import printed_apart
     from ingest.parse.pdflayout import Line
+    from ingest.parse.pdfyear import printed_apart
 
     def line(text: str, size: float, y: float) -> Line:
         return Line(text=text, size=size, x0=50, x1=300, y0=y, y1=y + size, page=0)
@@ -427,7 +427,7 @@ def test_a_reference_list_on_the_first_page_gives_no_year() -> None:
 
 
 def test_more_of_a_papers_own_print_dates_it() -> None:
-    from ingest.parse.pdfheader import find_year
+    from ingest.parse.pdfyear import find_year
 
     assert find_year("American Economic Review 2016, 106(7): 1878–1920", None) == 2016
     assert (
@@ -445,7 +445,7 @@ def test_more_of_a_papers_own_print_dates_it() -> None:
 
 
 def test_a_citation_line_with_the_year_after_the_volume_or_an_e_number() -> None:
-    from ingest.parse.pdfheader import find_year
+    from ingest.parse.pdfyear import find_year
 
     oup = "Journal of Semantics, 33, 2016: 755–802\n© The Author 2015. All rights reserved."
     assert find_year(oup, None) == 2016  # the issue's year, not the online copyright's

@@ -126,7 +126,7 @@ def test_a_metadata_title_cut_short_gives_way_to_the_printed_one(tmp_path: Path)
 
 
 def test_a_year_dated_in_the_papers_own_language() -> None:
-    from ingest.parse.pdfheader import find_year
+    from ingest.parse.pdfyear import find_year
 
     assert find_year("Thèse soutenue le 10 décembre 2010 devant le jury", None) == 2010
     assert find_year("San José, 3 de mayo de 2006", None) == 2006

@@ -58,9 +58,10 @@ from .pdfabstract import (
     with_heading_colons,
 )
 from .pdfbody import FRONT_MATTER_AFTER, body_sections, cap_sections
-from .pdfheader import find_title, find_year, printed_apart
+from .pdfheader import find_title
 from .pdflayout import Line, page_lines
 from .pdfnames import authors
+from .pdfyear import find_year, printed_apart
 from .typeset import HYPHEN_MARK, fix_characters, join_lines, vocabulary
 
 __all__ = [

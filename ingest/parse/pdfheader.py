@@ -1,87 +1,20 @@
-"""What a PDF paper's first page says about it: its title, its year and the lines a year may
-be printed on (where its abstract starts and ends: :mod:`ingest.parse.pdfabstract`).
+"""What a PDF paper's first page says about its title (its year: :mod:`ingest.parse.pdfyear`;
+where its abstract starts and ends: :mod:`ingest.parse.pdfabstract`).
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
-from collections.abc import Iterator
 
 from rag.records import normalise_text
 
 from .pdfabstract import ABSTRACT
-from .pdfbody import COPYRIGHT
 from .pdflayout import Line
 from .pdfnames import VENUE, full_name, line_names
+from .pdfyear import MONTH_YEAR
 from .typeset import fix_characters, join_lines
 
-__all__ = ["find_title", "find_year", "printed_apart"]
-
-_STAMP_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
-_COPYRIGHT = re.compile(
-    r"(?:©|\(c\)|copyright)\s*(?:\D{0,30})?((?:19|20)\d{2})"
-    # the sign drawn, not typed: "2010 by The University of Chicago. All rights reserved."
-    r"|\b((?:19|20)\d{2})\b[^\n\d]{0,80}all rights reserved"
-    r"|\b((?:19|20)\d{2})\s+the\s+author(?:s|\(s\))?\b"  # "& 2018 The Authors." (its sign lost)
-    r"|\b((?:19|20)\d{2})\b[^\n\d]{0,40}\bcopyright\b",  # "c 2011. The copyright of this ..."
-    re.I,
-)
-# A copyright whose sign is drawn around a "c" ("c 2005 Society for Industrial and ..."),
-# read after a venue line: ACL's footers keep an old year ("NAACL-HLT 2018 ... c 2017 ...").
-_DRAWN_COPYRIGHT = re.compile(r"(?:^|(?<=[\s\x02]))c\s+((?:19|20)\d{2})\s+(?:by\s+)?[A-Z][a-z]+\b")
-_VENUE_YEAR = re.compile(
-    r"(?:conference|proceedings|workshop|symposium|journal|transactions|vol\.|volume)"
-    # on the venue's line, or alone on the next ("Volume 123 Issue 8" / "2025")
-    r"[^\n]{0,160}?(?:\n\s*(?=(?:19|20)\d{2}\b))?\b((?:19|20)\d{2})\b",
-    re.I,
-)
-_CITATION_YEAR = re.compile(
-    r"\b\d{1,4}\s*\(((?:19|20)\d{2})\)\s*\d+\s*[-–]\s*\d+"  # "Journal 83 (2015) 56–71"
-    r"|\(((?:19|20)\d{2})\)\s*[,;:]?\s*\d{1,4}\s*[:(,]"
-    # "54 a, 272-273 (1999)", "19(4), 591–600 (2006)"
-    r"|\b\d{1,4}\s*(?:\(\d{1,4}\))?[a-zA-Z]?\s*[,:]\s*\d{1,5}\s*[-–]\s*\d{1,5}\s*"
-    r"\(((?:19|20)\d{2})\)"
-    r"|\b((?:19|20)\d{2})\s*;\s*\d{1,4}\s*(?:\(\d{1,4}\))?\s*:\s*[a-zA-Z]?\d+"  # "2023;53:790"
-    # "Materials 2012, 5, 27-46", "J. Am. Chem. Soc. 2015, 137 (4), 1234−1240"
-    # and "American Economic Review 2016, 106(7): 1878–1920"
-    r"|\b((?:19|20)\d{2}),\s*\d{1,4}\s*(?:,|\(\d{1,4}\)\s*[,:]|\s\(\d{1,4}\),)"
-    r"\s*[a-zA-Z]?\d{1,6}\s*[-–−]\s*\d{1,6}"
-    r"|\b((?:19|20)\d{2}),\s*DOI\b"  # "Polym. Chem., 2013, DOI: 10.1039/C3PY01075A"
-    r"|\b\d{1,4}\s*\(((?:19|20)\d{2})\)\s*[eE]?\d{4,6}\b"  # "2188 (2022) 012011" (article no.)
-    r"|\b\d{1,4},\s*[eE]?\d{4,6}\s*\(((?:19|20)\d{2})\)"  # "PHYSICAL REVIEW E 102, 022404 (2020)"
-    # "Journal of Semantics, 33, 2016: 755–802"
-    r"|\b\d{1,4},\s*((?:19|20)\d{2})\s*:\s*\d{1,6}\s*[-–]\s*\d{1,6}"
-    r"|\b((?:19|20)\d{2}),\s*[eE]\d{4,}\b"  # "Angew. Chem. Int. Ed. 2023, e202218575"
-    r"|\b((?:19|20)\d{2}),\s*[Vv]ol\.\s*\d{1,4}\b"  # "The Annals ... 1997, Vol. 7, No. 1, 110-120"
-)
-# A venue's short name with a two-digit year, printed in a footer ("IJCAI-07", "ACL'18"),
-# or with the whole year ("To appear in OSDI 2004").
-_VENUE_SHORT = re.compile(r"\b[A-Z]{3,}(?:-[A-Z]{2,})?[-'’](\d{2})\b")
-# ("in OSDI 2004", "Anonymous submission to INTERSPEECH 2023", a review copy's banner
-# "CVPR 2017 Submission #1047")
-_VENUE_ACRONYM = re.compile(
-    r"\b(?:in|at|to)\s+(?:the\s+)?[A-Z]{3,}\s+((?:19|20)\d{2})\b"
-    r"|\b[A-Z]{3,}\s+((?:19|20)\d{2})\s+(?i:submission)\b"
-)
-_MANUSCRIPT = re.compile(r"received|submitted|revised|accepted|requested", re.I)
-# A date the file was fetched or made, not the paper's ("This content downloaded from
-# 132.174.251.002 on January 14, 2020").
-_FETCHED = re.compile(r"downloaded|accessed|retrieved|printed|generated", re.I)
-# A month's name (English, and as French, Spanish, Portuguese, Italian and German print it:
-# theses and working papers are dated in their language) before a year.
-_MONTH_YEAR = re.compile(
-    r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
-    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
-    r"|janvier|f[ée]vrier|mars|avril|mai|juin|juillet|ao[ûu]t|septembre|octobre|novembre"
-    r"|d[ée]cembre|enero|febrero|marzo|abril|mayo|junio|julio|agosto|se(?:p)?tiembre|octubre"
-    r"|noviembre|diciembre|janeiro|fevereiro|mar[çc]o|maio|junho|julho|setembro|outubro"
-    r"|novembro|dezembro|gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre"
-    r"|dicembre|januar|februar|m[äa]rz|juni|juli|oktober|dezember)\.?,?\s+(?:de\s+)?"
-    r"(?:\d{1,2}(?:\s*[-–]\s*\d{1,2})?,?\s+)?"
-    r"((?:19|20)\d{2})\b",
-    re.I,
-)
+__all__ = ["find_title"]
 
 
 def find_title(
@@ -190,7 +123,7 @@ def _after_lines_of(title: str, top: list[Line]) -> int:
 def _unnumbered(texts: list[str]) -> list[str]:
     """A title's lines without a manuscript's line numbers before each ("1 A Goldilocks ..."
     / "2 Matters ...") or a date set under them in their type ("November 2022")."""
-    while len(texts) > 1 and _MONTH_YEAR.fullmatch(texts[-1].strip()):
+    while len(texts) > 1 and MONTH_YEAR.fullmatch(texts[-1].strip()):
         texts = texts[:-1]
     numbers = [int(m[1]) for t in texts if (m := re.match(r"(\d{1,3}) (?=\S)", t))]
     run = list(range(numbers[0], numbers[0] + len(texts))) if numbers else []
@@ -330,71 +263,3 @@ def _junk_title(text: str) -> bool:
             re.I,
         )
     )
-
-
-def find_year(text: str, arxiv: re.Match[str] | None) -> int | None:
-    """The year the paper says it was published: the arXiv stamp, a citation line
-    ("Journal (2014), 26:1" or "54 a, 272-273 (1999)"), a copyright, a venue line, a date;
-    the date a manuscript was received or accepted last."""
-    if arxiv:
-        stamp = _STAMP_YEAR.findall(text[arxiv.end() : arxiv.end() + 40])
-        if stamp:
-            return int(stamp[0])
-        new = re.match(r"(\d{2})\d{2}\.", arxiv.group(1))
-        if new:
-            return 2000 + int(new.group(1))
-    for pattern in (_CITATION_YEAR, _COPYRIGHT, _VENUE_YEAR, _DRAWN_COPYRIGHT):
-        found = pattern.search(text)
-        if found:
-            return int(next(g for g in found.groups() if g))
-    dated = [
-        (bool(_MANUSCRIPT.search(text[max(0, m.start() - 40) : m.start()])), int(m.group(1)))
-        for m in _MONTH_YEAR.finditer(text)
-        if not _FETCHED.search(text[max(0, m.start() - 60) : m.start()])
-    ]
-    published = [year for manuscript, year in dated if not manuscript]
-    if published:
-        return published[0]
-    if dated:
-        return max(year for _, year in dated)
-    short = _VENUE_SHORT.search(text)
-    if short:  # the last resorts: "IJCAI-07", "OSDI 2004"
-        two = int(short.group(1))
-        return (1900 if two > 50 else 2000) + two
-    acronym = _VENUE_ACRONYM.search(text)
-    return int(next(g for g in acronym.groups() if g)) if acronym else None
-
-
-_LEGIBLE = 4.0  # points: the smallest type a reader reads on a printed page
-# A numbered entry of a reference list: "4. Wallman, J. Progr. Retinal Res. 12, 133–153".
-_REFERENCE = re.compile(r"^\[?\d{1,3}[.\]]\s+[A-Z][\w'’-]+,?\s+(?:[A-Z]\.\s*){1,3}")
-
-
-def _reference_types(heads: list[Line]) -> set[tuple[int, float]]:
-    """(page, type size) of the reference lists printed on the first pages (a letter's
-    references under its text): two numbered entries or more in one type. Their years are
-    the cited works'."""
-    entries = Counter((line.page, round(line.size, 1)) for line in heads
-                      if _REFERENCE.match(line.text))  # fmt: skip
-    return {key for key, n in entries.items() if n >= 2}
-
-
-def printed_apart(heads: list[Line], read: set[int], body: float) -> Iterator[str]:
-    """The first pages' lines a paper's year may be printed on: all but the abstract's and
-    the body's running text (a year there is a cited work's or the study's, not the
-    paper's); running heads and feet, the lines above the abstract, notes and side columns
-    set smaller than the body, a line of a few words ("IJCAI-07" at a page's foot) and a
-    copyright line stay. Text too small to read (a journal cover's thumbnail drawn on the
-    page, "Volume 3 | Number 1 | January 2012" in 2.5 pt) is no print of the paper's."""
-    listed = _reference_types(heads)
-    for line in heads:
-        if line.size < _LEGIBLE or (line.page, round(line.size, 1)) in listed:
-            continue
-        if (
-            id(line) not in read
-            or line.margin
-            or line.size < body - 0.5
-            or (line.words <= 3 and not re.search(r"[()\[\]]", line.text))  # not "2014)."
-            or COPYRIGHT.search(line.text)
-        ):
-            yield line.text
