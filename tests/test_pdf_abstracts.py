@@ -407,6 +407,13 @@ def test_a_year_is_the_papers_own_not_a_download_stamps_a_references_or_a_thumbn
     assert find_year(acl, None) == 2018
     assert find_year("Anonymous submission to INTERSPEECH 2023", None) == 2023
     assert find_year("CVPR 2017 Submission #1047. CONFIDENTIAL REVIEW COPY.", None) == 2017
+    # Another work cited in brackets inside a sentence, a meeting thanked: not the paper's
+    # year; a bracketed line of its own is (JOLE's).
+    cited = "so non-natively [A. Koplenig, Royal Society Open Science, 6, 181274 (2019)]."
+    assert find_year(cited, None) is None
+    thanked = "audiences at the Student Conference in Complexity Science 2014 (Sussex)\n4 May 2017"
+    assert find_year(thanked, None) == 2017
+    assert find_year("[Journal of Labor Economics, 2021, vol. 39, no. 1]\n© 2020 by", None) == 2021
 
 
 def test_a_reference_list_on_the_first_page_gives_no_year() -> None:

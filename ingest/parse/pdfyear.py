@@ -92,7 +92,7 @@ def find_year(text: str, arxiv: re.Match[str] | None) -> int | None:
         if new:
             return 2000 + int(new.group(1))
     for pattern in (_CITATION_YEAR, _COPYRIGHT, _VENUE_YEAR, _DRAWN_COPYRIGHT):
-        found = pattern.search(text)
+        found = next((m for m in pattern.finditer(text) if not _elsewhere(text, m)), None)
         if found:
             return int(next(g for g in found.groups() if g))
     dated = [
@@ -111,6 +111,25 @@ def find_year(text: str, arxiv: re.Match[str] | None) -> int | None:
         return (1900 if two > 50 else 2000) + two
     acronym = _VENUE_ACRONYM.search(text)
     return int(next(g for g in acronym.groups() if g)) if acronym else None
+
+
+# A line thanking people or meetings: the venues it names are others' ("audiences at the
+# Student Conference in Complexity Science 2014").
+_THANKS = re.compile(r"\b(?:thanks?|thankful|grateful|audiences?|participants)\b", re.I)
+
+
+def _elsewhere(text: str, found: re.Match[str]) -> bool:
+    """Whether a year's line is another work's: a citation in square brackets inside a
+    sentence ("... non-natively [A. Koplenig, Royal Society Open Science, 6, 181274
+    (2019)]"; JOLE's own "[Journal of Labor Economics, 2021, vol. 39]" is a line of its
+    own) or thanks."""
+    start = text.rfind("\n", 0, found.start()) + 1
+    end = text.find("\n", found.end())
+    line = text[start : end if end >= 0 else len(text)]
+    before = text[start : found.start()]
+    opened = before.rfind("[")  # in a sentence; a line of its own in brackets is the paper's
+    cited = opened > before.rfind("]") and bool(before[:opened].strip())
+    return cited or bool(_THANKS.search(line))
 
 
 _LEGIBLE = 4.0  # points: the smallest type a reader reads on a printed page
