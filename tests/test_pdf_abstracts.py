@@ -565,3 +565,13 @@ def test_an_abstract_broken_by_the_pages_foot_runs_on_overleaf() -> None:
               *first[2:], *rest]  # fmt: skip
     kept, _ = abstract_end(closed, 12.0)
     assert kept[-1].text == "Applying the theory validates our results."
+
+
+def test_a_character_past_u_ffff_is_stored_as_itself() -> None:
+    """PDFium gives a character past U+FFFF ("𝛽", mathematical italic beta) as UTF-16's two
+    halves, one character index each; read one at a time they were stored as two U+FFFD.
+    A real paper of the eleventh real-PDF set prints "[𝛽 = -3.0; 95% Confidence ...]"."""
+    path = Path(__file__).parents[1] / "bench/data/real_pdfs11/heldout/sleepbp_paper.pdf"
+    paper = _read(path)
+    assert "\ufffd" not in paper.abstract
+    assert "[𝛽 = -3.0; 95% Confidence" in paper.abstract

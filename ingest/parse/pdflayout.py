@@ -118,8 +118,18 @@ def page_lines(pdf: Any, index: int) -> list[Line]:
         # The right edge of a ligature's glyph just read, or of what was read before an
         # accent drawn back over letters: a space drawn left of it is no gap.
         back: float | None = None
-        for i in range(textpage.count_chars()):
+        count, low = textpage.count_chars(), False
+        for i in range(count):
+            if low:  # the second half of the character read before
+                low = False
+                continue
             code = raw.FPDFText_GetUnicode(handle, i)
+            if 0xD800 <= code < 0xDC00 and i + 1 < count:
+                # A character past U+FFFF ("𝛽", mathematical italic beta) comes as UTF-16's
+                # two halves, one character index each: one character, not two U+FFFD.
+                second = raw.FPDFText_GetUnicode(handle, i + 1)
+                if 0xDC00 <= second < 0xE000:
+                    code, low = 0x10000 + ((code - 0xD800) << 10) + (second - 0xDC00), True
             char = chr(code) if code else ""
             if char == " " and back is not None:
                 raw.FPDFText_GetCharBox(handle, i, left, right, bottom, top)
