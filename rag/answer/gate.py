@@ -46,13 +46,12 @@ def read_as_answered(
     absent: bool = False,
 ) -> bool:
     """Whether the reader finds a sentence stating what is asked (module doc); ``absent``:
-    the question names what no paper holds. Lists and comparisons ask for papers, not a
-    statement, and pass; so does everything without a reader or a fitted gate."""
+    the question names what no paper holds. Lists of a topic's papers and comparisons ask
+    for papers, not a statement, and pass (a list asking for one paper by what it did is a
+    question of fact); so does everything without a reader or a fitted gate."""
     fitted = params.current().reader
     gate = fitted.get("gate_absent", fitted.get("gate")) if absent else fitted.get("gate")
-    ungated = question.kind == "comparison" or (
-        question.kind == "list" and not question.asks_one_paper
-    )
+    ungated = question.kind in ("list", "comparison") and not question.asks_one_paper
     if gate is None or ungated or not sources:
         return True
     top = sources[:GATE_PAPERS]
