@@ -40,10 +40,10 @@ VENUE = re.compile(
     re.I,
 )
 # (Dutch "van 't", "van’t", "ter", "ten" among them: "Mascha van’t Wout")
+_APOSTROPHE_T = ("'t", "’t")
 _PARTICLES = frozenset(
     "van von der den de del della di da dos das du le la y bin al el ter ten van't van’t".split()  # noqa: SIM905
-) | {"'t", "’t"}
-_APOSTROPHE_T = ("'t", "’t")
+) | set(_APOSTROPHE_T)
 _FUNCTION_WORDS = frozenset("a an the of with for in on to from by at as or via into".split())  # noqa: SIM905
 # A labelled line of the title page's margin or footer, not a list of authors.
 _LABEL = re.compile(
