@@ -175,6 +175,20 @@ def test_names_no_paper_holds_are_said_and_only_mixed_case_ones_weigh(engine: En
         assert _body(answer.answer).startswith("No paper in the library mentions PSN;")
 
 
+def test_only_the_users_own_words_can_be_missing_from_the_library(engine: Engine) -> None:
+    """A follow-up rewritten with the conversation's subject ("Did it raise scores? ... PSN
+    workshop") misses nothing the user did not ask this turn: the earlier turn's "PSN",
+    which no paper holds, is not said to be missing again, nor held to the stricter gate."""
+    query = "Did it raise scores of student examiners? PSN workshop OSCE"
+    own = "Did it raise scores of student examiners?"
+    asked = analyse(query, own=own)
+    rewritten = gather(asked, query, retriever=engine.retriever, names=None, filters=None, k=5,
+                       min_relevance=-1.0, noise=engine.noise_floor())  # fmt: skip
+    assert rewritten.evidence is not None and rewritten.evidence.absent == ()
+    alone = _gathered(engine, query).evidence
+    assert alone is not None and alone.absent == ("PSN",)
+
+
 def test_a_name_is_not_missing_when_a_paper_spells_it_out_or_a_hyphen_adds_a_word(
     engine: Engine,
 ) -> None:

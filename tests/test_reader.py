@@ -203,3 +203,65 @@ def test_a_question_asking_for_one_paper_by_what_it_did_is_gated(blended: object
     assert read_as_answered(topic, topic.text, [Source(1, row)], embedder)  # type: ignore[arg-type]
     reader.use(FakeReader("democracy"))  # type: ignore[arg-type]
     assert read_as_answered(one, one.text, [Source(1, row)], embedder)  # type: ignore[arg-type]
+
+
+def test_a_question_asking_for_a_figure_needs_a_sentence_stating_one(blended: object) -> None:
+    """ "How many firms were in the sample?" is answered only by a sentence holding a figure,
+    in digits or words: refused when the closest papers state none, whatever the reader
+    reads; otherwise only the read sentences holding a figure count (a reader reading the
+    sentence without one as the answer leaves the question refused)."""
+    from rag.answer.gate import lacks_figure, read_as_answered
+
+    params.use(replace(params.current(), reader=BLEND | {"gate": -1.0}))
+    reader.use(FakeReader("firms"))  # type: ignore[arg-type]
+    wordy = "We ask whether smaller traded firms faced constraints. Results indicate they did."
+    counted = wordy + " The effect fell by half after the reform."
+    rows = [PaperRow(id=f"p{i}", label="P", title="A paper", authors=(), year=None,
+                     source="s", position=1, n_chunks=1, abstract=a)
+            for i, a in enumerate((wordy, counted))]  # fmt: skip
+    figure = analyse("In the paper on capital controls, how many firms were in the sample?")
+    plain = analyse("Which firms faced the tighter constraints?")
+    assert figure.asks_figure and not plain.asks_figure
+    assert lacks_figure(figure, [Source(1, rows[0])])
+    assert not lacks_figure(plain, [Source(1, rows[0])])
+    assert not lacks_figure(figure, [Source(1, rows[1])])  # "by half" is a figure
+    embedder = FakeEmbedder()
+    assert not read_as_answered(figure, figure.text, [Source(1, rows[1])], embedder)  # type: ignore[arg-type]
+    assert read_as_answered(plain, plain.text, [Source(1, rows[1])], embedder)  # type: ignore[arg-type]
+    params.use(replace(params.current(), reader=BLEND | {"gate": -1.0, "top": 8.0}))
+    reader.use(FakeReader("half"))  # type: ignore[arg-type]
+    assert read_as_answered(figure, figure.text, [Source(1, rows[1])], embedder)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("text", "asks"),
+    [
+        ("How many respondents took part in the 2008 survey?", True),
+        ("In the Lex Mundi study, how many days did an eviction take?", True),
+        ("And roughly how much did payouts rise?", True),
+        ("What was the median follow-up in the trial?", True),
+        ("What formate Faradaic efficiency did the catalyst give?", True),
+        ("How long did the group run, and how many women received it?", True),
+        ("What rate theory did they combine it with?", False),  # the measure names a theory
+        ("What happens to the share of links as n grows?", False),
+        ("What is the name of the hybrid functional?", False),
+        ("Which survey did they use to build the measure?", False),
+        ("In the paper on why families fail to save, what share had no plan?", True),
+        ("Which group caused most mass loss, and how much on alder?", False),  # one part names
+        ("How did the premia move over the sample?", False),
+    ],
+)
+def test_which_questions_ask_for_a_figure(text: str, asks: bool) -> None:
+    assert analyse(text).asks_figure is asks
+
+
+@pytest.mark.parametrize(
+    ("text", "states"),
+    [("half as likely", True), ("sixteen countries", True), ("a sevenfold rise", True),
+     ("grew 3-fold", True), ("75% completed", True), ("We find it holds.", False),
+     ("MP2 theory and CrTe2 layers", False)],
+)  # fmt: skip
+def test_what_states_a_figure(text: str, states: bool) -> None:
+    from rag.answer.quantities import states_figure
+
+    assert states_figure(text) is states

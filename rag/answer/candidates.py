@@ -176,14 +176,23 @@ def _with_reader(question: Question, sentences: Sequence[Sentence], hand: np.nda
     return np.asarray(out, dtype=np.float32)
 
 
-def best_read(question: Question, sentences: Sequence[Sentence], qvec: np.ndarray) -> float | None:
+def best_read(
+    question: Question,
+    sentences: Sequence[Sentence],
+    qvec: np.ndarray,
+    keep: Callable[[Sentence], bool] | None = None,
+) -> float | None:
     """The reader's highest log-odds over the sentences the ranker puts first (vectors
-    attached): how surely any of them states what is asked. None without a reader."""
+    attached): how surely any of them states what is asked; over those ``keep`` accepts
+    only, when given (minus infinity when it accepts none). None without a reader."""
     if not sentences:
         return None
     hand = rank.score(features_of(question, sentences, qvec))
     read = _read_first(question, sentences, hand)
-    return None if read is None else float(read[1].max())
+    if read is None:
+        return None
+    kept = [float(r) for i, r in zip(*read, strict=True) if keep is None or keep(sentences[i])]
+    return max(kept, default=float("-inf"))
 
 
 def enumerated(s: Sentence, pool: Sequence[Sentence]) -> list[Sentence]:

@@ -13,6 +13,11 @@ measure?" where no abstract mentions ALMA) is held to ``params.reader["gate_abse
 instead, fitted the same way on such questions: its closest sentences are about something
 else by the question's own words, so only a sentence read as surely stating the answer
 lets it through.
+
+A question asking for a figure ("How many firms were in the sample?") is answered only by
+a sentence stating one: when no sentence of its closest papers holds a figure, in digits
+or in words, it is refused whatever the reader says (:func:`lacks_figure`), and of the sentences the
+reader reads only those holding a figure count.
 """
 
 from __future__ import annotations
@@ -26,14 +31,16 @@ import numpy as np
 from rag.answer import candidates as cand
 from rag.answer import params
 from rag.answer.cite import Source
+from rag.answer.quantities import states_figure
 from rag.answer.question import Question
 
 if TYPE_CHECKING:
     from rag.index.embed import Embedder
 
-__all__ = ["GATE_PAPERS", "NOT_STATED", "read_as_answered"]
+__all__ = ["GATE_PAPERS", "NOT_STATED", "NO_FIGURE", "lacks_figure", "read_as_answered"]
 
 NOT_STATED = "no sentence of the closest papers states what is asked"
+NO_FIGURE = "the question asks for a figure and no sentence of the closest papers states one"
 GATE_PAPERS = 3  # the papers whose sentences the gate reads
 
 
@@ -61,5 +68,16 @@ def read_as_answered(
     vectors = cand.with_vectors_of(sentences, embedder)
     sentences = [replace(s, vector=v) for s, v in zip(sentences, vectors, strict=True)]
     qvec = np.asarray(embedder.embed_query(question.own or query), dtype=np.float32)
-    best = cand.best_read(question, sentences, qvec)
+    keep = (lambda s: states_figure(s.text)) if question.asks_figure else None
+    best = cand.best_read(question, sentences, qvec, keep)
     return best is None or best >= gate
+
+
+def lacks_figure(question: Question, sources: Sequence[Source]) -> bool:
+    """Whether the question asks for a figure and no sentence of its closest papers (those
+    the gate reads) states one; lists and comparisons excepted, as from the gate."""
+    if not question.asks_figure or question.kind in ("list", "comparison") or not sources:
+        return False
+    top = sources[:GATE_PAPERS]
+    sentences = cand.sentences(top) + cand.sentences(top, body=True)
+    return bool(sentences) and not any(states_figure(s.text) for s in sentences)

@@ -42,7 +42,7 @@ from rag.aliases import spelled_out
 from rag.answer import candidates as cand
 from rag.answer import params
 from rag.answer.cite import Source
-from rag.answer.gate import NOT_STATED, read_as_answered
+from rag.answer.gate import NO_FIGURE, NOT_STATED, lacks_figure, read_as_answered
 from rag.answer.question import Names, Question
 from rag.answer.rank import asked_terms
 from rag.index.layout import sentence_vectors
@@ -217,7 +217,7 @@ def gather(
         return Gathered(sources=sources, answerable=True, reason="defines the acronym")
     if filters is not None and filters.paper_ids and sources:  # papers the user picked
         return Gathered(sources=sources, answerable=True, reason="chosen papers")
-    ev = evidence(query, hits, sources, retriever, noise)
+    ev = evidence(query, hits, sources, retriever, noise, asked=question.own)
     why_not = _refusal(ev, min_relevance, ev is not None and held_to_floor(question, ev))
     if why_not:
         floor = params.current().evidence.get("min_margin", 0.0)
@@ -225,6 +225,9 @@ def gather(
         related = sources[:RELATED] if in_field else ()
         return Gathered(sources=(), answerable=False, reason=why_not, evidence=ev,
                         related=related)  # fmt: skip
+    if lacks_figure(question, sources):
+        return Gathered(sources=(), answerable=False, reason=NO_FIGURE, evidence=ev,
+                        related=sources[:RELATED])  # fmt: skip
     if not read_as_answered(
         question, query, sources, retriever.embedder, absent=bool(ev and ev.absent)
     ):
@@ -247,8 +250,13 @@ def evidence(
     sources: Sequence[Source],
     retriever: Retriever,
     noise: float = 0.0,
+    *,
+    asked: str = "",
 ) -> Evidence | None:
-    """The evidence for answering ``query`` from ``sources`` (None when there is none)."""
+    """The evidence for answering ``query`` from ``sources`` (None when there is none).
+    ``asked``: the user's own words when ``query`` adds the conversation's subject; only
+    names they use can be missing from the library (a follow-up's "Did that hurt their
+    chances?" misses nothing the earlier turn's "MPs" lacked)."""
     if not hits or not sources:
         return None
     index = retriever.index
@@ -259,7 +267,7 @@ def evidence(
     # The question's names ("vLLM", "AM404", "GPT-4") and the terms the index keeps them as.
     names = {
         word: _key(name_core(word), retriever)
-        for word in dict.fromkeys(re.findall(r"[\w][\w.+-]*[\w]", query))
+        for word in dict.fromkeys(re.findall(r"[\w][\w.+-]*[\w]", asked or query))
         if _NAME.search(word)
     }
     unheard = [

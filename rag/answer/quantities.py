@@ -18,8 +18,8 @@ from collections.abc import Sequence, Set
 
 from rag.terms import stem
 
-__all__ = ["FIGURE", "NEAR", "WORD_NUMBER", "asked_quantity", "near", "states_quantity",
-           "stems"]  # fmt: skip
+__all__ = ["FIGURE", "NEAR", "WORD_NUMBER", "asked_quantity", "near", "states_figure",
+           "states_quantity", "stems"]  # fmt: skip
 
 FIGURE = re.compile(
     r"\d+(\.\d+)?\s*(%|x\b|×|times|fold|percent|[KMGT]B|billion|million|B\b)|"
@@ -32,6 +32,16 @@ WORD_NUMBER = re.compile(
     r"\b(two|three|four|five|six|seven|eight|nine|ten|twelve|dozens?|hundreds?|thousands?)\b",
     re.IGNORECASE,
 )
+# Any figure at all, in digits or words ("sixteen countries", "half as likely", "sevenfold"):
+# what a sentence must hold to answer a question asking for one (Question.asks_figure).
+_NUMBER_WORDS = (
+    r"two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|"
+    r"fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|"
+    r"eighty|ninety|hundreds?|thousands?|millions?|billions?|trillions?|dozens?|half|halved|"
+    r"halves|thirds?|quarters?|fifths?|sixths?|sevenths?|eighths?|ninths?|tenths?|twice|"
+    r"double[ds]?|doubling|triple[ds]?|tripling|quadrupled?"
+)
+_ANY_FIGURE = re.compile(rf"(?<![\w.])\d|%|\b(?:{_NUMBER_WORDS})\b|\w-?fold\b", re.IGNORECASE)
 NEAR = 6  # words between a figure and the question's word it measures
 _TOKEN = re.compile(r"\d[\d.,]*|[^\W\d_][\w-]*")
 
@@ -94,6 +104,11 @@ def _stated(text: str) -> frozenset[str]:
 def states_quantity(text: str, kind: str) -> bool:
     """Whether ``text`` gives a figure of the ``kind`` :func:`asked_quantity` names."""
     return bool(kind) and kind in _stated(text)
+
+
+def states_figure(text: str) -> bool:
+    """Whether ``text`` states any figure, in digits or in words (a year counts too)."""
+    return _ANY_FIGURE.search(text) is not None
 
 
 def stems(text: str) -> tuple[str, ...]:
