@@ -37,7 +37,7 @@ from rag.answer.question import Question
 if TYPE_CHECKING:
     from rag.index.embed import Embedder
 
-__all__ = ["GATE_PAPERS", "NOT_STATED", "NO_FIGURE", "lacks_figure", "read_as_answered"]
+__all__ = ["GATE_PAPERS", "NOT_STATED", "NO_FIGURE", "lacks_figure", "read_as_answered", "unread"]
 
 NOT_STATED = "no sentence of the closest papers states what is asked"
 NO_FIGURE = "the question asks for a figure and no sentence of the closest papers states one"
@@ -81,3 +81,13 @@ def lacks_figure(question: Question, sources: Sequence[Source]) -> bool:
     top = sources[:GATE_PAPERS]
     sentences = cand.sentences(top) + cand.sentences(top, body=True)
     return bool(sentences) and not any(states_figure(s.text) for s in sentences)
+
+
+def unread(
+    question: Question, query: str, sources: Sequence[Source], embedder: Embedder, *, absent: bool
+) -> str:
+    """Why no sentence of the closest papers answers the question (:data:`NO_FIGURE`,
+    :data:`NOT_STATED`), or "" when one does (:func:`read_as_answered`)."""
+    if lacks_figure(question, sources):
+        return NO_FIGURE
+    return "" if read_as_answered(question, query, sources, embedder, absent=absent) else NOT_STATED

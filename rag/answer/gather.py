@@ -23,10 +23,9 @@ stricter one when the question names what no paper holds. A question whose best 
 score does not rise above the noise floor is refused whatever words it shares with a paper
 ("What is the capital of Australia?" in a library holding the "Australian Capital
 Territory"): of the bench libraries' own questions whose gold paper retrieval brings, 7 of
-1,371 fall below it, against 88-100% of other fields' questions; a list question ("Are
-there any surveys?") and one with a name the top paper holds ("What is AM404 chemically?")
-are not held to it. So is a best dense score below ``min_relevance``.
-"""
+1,371 fall below it, against 88-100% of other fields' questions; a list question ("Are there
+any surveys?") and one with a name the top paper holds ("What is AM404 chemically?") are not
+held to it. So is a best dense score below ``min_relevance``."""
 
 from __future__ import annotations
 
@@ -42,7 +41,7 @@ from rag.aliases import spelled_out
 from rag.answer import candidates as cand
 from rag.answer import params
 from rag.answer.cite import Source
-from rag.answer.gate import NO_FIGURE, NOT_STATED, lacks_figure, read_as_answered
+from rag.answer.gate import unread
 from rag.answer.question import Names, Question
 from rag.answer.rank import asked_terms
 from rag.index.layout import sentence_vectors
@@ -225,13 +224,9 @@ def gather(
         related = sources[:RELATED] if in_field else ()
         return Gathered(sources=(), answerable=False, reason=why_not, evidence=ev,
                         related=related)  # fmt: skip
-    if lacks_figure(question, sources):
-        return Gathered(sources=(), answerable=False, reason=NO_FIGURE, evidence=ev,
-                        related=sources[:RELATED])  # fmt: skip
-    if not read_as_answered(
-        question, query, sources, retriever.embedder, absent=bool(ev and ev.absent)
-    ):
-        return Gathered(sources=(), answerable=False, reason=NOT_STATED, evidence=ev,
+    why_not = unread(question, query, sources, retriever.embedder, absent=bool(ev and ev.absent))
+    if why_not:
+        return Gathered(sources=(), answerable=False, reason=why_not, evidence=ev,
                         related=sources[:RELATED])  # fmt: skip
     return Gathered(sources=sources, answerable=True, reason="relevant", evidence=ev)
 
@@ -250,13 +245,10 @@ def evidence(
     sources: Sequence[Source],
     retriever: Retriever,
     noise: float = 0.0,
-    *,
     asked: str = "",
 ) -> Evidence | None:
-    """The evidence for answering ``query`` from ``sources`` (None when there is none).
-    ``asked``: the user's own words when ``query`` adds the conversation's subject; only
-    names they use can be missing from the library (a follow-up's "Did that hurt their
-    chances?" misses nothing the earlier turn's "MPs" lacked)."""
+    """The evidence for answering ``query`` from ``sources`` (None when there is none);
+    only names in ``asked``, the user's own words of a rewritten follow-up, can be missing."""
     if not hits or not sources:
         return None
     index = retriever.index
