@@ -60,7 +60,7 @@ from .pdfabstract import (
 from .pdfbody import FRONT_MATTER_AFTER, body_sections, cap_sections
 from .pdfheader import find_title
 from .pdflayout import Line, page_lines
-from .pdfnames import authors
+from .pdfnames import authors, metadata_authors
 from .pdfyear import find_year, printed_apart
 from .typeset import HYPHEN_MARK, fix_characters, join_lines, vocabulary
 
@@ -324,7 +324,9 @@ def _paper(
         abstract,
         where=Path(source).name,
         title=title,
-        authors=authors(author_lines, words) or _byline_above(lines, after, words),
+        authors=authors(author_lines, words)
+        or _byline_above(lines, after, words)
+        or metadata_authors(metadata),
         year=year,
         doi=doi,
         arxiv_id=arxiv,

@@ -99,6 +99,18 @@ class _Run:
             self.spans = [self.spans[i] for i in keep]
 
 
+def _next_left(handle: Any, i: int, count: int) -> float:
+    """The left edge of the character after ``i`` when it is a drawn one, else infinity."""
+    import pypdfium2.raw as raw
+
+    if i + 1 >= count or raw.FPDFText_IsGenerated(handle, i + 1):
+        return float("inf")
+    left, right, bottom, top = (ctypes.c_double() for _ in range(4))
+    if not raw.FPDFText_GetCharBox(handle, i + 1, left, right, bottom, top):
+        return float("inf")
+    return left.value if chr(raw.FPDFText_GetUnicode(handle, i + 1)).strip() else float("inf")
+
+
 def page_lines(pdf: Any, index: int) -> list[Line]:
     """Page ``index``'s lines in reading order (see the module doc)."""
     import pypdfium2.raw as raw
@@ -133,9 +145,12 @@ def page_lines(pdf: Any, index: int) -> list[Line]:
             char = chr(code) if code else ""
             if char == " " and back is not None:
                 raw.FPDFText_GetCharBox(handle, i, left, right, bottom, top)
-                if left.value < back - 0.5:
+                if left.value < back - 0.5 or _next_left(handle, i, count) - back < 0.2 * (
+                    run.sizes[-1] if run.sizes else 0.0
+                ):
                     continue  # a space drawn inside a ligature's glyph ("unifi ed") or inside
-                    # the letters an accent was drawn back over ("Mu¨ ller"): none
+                    # the letters an accent was drawn back over ("Mu¨ ller"), or one the
+                    # next letter follows closer than a space's width ("Özgu¨ r"): none
             back = None
             if char in ("\n", "\r"):
                 runs.append(run)

@@ -14,7 +14,7 @@ from rag.words import common_words
 from .pdflayout import Line
 from .typeset import HYPHEN_MARK
 
-__all__ = ["AFFILIATION", "VENUE", "authors", "full_name", "line_names"]
+__all__ = ["AFFILIATION", "VENUE", "authors", "full_name", "line_names", "metadata_authors"]
 
 AFFILIATION = re.compile(
     r"@|universit|universidad|institut|department|dept\.|laborator|school|college|academy|"
@@ -33,8 +33,10 @@ AFFILIATION = re.compile(
     re.I,
 )
 VENUE = re.compile(
-    # (the venue's words in the singular: a title may be about "preprints" or "journals")
-    r"proceedings|conference\b|journal\b|transactions|workshop\b|symposium\b|vol\.|volume|"
+    # (the venue's words in the singular: a title may be about "preprints" or "journals";
+    # a venue's volume has its number: "finite volume" is a title's)
+    r"proceedings|conference\b|journal\b|transactions|workshop\b|symposium\b|vol\.|"
+    r"volume\s*(?:\d|(?-i:[IVXLC]+)\b)|"
     r"issn|arxiv|preprint\b|©|copyright|\bdoi\b|https?://|www\.|submitted|accepted|received|"
     r"published|manuscript\b|pages?\s+\d|pp\.|\d+\s*[-–]\s*\d+\s*$",
     re.I,
@@ -53,10 +55,11 @@ _LABEL = re.compile(
     re.I,
 )
 # A side panel's label for the names under it, who are no authors ("Edited by" / "Karthik
-# Ram", "Reviewed by" / "Leah Wang").
+# Ram", "Reviewed by" / "Leah Wang"), and a thesis's for its supervisors ("supervised by").
 _NOT_AUTHORS = re.compile(
-    r"^\s*(?:edited|reviewed|handled|communicated|accepted|recommended) by\b|^\s*(?:academic |"
-    r"handling |section |associate )?editors?\s*:?\s*$|^\s*reviewers?\s*:?\s*$",
+    r"^\s*(?:edited|reviewed|handled|communicated|accepted|recommended|supervised|advised|"
+    r"directed) by\b|^\s*(?:academic |handling |section |associate )?editors?\s*:?\s*$|"
+    r"^\s*(?:reviewers?|(?:thesis )?(?:supervisors?|advisors?|directors?))\s*:?\s*$",
     re.I,
 )
 _NOT_NAMES = frozenset(["abstract", "citation", "editor", "keywords", "introduction", "authors"])
@@ -303,3 +306,20 @@ def _name(part: str, *, byline: bool = False, caps: bool = False) -> str:
     if len(tokens) >= 2 and re.fullmatch(r"[A-Z]{1,3}", tokens[-1]) and tokens[0][1:].islower():
         tokens = [tokens[-1], *tokens[:-1]]  # "Alhadainy HA" (Vancouver style): "HA Alhadainy"
     return " ".join(tokens)
+
+
+# A computer's or a template's account, not a person ("Windows User", "A. Author").
+_ACCOUNT = re.compile(
+    r"\b(?:users?|admin|administrator|owner|authors?|windows|microsoft|office|guest|default|"
+    r"computer|pc|apple|dell|lenovo|hp)\b",
+    re.I,
+)
+
+
+def metadata_authors(metadata: dict[str, str]) -> tuple[str, ...]:
+    """The authors the PDF's document information names ("Per Kragh Andersen and Niels
+    Keiding"), for a paper whose pages print none that can be read: each a full name as an
+    author line gives it, else none (a tool's "Windows User", an account name)."""
+    named = line_names(metadata.get("Author", "").replace(";", ","), byline=True) or []
+    full = [n for n in named if full_name(n) and " " in n and not _ACCOUNT.search(n)]
+    return tuple(full) if full and len(full) == len(named) else ()

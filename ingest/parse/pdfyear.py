@@ -105,7 +105,7 @@ def find_year(text: str, arxiv: re.Match[str] | None) -> int | None:
         return published[0]
     if dated:
         return max(year for _, year in dated)
-    short = _VENUE_SHORT.search(text)
+    short = next((m for m in _VENUE_SHORT.finditer(text) if _short_line(text, m)), None)
     if short:  # the last resorts: "IJCAI-07", "OSDI 2004"
         two = int(short.group(1))
         return (1900 if two > 50 else 2000) + two
@@ -113,6 +113,15 @@ def find_year(text: str, arxiv: re.Match[str] | None) -> int | None:
     return int(next(g for g in acronym.groups() if g)) if acronym else None
 
 
+def _short_line(text: str, found: re.Match[str]) -> bool:
+    """Whether the match stands in a line of a few words (a footer's "IJCAI-07"), not in
+    a sentence ("the COVID-19 pandemic resulted in ...")."""
+    start = text.rfind("\n", 0, found.start()) + 1
+    end = text.find("\n", found.end())
+    return len(text[start : end if end >= 0 else len(text)].split()) <= _SHORT_LINE_WORDS
+
+
+_SHORT_LINE_WORDS = 8
 # A line thanking people or meetings: the venues it names are others' ("audiences at the
 # Student Conference in Complexity Science 2014").
 _THANKS = re.compile(r"\b(?:thanks?|thankful|grateful|audiences?|participants)\b", re.I)
