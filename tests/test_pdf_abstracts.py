@@ -626,3 +626,34 @@ def test_a_name_like_covid_19_in_a_sentence_is_no_venues_year() -> None:
     assert find_year("Proceedings of IJCAI-07", None) == 2007
     assert find_year("Pressure from the COVID-19 pandemic resulted in lenient grades", None) is None
     assert _read(_TWELFTH / "gpa_sn_article.pdf").year is None
+
+
+def test_a_manuscripts_line_numbers_are_not_the_abstracts_words() -> None:
+    """Every line of a line-numbered manuscript opens on its number ("15 We speculate ..."
+    / "16 responses."): the numbers rise line by line and are dropped; an abstract whose
+    lines open on figures that do not rise keeps them."""
+    from ingest.parse.pdfabstract import with_heading_colons
+
+    paper = _read(_TWELFTH / "bbbq_frontiers.pdf")
+    assert paper.abstract.endswith("that enable pathogens to evade T cell responses.")
+    assert with_heading_colons(["15 We speculate", "16 that it", "17 holds."]) == [
+        "We speculate", "that it", "holds."
+    ]  # fmt: skip
+    counts = ["12 patients had it", "12 did not", "3 left."]
+    assert with_heading_colons(counts) == counts
+
+
+def test_an_abstract_runs_on_overleaf_past_a_long_footnote() -> None:
+    """A sentence cut at the page's foot ("Next, exploiting") goes on overleaf past fifteen
+    lines of acknowledgements, dates and rights in smaller type and the next page's head."""
+    paper = _read(_TWELFTH / "edenhofer_fowler_qjps.pdf")
+    assert paper.abstract.endswith(
+        "dramatically alter election outcomes and resulting public policies."
+    )
+
+
+def test_a_double_spaced_abstracts_paragraph_gap_does_not_end_it() -> None:
+    """In a double-spaced preprint a paragraph's gap is wider than two and a half times the
+    type's size, yet narrow for its own line pitch: the abstract's second paragraph is kept."""
+    paper = _read(_TWELFTH / "mcotsar_elsarticle.pdf")
+    assert paper.abstract.endswith("amongst workshops producing exactly the same amphoric type.")

@@ -116,7 +116,8 @@ def _abstract_lines(
             return kept, i  # a footnote, a caption, the body set in another size
         if line.page != previous.page and ended:
             return kept, i
-        if ended and line.page == previous.page and previous.y0 - line.y1 > 2.5 * line.size:
+        far = 2.5 * line.size + max(0.0, _pitch(kept) - 1.2 * line.size)  # (double spacing)
+        if ended and line.page == previous.page and previous.y0 - line.y1 > far:
             return kept, i  # far below a finished sentence: a figure between, the body next
         if not heading and ended and _paragraph_break(previous, line):
             later = _capital_part(line)
@@ -125,6 +126,14 @@ def _abstract_lines(
             capital = later  # a structured abstract's next part, its label in capitals
         kept.append(line)
     return kept, len(lines)
+
+
+def _pitch(kept: Sequence[Line]) -> float:
+    """The abstract's own line pitch so far: the median drop between its lines on a page."""
+    drops = sorted(
+        a.y0 - b.y0 for a, b in itertools.pairwise(kept) if a.page == b.page and a.y0 > b.y0
+    )
+    return drops[len(drops) // 2] if drops else 0.0
 
 
 # The parts a structured abstract may close on after its conclusions.
@@ -143,11 +152,14 @@ def _part(line: Line) -> int | None:
     return ROLES.index(role) if role and rest == "x" else None
 
 
+_OVERLEAF_LINES = 40  # a page's foot (notes, dates, licence) and the next page's head
+
+
 def _runs_on_overleaf(lines: Sequence[Line], i: int, previous: Line, size: float) -> bool:
     """Whether the unfinished sentence of ``previous`` goes on after the smaller lines from
     ``lines[i]`` (footnotes, a licence, the next page's running head): the next line in the
     abstract's type is on a later page and opens in lower case."""
-    for line in lines[i : i + 15]:
+    for line in lines[i : i + _OVERLEAF_LINES]:
         if abs(line.size - size) <= 0.6:
             return line.page > previous.page and line.text.lstrip()[:1].islower()
     return False
@@ -253,13 +265,15 @@ def cut_words(text: str, limit: int) -> str:
 
 
 def with_heading_colons(lines: Sequence[str]) -> list[str]:
-    """An abstract's lines, a structured abstract's headings printed inline with no colon
+    """An abstract's lines, a manuscript's line numbers before them dropped
+    (:func:`_unnumbered`), a structured abstract's headings printed inline with no colon
     ("Aim To test ...", "Methodology A split-tooth model ...") given one ("Aim: To test
     ..."), as the answerer's roles read them. A line opening with a heading's word counts
     only after a sentence's end, and only when two such lines or more name different
     parts in a structured abstract's order (aim, then method, then results ...): running
     text may open a line with "Design Space ..." and another with "Methods A and B ...".
     """
+    lines = _unnumbered(lines)
     found = [
         inline_heading(line) if i == 0 or lines[i - 1].rstrip().endswith((".", "!", "?", ")"))
         else ("", "")
@@ -273,3 +287,17 @@ def with_heading_colons(lines: Sequence[str]) -> list[str]:
         f"{name}: {line.lstrip()[len(name) :].lstrip()}" if name else line
         for line, name in zip(lines, names, strict=True)
     ]
+
+
+_LINE_NUMBER = re.compile(r"^\s*(\d{1,4})\s+(?=\S)")
+
+
+def _unnumbered(lines: Sequence[str]) -> list[str]:
+    """The lines without a manuscript's line numbers ("15 We speculate that ..." / "16
+    responses."): when three lines or more, all but a fifth at most, open on a number and
+    the numbers rise from line to line."""
+    numbers = [int(m[1]) for line in lines if (m := _LINE_NUMBER.match(line))]
+    rising = all(b > a for a, b in itertools.pairwise(numbers))
+    if len(numbers) < 3 or len(numbers) < 0.8 * len(lines) or not rising:
+        return list(lines)
+    return [_LINE_NUMBER.sub("", line, count=1) for line in lines]
