@@ -657,3 +657,18 @@ def test_a_double_spaced_abstracts_paragraph_gap_does_not_end_it() -> None:
     type's size, yet narrow for its own line pitch: the abstract's second paragraph is kept."""
     paper = _read(_TWELFTH / "mcotsar_elsarticle.pdf")
     assert paper.abstract.endswith("amongst workshops producing exactly the same amphoric type.")
+
+
+def test_a_journal_issues_cover_before_the_article_is_passed_over() -> None:
+    """ChemComm's issue cover (the journal, the featured article's title, ISSN, volume,
+    number, pages: a few words) comes before the article's first page: the authors and the
+    abstract are read from the article. An article's own page printing its ISSN and volume
+    among many words is no cover."""
+    from ingest.parse.pdfcover import cover_words
+
+    paper = _read(_TWELFTH / "shuster_chemcomm.pdf")
+    assert paper.authors[0] == "Hannah B. Castillo"
+    assert paper.abstract.startswith("Lipogenesis is a vital but often dysregulated metabolic")
+    issue = "ChemComm\nISSN 1359-7345\nVolume 60\nNumber 23\n21 March 2024\nPages 3089–3206"
+    assert cover_words(issue)
+    assert not cover_words(issue + " We measured the lipids of the cells." * 20)

@@ -568,10 +568,10 @@ def test_a_title_read_past_a_side_column_and_in_one_type_within_half_a_point() -
 
 
 def test_a_researchgate_cover_and_a_companys_lab_are_not_the_paper_or_its_authors() -> None:
-    from ingest.parse.pdf import _COVER
+    from ingest.parse.pdfcover import cover_words
     from ingest.parse.pdfnames import line_names
 
-    assert _COVER.search("See discussions, stats, and author profiles for this publication at")
+    assert cover_words("See discussions, stats, and author profiles for this publication at")
     assert not line_names("Google Brain")
     assert not line_names("Google AI Language")
     assert not line_names("Risk Analytics Division, Ipsos Public Affairs")
@@ -581,18 +581,19 @@ def test_a_researchgate_cover_and_a_companys_lab_are_not_the_paper_or_its_author
 def test_a_stamp_on_every_page_makes_no_cover_sheet(tmp_path: Path) -> None:
     """Wiley's and JSTOR's download stamps name their "Terms and Conditions" on every page,
     the article's first included: that page is the article's, not a cover."""
-    from ingest.parse.pdf import _COVER, _stamped
+    from ingest.parse.pdfcover import cover_words, stamped
 
     stamp = (
         "Downloaded from https://onlinelibrary.wiley.com/doi/10.1002/hec.1615 by a "
         "library on [10/03/2023]. See the Terms and Conditions (https://onlinelibrary"
     )
     first = "DOES LEAVING WELFARE IMPROVE HEALTH?\n" + stamp
-    said = _COVER.search(first)
+    said = cover_words(first)
     assert said is not None
-    assert _stamped(said, first, "for unemployment insurance payments ...\n" + stamp)
+    assert stamped(said, first, "for unemployment insurance payments ...\n" + stamp)
     cover = "To cite this article: A. Lee (2019) Caching keys. Full Terms & Conditions of use."
-    assert not _stamped(_COVER.search(cover), cover, "Caching keys\nAnn Lee\n" + stamp)
+    said = cover_words(cover)
+    assert said is not None and not stamped(said, cover, "Caching keys\nAnn Lee\n" + stamp)
 
 
 def test_a_footnote_number_after_the_title_is_no_part_of_it() -> None:

@@ -58,6 +58,7 @@ from .pdfabstract import (
     with_heading_colons,
 )
 from .pdfbody import FRONT_MATTER_AFTER, body_sections, cap_sections
+from .pdfcover import MAX_COVERS, cover_words, stamped
 from .pdfheader import find_title
 from .pdflayout import Line, page_lines
 from .pdfnames import authors, metadata_authors
@@ -81,18 +82,6 @@ MAX_BODY_CHARS = 1_000_000  # about 250k tokens: a long thesis; beyond it the bo
 _MIN_TEXT_CHARS = 40
 # A footnote mark or page number printed after the abstract's last sentence ("mission. 2").
 _TRAILING_MARK = re.compile(r"(?<=[.!?])\s+\d{1,2}$")
-# A cover sheet a repository or publisher puts before the article (how to cite it, where to
-# find it, the terms of use; not a download stamp, which article pages carry too): not the
-# article's first page, and its dates (a download, a posting) are not the paper's year.
-MAX_COVERS = 2
-_COVER = re.compile(
-    r"to cite this (?:article|version|paper)|terms (?:&|and) conditions|terms of use|"
-    r"version of this article can be found|please scroll down|open access archive|"
-    r"personal repec archive|use of the jstor archive|see discussions, stats,? and author "
-    r"profiles|requested enhancement of the downloaded file".replace(" ", r"\s+"),
-    re.IGNORECASE,
-)
-_ABSTRACT_LINE = re.compile(r"^\s*abstract\b", re.I | re.M)
 _MAX_OPENING_WORDS = 300  # an abstract found without a heading: at most its first paragraph
 _TITLE_LABEL = re.compile(r"^(?:\d{1,3}\s+)?title\s*:\s*", re.I)
 _MAX_PARTS_WORDS = 600  # ... or its parts labelled in capitals (JAMA's "IMPORTANCE ...")
@@ -135,11 +124,10 @@ def parse_pdf(path: Path, *, full_text: bool = True) -> Iterator[Draft | Skipped
             if (
                 len(texts) - 1 == covers < MAX_COVERS
                 and pages > covers + 1
-                and (said := _COVER.search(texts[-1]))
-                and not _ABSTRACT_LINE.search(texts[-1])  # an article's own "How to cite"
+                and (said := cover_words(texts[-1]))
             ):
                 ahead = _page_text(pdf, len(texts))
-                if not _stamped(said, texts[-1], ahead):
+                if not stamped(said, texts[-1], ahead):
                     covers += 1
         read = pages if full_text else min(pages, HEAD_PAGES + covers)
         stamp = " ".join(texts)
@@ -178,14 +166,6 @@ def parse_pdf(path: Path, *, full_text: bool = True) -> Iterator[Draft | Skipped
     heads = [line for line in article if line.page < covers + HEAD_PAGES]
     yield from _paper(_without_running_heads(article), stamp, metadata, source, full_text,
                       printed, heads)  # fmt: skip
-
-
-def _stamped(said: re.Match[str], page: str, following: str) -> bool:
-    """Whether a cover sheet's words on ``page`` are a stamp the next page carries too, in
-    the same words around them (Wiley's "Downloaded from ... See the Terms and Conditions"
-    on every page); a cover's own paragraph is worded apart from the pages' stamps."""
-    around = " ".join(page[max(0, said.start() - 40) : said.end() + 20].split()).casefold()
-    return around in " ".join(following.split()).casefold()
 
 
 def _page_text(pdf: Any, index: int) -> str:

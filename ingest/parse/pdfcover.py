@@ -1,0 +1,45 @@
+"""Cover sheets before a PDF article's first page: not the article's first page, and their
+dates (a download, a posting) are not the paper's year.
+
+A repository or publisher puts one before the article (how to cite it, where to find it,
+the terms of use: Taylor & Francis, JSTOR, MPRA, ResearchGate), and a journal issue's
+cover comes before a featured article (a few words: the journal, ISSN, volume, number,
+pages). A download stamp, which every page of the article carries too, is no cover.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["MAX_COVERS", "cover_words", "stamped"]
+
+MAX_COVERS = 2
+_COVER = re.compile(
+    r"to cite this (?:article|version|paper)|terms (?:&|and) conditions|terms of use|"
+    r"version of this article can be found|please scroll down|open access archive|"
+    r"personal repec archive|use of the jstor archive|see discussions, stats,? and author "
+    r"profiles|requested enhancement of the downloaded file".replace(" ", r"\s+"),
+    re.IGNORECASE,
+)
+_ABSTRACT_LINE = re.compile(r"^\s*abstract\b", re.I | re.M)
+_ISSUE = re.compile(r"\bISSN\b[\s\S]{0,200}?\bvolume\s+\d+\s+(?:number|issue)\s+\d+", re.I)
+_ISSUE_COVER_WORDS = 80  # an issue's cover holds few words; an article's page many
+
+
+def cover_words(page: str) -> re.Match[str] | None:
+    """The words that make a page's text a cover's (None for an article's page, also one
+    printing "How to cite" above its abstract)."""
+    if _ABSTRACT_LINE.search(page):
+        return None
+    said = _COVER.search(page)
+    if said is None and len(page.split()) < _ISSUE_COVER_WORDS:
+        said = _ISSUE.search(page)
+    return said
+
+
+def stamped(said: re.Match[str], page: str, following: str) -> bool:
+    """Whether a cover sheet's words on ``page`` are a stamp the next page carries too, in
+    the same words around them (Wiley's "Downloaded from ... See the Terms and Conditions"
+    on every page); a cover's own paragraph is worded apart from the pages' stamps."""
+    around = " ".join(page[max(0, said.start() - 40) : said.end() + 20].split()).casefold()
+    return around in " ".join(following.split()).casefold()
