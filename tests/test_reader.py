@@ -249,6 +249,14 @@ def test_a_question_asking_for_a_figure_needs_a_sentence_stating_one(blended: ob
         ("In the paper on why families fail to save, what share had no plan?", True),
         ("Which group caused most mass loss, and how much on alder?", False),  # one part names
         ("How did the premia move over the sample?", False),
+        ("By how much did the new scheme cut the error?", True),
+        ("Up to what electron temperature does the potential hold?", True),
+        ("How large was the original firm survey in Russia?", True),
+        ("What yield strength did the alloy retain at 1200 C, in MPa?", True),
+        ("What thermal conductivity did the buffer layer reach at 300 K?", True),
+        ("What factor explains whether parties lost power?", False),  # a cause, not a figure
+        ("What was the effect of adding further dimensions to the descriptor?", False),
+        ("How effective was the programme?", False),  # a verdict as often as a figure
     ],
 )
 def test_which_questions_ask_for_a_figure(text: str, asks: bool) -> None:

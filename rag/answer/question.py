@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from rag.answer.quantities import asks_figure
 from rag.records import PaperRow
 from rag.terms import STOPWORDS
 from rag.words import common_words, distinctive, distinctive_word
@@ -102,28 +103,6 @@ _NUMERIC = re.compile(
     r"obtain|get|score|attain)\b",
     re.IGNORECASE,
 )
-# A question asking for a figure ("How many ...?", "What was the detection limit ...?"): its
-# opening, after a lead-in ("In the 2008 survey, how many ..."), is "how many/much/long/old"
-# or "what (was) the <up to three words> <measure>", the measure ending the noun phrase
-# ("What rate theory ..." asks for a theory). Shaped on the training-only questions of the
-# ten fields: 2 of their 151 answerable ones so asking have an answer with no figure.
-_FIGURE_ASK = re.compile(
-    r"^(?:how (?:many|much|long|old)\b|what (?:(?:was|were|is|are|'s) )?(?:the |a |an )?"
-    r"(?:(?!(?:did|does|do|happens?|happened|was|were|is|are|has|have|had)\b)[\w-]+ ){0,3}?"
-    rf"(?-i:{_MEASURES})(?![\w-])(?=\s*(?:$|[?,;:]|(?:of|for|in|on|at|to|from|with|among|"
-    r"across|between|under|did|does|do|was|were|is|are|has|have|had|that|when|after|before|"
-    r"per|by|and)\b)))",
-    re.IGNORECASE,
-)
-_LEAD_IN = re.compile(
-    r"^(?:(?:and|so|but|then|also|roughly|approximately|about|overall|exactly|ok|okay)\W+)*",
-    re.IGNORECASE,
-)
-_OPENS = re.compile(
-    r"(?:how|what|which|who|whom|whose|where|when|why|is|are|was|were|do|does|did|can|could|"
-    r"has|have|had|will|would|should)\b",
-    re.IGNORECASE,
-)
 # A question asking what a term stands for; group 1 holds the term.
 SPELL_OUT = re.compile(
     r"\bwhat (?:does|do|did|is|are) (.{1,40}?) (?:stand for|mean|refer to|denote|abbreviate)\b|"
@@ -196,7 +175,7 @@ class Question:
         """Whether every part of the question asks for a figure ("How many firms ...?",
         "In the trial, what was the median follow-up?"): only a sentence stating one can
         answer it (:mod:`rag.answer.gate`)."""
-        return all(_FIGURE_ASK.match(_opening(p)) for p in self.parts or (self.own or self.text,))
+        return asks_figure(self.parts or (self.own or self.text,))
 
     @property
     def about_two(self) -> bool:
@@ -330,15 +309,6 @@ class Names:
                     found.extend((start, key, pid) for pid in index[key])
                 start = hay.find(f" {key} ", start + 1)
         return [(key, pid) for _, key, pid in sorted(found)]
-
-
-def _opening(part: str) -> str:
-    """The question's own opening: lead-in words dropped, and a phrase before its first
-    comma when the part does not open with a question word ("In the 2008 survey, how ...")."""
-    opening = _LEAD_IN.sub("", part.strip())
-    if not _OPENS.match(opening) and "," in opening:
-        opening = _LEAD_IN.sub("", opening.split(",", 1)[1].strip())
-    return opening
 
 
 def _cased_in(name: str, text: str) -> bool:
