@@ -304,9 +304,13 @@ def _paper(
         abstract,
         where=Path(source).name,
         title=title,
-        authors=authors(author_lines, words)
-        or _byline_above(lines, after, words)
-        or metadata_authors(metadata),
+        authors=tuple(  # the title set again in a running head is no author's name
+            name
+            for name in authors(author_lines, words)
+            or _byline_above(lines, after, words)
+            or metadata_authors(metadata)
+            if name.casefold() != title.casefold()
+        ),
         year=year,
         doi=doi,
         arxiv_id=arxiv,

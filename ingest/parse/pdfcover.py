@@ -2,7 +2,8 @@
 dates (a download, a posting) are not the paper's year.
 
 A repository or publisher puts one before the article (how to cite it, where to find it,
-the terms of use: Taylor & Francis, JSTOR, MPRA, ResearchGate), and a journal issue's
+the terms of use: Taylor & Francis, JSTOR, MPRA, ResearchGate, a university's Digital
+Commons repository), and a journal issue's
 cover comes before a featured article (a few words: the journal, ISSN, volume, number,
 pages). A download stamp, which every page of the article carries too, is no cover.
 """
@@ -18,7 +19,8 @@ _COVER = re.compile(
     r"to cite this (?:article|version|paper)|terms (?:&|and) conditions|terms of use|"
     r"version of this article can be found|please scroll down|open access archive|"
     r"personal repec archive|use of the jstor archive|see discussions, stats,? and author "
-    r"profiles|requested enhancement of the downloaded file".replace(" ", r"\s+"),
+    r"profiles|requested enhancement of the downloaded file|follow this and additional works "
+    r"at".replace(" ", r"\s+"),  # (the last: a Digital Commons repository's cover)
     re.IGNORECASE,
 )
 _ABSTRACT_LINE = re.compile(r"^\s*abstract\b", re.I | re.M)

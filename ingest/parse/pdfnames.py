@@ -51,9 +51,10 @@ _FUNCTION_WORDS = frozenset("a an the of with for in on to from by at as or via 
 _LABEL = re.compile(
     r"^\s*(?:citation|academic editor|editors?|handling editor|received|accepted|published|"
     r"copyright|correspondence|corresponding|funding|competing|data availability|open access|"
-    r"key\s?words?|abstract|how to cite)\b",
+    r"key\s?words?|abstract|how to cite)\b|^\s*(?:table of )?contents\s*$",
     re.I,
 )
+_DOT_LEADERS = re.compile(r"(?:\s?\.){4,}")  # a table of contents' entry, no byline
 # A side panel's label for the names under it, who are no authors ("Edited by" / "Karthik
 # Ram", "Reviewed by" / "Leah Wang"), and a thesis's for its supervisors ("supervised by").
 _NOT_AUTHORS = re.compile(
@@ -154,7 +155,7 @@ def authors(
 def line_names(text: str, *, first: bool = False, byline: bool = False) -> list[str] | None:
     """The names on an author line, None for a line that is not one (an affiliation, an
     address, prose). The ``first`` author line may close with its affiliation."""
-    if len(text) > 250 or VENUE.search(text) or _LABEL.match(text):
+    if len(text) > 250 or VENUE.search(text) or _LABEL.match(text) or _DOT_LEADERS.search(text):
         return None
     if AFFILIATION.search(text):
         if not first:
