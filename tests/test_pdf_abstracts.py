@@ -672,3 +672,27 @@ def test_a_journal_issues_cover_before_the_article_is_passed_over() -> None:
     issue = "ChemComm\nISSN 1359-7345\nVolume 60\nNumber 23\n21 March 2024\nPages 3089–3206"
     assert cover_words(issue)
     assert not cover_words(issue + " We measured the lipids of the cells." * 20)
+
+
+_THIRTEENTH = Path(__file__).parents[1] / "bench/data/real_pdfs13/heldout"
+
+
+def test_a_digital_commons_cover_is_passed_over() -> None:
+    """A university repository's cover ("Follow this and additional works at: ...",
+    "Recommended Citation") comes before a law review's article: its abstract is read from
+    the article's page, not from the cover's lines."""
+    paper = _read(_THIRTEENTH / "gowder_transnational_nclr.pdf")
+    assert paper.abstract.startswith("In this Article we use game theory to")
+
+
+def test_a_table_of_contents_and_a_running_head_hold_no_authors() -> None:
+    """Under a law review article's byline its table of contents ("TABLE OF CONTENTS",
+    entries with dot leaders) and the title again as a running head hold no names."""
+    from ingest.parse.pdfnames import line_names
+
+    assert line_names("TABLE OF CONTENTS") is None
+    assert line_names("A. Current Law Enforcement Privilege Doctrine.......... 1415") is None
+    path = Path(__file__).parents[1] / "bench/data/real_pdfs7/heldout"
+    paper = _read(path / "lawrev_michigan_law_review_law_enforcement_privilege.pdf")
+    assert paper.authors == ("Rebecca Wexler",)
+    assert paper.abstract.startswith("You can’t question a secret you haven’t been")
