@@ -696,3 +696,46 @@ def test_a_table_of_contents_and_a_running_head_hold_no_authors() -> None:
     paper = _read(path / "lawrev_michigan_law_review_law_enforcement_privilege.pdf")
     assert paper.authors == ("Rebecca Wexler",)
     assert paper.abstract.startswith("You can’t question a secret you haven’t been")
+
+
+def test_a_templates_placeholder_doi_is_no_doi() -> None:
+    from ingest.parse.ids import printed_doi
+
+    assert printed_doi("https://doi.org/10.3390/vision1010000") == ""
+    assert printed_doi("Digital Object Identifier 10.1109/ACCESS.2017.DOI") == ""
+    assert printed_doi("doi:10.3390/xxxxx") == ""
+    assert printed_doi("https://doi.org/10.3390/s21010123") == "10.3390/s21010123"
+    assert _read(_THIRTEENTH / "hsieh_toxics_mdpi.pdf").doi == ""
+
+
+def test_a_name_in_capitals_with_its_affiliation_run_on_after_it() -> None:
+    """APSR prints "DANIEL DE KADT London School of Economics, United Kingdom"."""
+    from ingest.parse.pdfnames import line_names
+
+    assert line_names("JOHN SMITH Harvard University", first=True) == ["JOHN SMITH"]
+    assert line_names("DEPARTMENT OF ECONOMICS Harvard University", first=True) is None
+    assert _read(_THIRTEENTH / "dekadt_apsr.pdf").authors == ("Daniel de Kadt",)
+
+
+def test_a_theses_year_stands_alone_on_its_title_page() -> None:
+    """ "A Dissertation ... Doctor of Philosophy at the University of Connecticut" / "2015"."""
+    assert _read(_THIRTEENTH / "pwsmith_thesis.pdf").year == 2015
+
+
+def test_a_footnote_mark_read_as_a_letter_after_the_titles_question_mark() -> None:
+    """Elsevier's footnote star after "What is a standard error?" is read as "I"; the
+    correspondence note's "(A. Gelman)" is the same author as "Andrew Gelman"."""
+    from ingest.parse.pdfnames import _initialled
+
+    paper = _read(_THIRTEENTH / "rodazuero_gelman_jeconom.pdf")
+    assert paper.title == "What is a standard error?"
+    assert paper.authors == ("Andrew Gelman",)
+    assert _initialled("A. Alexandrova", "Anastassia N. Alexandrova")
+    assert not _initialled("J.R. Hansen", "J.B. Hansen")  # two authors of a collaboration
+
+
+def test_the_title_set_again_before_the_abstract_holds_no_authors() -> None:
+    """An NBER paper's second page sets the title again ("... Treatment Effects" / "More
+    Rapidly and Precisely") above the byline: its words are no names."""
+    paper = _read(_THIRTEENTH / "rodazuero_nber_w26463.pdf")
+    assert paper.authors == ("Susan Athey", "Raj Chetty", "Guido W. Imbens", "Hyunseung Kang")

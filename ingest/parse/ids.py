@@ -43,16 +43,21 @@ _PRINTED = re.compile(
 _LINKED = re.compile(r"(?:https?://|www\.)(?!(?:dx\.)?doi\.org/)\S*/$", re.I)
 
 
+# A journal template's placeholder DOI: x's, the word "DOI", or an MDPI-style article 0000.
+_PLACEHOLDER = re.compile(r"^10\.\d+/(?:x+|.*\.doi|[a-z]+\d{1,4}0000)$", re.I)
+
+
 def printed_doi(text: str) -> str:
     """The paper's own DOI among those its pages print: the first, passing over one inside
     another site's link (a download stamp's landing page, a JSTOR stable URL) while the
     pages print another, and read without a path below it ("doi:10.1073/pnas.X/-/
     DCSupplemental", a supplement's link) when the pages print it without; never an
-    arXiv DOI or a template's "10.3390/xxxxx"."""
+    arXiv DOI or a template's placeholder ("10.3390/xxxxx", "10.3390/vision1010000",
+    "10.1109/ACCESS.2017.DOI")."""
     found: list[tuple[str, bool]] = []
     for m in _PRINTED.finditer(text):
         value = (m.group(1) + m.group(2) + (m.group(3) or "")).rstrip(".,;)]")
-        if "arxiv" not in value.lower() and not re.fullmatch(r"10\.\d+/x+", value, re.I):
+        if "arxiv" not in value.lower() and not _PLACEHOLDER.search(value):
             found.append((value, bool(_LINKED.search(text[max(0, m.start() - 120) : m.start()]))))
     if not found:
         return ""

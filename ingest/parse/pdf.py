@@ -168,6 +168,12 @@ def parse_pdf(path: Path, *, full_text: bool = True) -> Iterator[Draft | Skipped
                       printed, heads)  # fmt: skip
 
 
+def _in_title(text: str, title: str) -> bool:
+    """Whether a line of two words or more is a piece of the (casefolded) title."""
+    piece = " ".join(text.casefold().split()).strip(" *∗†‡")
+    return len(piece.split()) >= 2 and piece in title
+
+
 def _page_text(pdf: Any, index: int) -> str:
     """A page's whole text in PDFium's order, the margins' stamps included."""
     page = pdf[index]
@@ -240,6 +246,7 @@ def _paper(
     first_page = [line for line in lines if line.page == opening_page]
     title, after = find_title(first_page, body_size, metadata, words)
     title = _TITLE_LABEL.sub("", title)  # a manuscript's "1 Title: ..."
+    title = re.sub(r"(?<=[?!.])\s+[A-Z0-9]$", "", title)  # a mark read as a letter ("error? I")
     if re.search(r"(?<![.\s])(?<!\b[A-Z])\.$", title) and "." not in title.split()[-1][:-1]:
         title = title[:-1].rstrip()  # a title's closing full stop (a "U.S." aside)
     start = next((i for i in range(after, len(lines)) if heading_at(lines, i)), None)
@@ -297,6 +304,8 @@ def _paper(
         )
     if sections:
         extra["full_text"] = True  # enrich leaves such papers alone: re-ingest the PDF instead
+    retitled = " ".join(title.casefold().split())  # the title set again (NBER's page 2)
+    author_lines = [x for x in author_lines if not _in_title(x.text, retitled)]
     yield from notices
     yield Draft(
         source,

@@ -149,7 +149,29 @@ def authors(
         names.extend(found)
     if carry:
         names.append(carry)
-    return tuple(dict.fromkeys(_case(n) for n in names if full_name(n)))
+    kept: list[str] = []
+    for name in dict.fromkeys(_case(n) for n in names if full_name(n)):
+        if not any(_initialled(name, k) for k in kept):
+            kept.append(name)  # not "A. Gelman" again after "Andrew Gelman" (a footnote's)
+    return tuple(kept)
+
+
+def _initialled(name: str, full: str) -> bool:
+    """Whether ``name`` is ``full`` with its given names as initials ("A. Gelman", "Andrew
+    Gelman"; "J.-Y. Nief", "Jean-Yves Nief")."""
+    tokens, whole = name.split(), full.split()
+    if len(tokens) < 2 or len(whole) < 2 or tokens[-1] != whole[-1] or tokens == whole:
+        return False
+    letters = re.findall(r"[A-Z]", "".join(tokens[:-1]))
+    firsts = [part[0] for w in whole[:-1] for part in w.split("-") if part]
+    return (
+        not whole[0].endswith(".")  # the full name's first given name spelt out
+        and all(re.fullmatch(r"(?:[A-Z]\.-?)+", t) for t in tokens[:-1])
+        and letters == firsts[: len(letters)]
+    )
+
+
+_CAPS_BEFORE = re.compile(r"\s*((?:[A-Z][A-Z'’.-]*\s+){1,4}[A-Z][A-Z'’-]+)\s+(?=[A-Z][a-z])")
 
 
 def line_names(text: str, *, first: bool = False, byline: bool = False) -> list[str] | None:
@@ -167,6 +189,11 @@ def line_names(text: str, *, first: bool = False, byline: bool = False) -> list[
         lead = next(i for i, part in enumerate(parts) if AFFILIATION.search(part))
         # (a byline by its place: common words in capitals are names here, "NEIL HUNT")
         names = line_names(",".join(parts[:lead]), byline=True) if lead else None
+        # "DANIEL DE KADT London School of Economics": a name in capitals, its affiliation
+        # run on after it in mixed case.
+        run_on = None if lead else _CAPS_BEFORE.match(parts[0])
+        if run_on:
+            names = line_names(run_on[1], byline=True)
         return names or None
     # "Authors: A. Smith, ...", "By PAUL GOLDSMITH-PINKHAM, KAREN JIANG, ..."
     # (after a manuscript's line number: "2 Authors: Luna L. Sánchez-Reyes 1 , ...")
@@ -241,7 +268,15 @@ def _case(name: str) -> str:
     """A name printed in capitals, as people write it ("MOHAMMAD A. NEMATBAKHSH" ->
     "Mohammad A. Nematbakhsh")."""
     if not any(c.islower() for c in name):
-        return " ".join(t if len(t) <= 2 else _capitalised(t) for t in name.split())
+        tokens = name.split()
+        return " ".join(
+            t.lower()
+            if 0 < i < len(tokens) - 1 and t.lower() in _PARTICLES  # "DANIEL DE KADT"
+            else t
+            if len(t) <= 2
+            else _capitalised(t)
+            for i, t in enumerate(tokens)
+        )
     return name
 
 

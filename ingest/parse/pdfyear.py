@@ -105,12 +105,23 @@ def find_year(text: str, arxiv: re.Match[str] | None) -> int | None:
         return published[0]
     if dated:
         return max(year for _, year in dated)
+    degree = _THESIS.search(text) and _DEGREE_YEAR.search(text)
+    if degree:  # a thesis's title page: "University of Connecticut" / "2015"
+        return int(degree.group(1))
     short = next((m for m in _VENUE_SHORT.finditer(text) if _short_line(text, m)), None)
     if short:  # the last resorts: "IJCAI-07", "OSDI 2004"
         two = int(short.group(1))
         return (1900 if two > 50 else 2000) + two
     acronym = _VENUE_ACRONYM.search(text)
     return int(next(g for g in acronym.groups() if g)) if acronym else None
+
+
+# A thesis's title page, and its year on a line of its own or closing the university's.
+_THESIS = re.compile(r"\b(?:dissertation|thesis)\b[\s\S]{0,600}\b(?:doctor|master|degree)\b", re.I)
+_DEGREE_YEAR = re.compile(
+    r"^\s*(?:[^\n]*\b(?:universit\w*|college|institute|school)\b[^\n]*,\s*)?((?:19|20)\d{2})\s*$",
+    re.I | re.M,
+)
 
 
 def _short_line(text: str, found: re.Match[str]) -> bool:
