@@ -16,8 +16,8 @@ lets it through.
 
 A question asking for a figure ("How many firms were in the sample?") is answered only by
 a sentence stating one: when no sentence of its closest papers holds a figure, in digits
-or in words, it is refused whatever the reader says (:func:`lacks_figure`), and of the sentences the
-reader reads only those holding a figure count.
+or in words, it is refused whatever the reader says (:func:`lacks_figure`); otherwise only
+the read sentences holding a figure count.
 """
 
 from __future__ import annotations
