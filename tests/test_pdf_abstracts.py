@@ -739,3 +739,11 @@ def test_the_title_set_again_before_the_abstract_holds_no_authors() -> None:
     Rapidly and Precisely") above the byline: its words are no names."""
     paper = _read(_THIRTEENTH / "rodazuero_nber_w26463.pdf")
     assert paper.authors == ("Susan Athey", "Raj Chetty", "Guido W. Imbens", "Hyunseung Kang")
+
+
+def test_an_abstract_ends_before_its_authors_addresses() -> None:
+    """NBER prints each author's address under the abstract, the names as in the byline
+    ("Susan Athey" / "Graduate School of Business" ...): after the abstract's last sentence
+    a line naming an author ends it."""
+    paper = _read(_THIRTEENTH / "rodazuero_nber_w26463.pdf")
+    assert paper.abstract.endswith("short-term treatment effects into a surrogate index.")

@@ -257,7 +257,8 @@ def _paper(
         first = ABSTRACT.sub("", lines[start].text, count=1)
         head = [_with_text(lines[start], first)] if first else []
         rest = head + lines[start + 1 :]
-        kept, end = abstract_end(rest, body_size, anchor=lines[start])
+        byline = frozenset(authors(_between(lines, after, start), words))
+        kept, end = abstract_end(rest, body_size, anchor=lines[start], names=byline)
         abstract = _TRAILING_MARK.sub(
             "", join_lines(with_heading_colons([line.text for line in kept]), words)
         )

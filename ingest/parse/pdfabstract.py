@@ -58,19 +58,25 @@ _RIGHTS = re.compile(
 
 
 def abstract_end(
-    lines: Sequence[Line], body: float, *, heading: bool = True, anchor: Line | None = None
+    lines: Sequence[Line],
+    body: float,
+    *,
+    heading: bool = True,
+    anchor: Line | None = None,
+    names: frozenset[str] = frozenset(),
 ) -> tuple[list[Line], int]:
     """The lines of the abstract that starts at ``lines[0]``, and where it ends: at a
     heading, keywords or CCS concepts, a margin, a footnote (smaller type), another page,
-    or (found without a heading) a paragraph break. A figure's labels inside it (a few
-    words in small type) are passed over, and so is what stands beside its heading
-    (``anchor``) rather than under it: an "article info" column next to the abstract."""
+    (found without a heading) a paragraph break, or after a finished sentence a line naming
+    one of the authors (``names``: NBER's addresses under the abstract). A figure's labels
+    inside it (a few words in small type) are passed over, and so is what stands beside its
+    heading (``anchor``) rather than under it: an "article info" column next to it."""
 
     def beside(line: Line) -> bool:
         return anchor is not None and not _under(anchor, line)
 
     skipped = len(list(itertools.takewhile(beside, lines)))  # a column beside its heading
-    kept, end = _abstract_lines(lines[skipped:], body, heading, beside, anchor)
+    kept, end = _abstract_lines(lines[skipped:], body, heading, beside, anchor, names)
     return kept, end + skipped
 
 
@@ -80,6 +86,7 @@ def _abstract_lines(
     heading: bool,
     beside: Callable[[Line], bool],
     anchor: Line | None,
+    names: frozenset[str],
 ) -> tuple[list[Line], int]:
     if not lines:
         return [], 0
@@ -114,8 +121,8 @@ def _abstract_lines(
             continue  # a figure's label or caption
         if abs(line.size - size) > 0.6 and (ended or line.size < size):
             return kept, i  # a footnote, a caption, the body set in another size
-        if line.page != previous.page and ended:
-            return kept, i
+        if ended and (line.page != previous.page or line.text.strip() in names):
+            return kept, i  # another page, or an author's address block
         far = 2.5 * line.size + max(0.0, _pitch(kept) - 1.2 * line.size)  # (double spacing)
         if ended and line.page == previous.page and previous.y0 - line.y1 > far:
             return kept, i  # far below a finished sentence: a figure between, the body next
