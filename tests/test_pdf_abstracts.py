@@ -747,3 +747,23 @@ def test_an_abstract_ends_before_its_authors_addresses() -> None:
     a line naming an author ends it."""
     paper = _read(_THIRTEENTH / "rodazuero_nber_w26463.pdf")
     assert paper.abstract.endswith("short-term treatment effects into a surrogate index.")
+
+
+_FOURTEENTH = Path(__file__).parents[1] / "bench/data/real_pdfs14/heldout"
+
+
+def test_a_names_number_after_a_hyphen_at_a_lines_end_joins_it() -> None:
+    """ "COVID-" at a line's end, "19 pandemic" on the next: one name, "COVID-19"."""
+    from ingest.parse.typeset import join_lines
+
+    assert join_lines(["during the COVID-", "19 pandemic"]) == "during the COVID-19 pandemic"
+    paper = _read(_FOURTEENTH / "stars_allen_plosone.pdf")
+    assert paper.title.endswith("during the COVID-19 pandemic")
+
+
+def test_elseviers_covid_19_permission_cover_is_passed_over() -> None:
+    """Elsevier's cover ("Since January 2020 Elsevier has created a COVID-19 resource
+    centre ...") before the article: the title and authors are the article's."""
+    paper = _read(_FOURTEENTH / "stars_lim_clinbiochem.pdf")
+    assert paper.title.startswith("Staff rostering, split team arrangement, social distancing")
+    assert paper.authors[0] == "Chun Yee Lim"

@@ -20,7 +20,8 @@ _COVER = re.compile(
     r"version of this article can be found|please scroll down|open access archive|"
     r"personal repec archive|use of the jstor archive|see discussions, stats,? and author "
     r"profiles|requested enhancement of the downloaded file|follow this and additional works "
-    r"at".replace(" ", r"\s+"),  # (the last: a Digital Commons repository's cover)
+    r"at|has created a covid-19 resource centre".replace(" ", r"\s+"),  # (Digital Commons'
+    # cover; Elsevier's COVID-19 permission cover)
     re.IGNORECASE,
 )
 _ABSTRACT_LINE = re.compile(r"^\s*abstract\b", re.I | re.M)

@@ -169,6 +169,9 @@ def join_lines(lines: Sequence[str], words: frozenset[str] = frozenset()) -> str
                 continue
             pieces[-1] = pieces[-1][:-1] + "-" + line
             continue
+        if tail and line[:1].isdigit():
+            pieces[-1] = pieces[-1][:-1] + "-" + line  # "COVID-" "19": a name's number
+            continue
         if pieces and _DIGIT_HYPHEN.search(pieces[-1]) and _COMPOUND_GOES_ON.match(line):
             pieces[-1] = pieces[-1][:-1] + "-" + line  # "9,10-epoxy-8-hydroxy-9-" "methyl"
             continue
