@@ -767,3 +767,11 @@ def test_elseviers_covid_19_permission_cover_is_passed_over() -> None:
     paper = _read(_FOURTEENTH / "stars_lim_clinbiochem.pdf")
     assert paper.title.startswith("Staff rostering, split team arrangement, social distancing")
     assert paper.authors[0] == "Chun Yee Lim"
+
+
+def test_a_venue_lines_volume_without_its_dot_gives_the_year() -> None:
+    """ "Dermatological Nursing 2016, Vol 15, No 4" in the page's footer, as "1997, Vol. 7"."""
+    from ingest.parse.pdfyear import find_year
+
+    assert find_year("Dermatological Nursing 2016, Vol 15, No 4 www.bdng.org.uk", None) == 2016
+    assert _read(_FOURTEENTH / "oakley_emollients.pdf").year == 2016

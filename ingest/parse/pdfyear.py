@@ -49,7 +49,7 @@ _CITATION_YEAR = re.compile(
     # "Journal of Semantics, 33, 2016: 755–802"
     r"|\b\d{1,4},\s*((?:19|20)\d{2})\s*:\s*\d{1,6}\s*[-–]\s*\d{1,6}"
     r"|\b((?:19|20)\d{2}),\s*[eE]\d{4,}\b"  # "Angew. Chem. Int. Ed. 2023, e202218575"
-    r"|\b((?:19|20)\d{2}),\s*[Vv]ol\.\s*\d{1,4}\b"  # "The Annals ... 1997, Vol. 7, No. 1, 110-120"
+    r"|\b((?:19|20)\d{2}),\s*[Vv]ol\.?\s*\d{1,4}\b"  # "The Annals ... 1997, Vol. 7, No. 1, 110-120"
 )
 # A venue's short name with a two-digit year, printed in a footer ("IJCAI-07", "ACL'18"),
 # or with the whole year ("To appear in OSDI 2004").
