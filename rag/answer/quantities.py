@@ -41,7 +41,9 @@ _NUMBER_WORDS = (
     r"halves|thirds?|quarters?|fifths?|sixths?|sevenths?|eighths?|ninths?|tenths?|twice|"
     r"double[ds]?|doubling|triple[ds]?|tripling|quadrupled?"
 )
-_ANY_FIGURE = re.compile(rf"(?<![\w.])\d|%|\b(?:{_NUMBER_WORDS})\b|\w-?fold\b", re.IGNORECASE)
+_ANY_FIGURE = re.compile(
+    rf"(?<![\w.])\d|%|\b(?:{_NUMBER_WORDS})\b|\w-?fold\b|\borders? of magnitude\b", re.IGNORECASE
+)
 NEAR = 6  # words between a figure and the question's word it measures
 _TOKEN = re.compile(r"\d[\d.,]*|[^\W\d_][\w-]*")
 
