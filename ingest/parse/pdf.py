@@ -168,10 +168,10 @@ def parse_pdf(path: Path, *, full_text: bool = True) -> Iterator[Draft | Skipped
                       printed, heads)  # fmt: skip
 
 
-def _in_title(text: str, title: str) -> bool:
-    """Whether a line of two words or more is a piece of the (casefolded) title."""
-    piece = " ".join(text.casefold().split()).strip(" *∗†‡")
-    return len(piece.split()) >= 2 and piece in title
+def _off_title(lines: list[Line], title: str) -> list[Line]:
+    """The lines but those of two words or more that are a piece of the (casefolded) title."""
+    pieces = (" ".join(x.text.casefold().split()).strip(" *∗†‡") for x in lines)
+    return [x for x, p in zip(lines, pieces, strict=True) if len(p.split()) < 2 or p not in title]
 
 
 def _page_text(pdf: Any, index: int) -> str:
@@ -253,16 +253,16 @@ def _paper(
     if start is None:  # a heading above the title (rare), or a page-2 abstract
         start = next((i for i in range(len(lines)) if heading_at(lines, i)), None)
     notices: list[Notice] = []
+    retitled = " ".join(title.casefold().split())  # the title set again (NBER's page 2)
     if start is not None:
         first = ABSTRACT.sub("", lines[start].text, count=1)
         head = [_with_text(lines[start], first)] if first else []
         rest = head + lines[start + 1 :]
-        byline = frozenset(authors(_between(lines, after, start), words))
-        kept, end = abstract_end(rest, body_size, anchor=lines[start], names=byline)
+        named = authors(_off_title(_between(lines, after, start), retitled), words)
+        kept, end = abstract_end(rest, body_size, anchor=lines[start], names=frozenset(named))
         abstract = _TRAILING_MARK.sub(
             "", join_lines(with_heading_colons([line.text for line in kept]), words)
         )
-        author_lines = _between(lines, after, start)
         body_lines = rest[end:]
         first_read = start
     else:
@@ -272,7 +272,7 @@ def _paper(
         abstract = join_lines(with_heading_colons([line.text for line in kept]), words)
         parts = len(_PART_LABELS.findall(abstract)) >= 2
         abstract = cut_words(abstract, _MAX_PARTS_WORDS if parts else _MAX_OPENING_WORDS)
-        author_lines = lines[after:opening]
+        named = authors(_off_title(lines[after:opening], retitled), words)
         body_lines = lines[end:]
         first_read = opening
         notices.append(
@@ -305,8 +305,6 @@ def _paper(
         )
     if sections:
         extra["full_text"] = True  # enrich leaves such papers alone: re-ingest the PDF instead
-    retitled = " ".join(title.casefold().split())  # the title set again (NBER's page 2)
-    author_lines = [x for x in author_lines if not _in_title(x.text, retitled)]
     yield from notices
     yield Draft(
         source,
@@ -316,9 +314,7 @@ def _paper(
         title=title,
         authors=tuple(  # the title set again in a running head is no author's name
             name
-            for name in authors(author_lines, words)
-            or _byline_above(lines, after, words)
-            or metadata_authors(metadata)
+            for name in named or _byline_above(lines, after, words) or metadata_authors(metadata)
             if name.casefold() != title.casefold()
         ),
         year=year,
