@@ -785,13 +785,23 @@ def test_a_title_about_preprints_or_journals_is_no_venue_line(tmp_path: Path) ->
     assert _read(made.path).title == title
 
 
+def _with_abstract(pdf, path: Path, heading: str = "Abstract. ") -> Paper:  # type: ignore[no-untyped-def]
+    """The page ``pdf`` holds, the abstract (after ``heading``) and the body set under it in
+    10-point type, written to ``path`` and read."""
+    pdf.set_font("Helvetica", size=10)
+    pdf.multi_cell(pdf.w - 120, 13, heading + ABSTRACT + " " + BODY, new_x="LMARGIN",
+                   new_y="NEXT")  # fmt: skip
+    pdf.output(str(path))
+    return _read(path)
+
+
 def test_a_features_name_over_the_title_is_not_part_of_it(tmp_path: Path) -> None:
     """JEP sets its feature's name ("Retrospectives") over the title in the title's type; a
     title's own first line is never one short word over a line twice as wide, unless a
     colon ends it ("BERT:" over the rest)."""
     from tests.pdfgen import _pdf
 
-    def page(first: str, title: str, path: Path) -> Path:
+    def page(first: str, title: str, path: Path) -> Paper:
         pdf = _pdf()
         pdf.add_page()
         pdf.set_font("Helvetica", size=20)
@@ -799,17 +809,11 @@ def test_a_features_name_over_the_title_is_not_part_of_it(tmp_path: Path) -> Non
             pdf.cell(0, 26, text, new_x="LMARGIN", new_y="NEXT")
         pdf.set_font("Helvetica", size=14)
         pdf.cell(0, 20, "Ann Lee, Bo Chen and Carla Diaz", new_x="LMARGIN", new_y="NEXT")
-        pdf.set_font("Helvetica", size=10)
-        pdf.multi_cell(pdf.w - 120, 13, "Abstract. " + ABSTRACT + " " + BODY, new_x="LMARGIN",
-                       new_y="NEXT")  # fmt: skip
-        pdf.output(str(path))
-        return path
+        return _with_abstract(pdf, path)
 
     title = "Tragedy of the Commons after Fifty Years"
-    assert _read(page("Retrospectives", title, tmp_path / "jep.pdf")).title == title
-    bert = _read(
-        page("BERT:", "Pre-training of Deep Bidirectional Transformers", tmp_path / "b.pdf")
-    )
+    assert page("Retrospectives", title, tmp_path / "jep.pdf").title == title
+    bert = page("BERT:", "Pre-training of Deep Bidirectional Transformers", tmp_path / "b.pdf")
     assert bert.title == "BERT: Pre-training of Deep Bidirectional Transformers"
 
 
@@ -826,12 +830,7 @@ def test_a_titles_line_ending_in_a_colon_runs_on_into_its_subtitle(tmp_path: Pat
              new_y="NEXT")  # fmt: skip
     pdf.set_font("Helvetica", size=12)
     pdf.cell(0, 16, "Tiago Ventura", new_x="LMARGIN", new_y="NEXT")
-    pdf.set_font("Helvetica", size=10)
-    pdf.multi_cell(pdf.w - 120, 13, "Abstract. " + ABSTRACT + " " + BODY, new_x="LMARGIN",
-                   new_y="NEXT")  # fmt: skip
-    path = tmp_path / "colon.pdf"
-    pdf.output(str(path))
-    paper = _read(path)
+    paper = _with_abstract(pdf, tmp_path / "colon.pdf")
     assert paper.title == "Voting for Violence: Crime and the Election of Law-and-order Politicians"
     assert paper.authors == ("Tiago Ventura",)
 
@@ -874,11 +873,7 @@ def test_a_manuscripts_labelled_front_matter_is_read_without_its_labels(tmp_path
                  "3 1. Department of Ecology, University of Tennessee, USA"):  # fmt: skip
         pdf.cell(0, 14, text, new_x="LMARGIN", new_y="NEXT")
     pdf.ln(10)
-    pdf.multi_cell(pdf.w - 120, 13, "abstract.- " + ABSTRACT + " " + BODY, new_x="LMARGIN",
-                   new_y="NEXT")  # fmt: skip
-    path = tmp_path / "labelled.pdf"
-    pdf.output(str(path))
-    paper = _read(path)
+    paper = _with_abstract(pdf, tmp_path / "labelled.pdf", "abstract.- ")
     assert paper.title == "DateLife: Leveraging databases to reveal the dated Tree of Life"
     assert paper.authors == ("Luna L. Sanchez-Reyes", "Brian C. O'Meara")
     assert paper.abstract.startswith("Attention keys are cached")
