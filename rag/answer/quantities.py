@@ -18,7 +18,7 @@ from collections.abc import Sequence, Set
 
 from rag.terms import stem
 
-__all__ = ["FIGURE", "NEAR", "WORD_NUMBER", "asked_quantity", "asks_figure", "near",
+__all__ = ["FIGURE", "MEASURES", "NEAR", "WORD_NUMBER", "asked_quantity", "asks_figure", "near",
            "states_figure", "states_quantity", "stems"]  # fmt: skip
 
 FIGURE = re.compile(
@@ -119,18 +119,22 @@ _HOW = (
     r"frequent|quickly|precise|small|wide|deep|heavy|cheap|expensive|sensitive|specific|"
     r"strong|strongly|internally consistent)\b"
 )
-_MEASURE = (
+# What is measured: a figure answers a question asking for one of these (the question's
+# kind, rag.answer.question); asks_figure takes a wider list, the quantities of the sciences.
+MEASURES = (
     r"speed ?ups?|percentages?|proportions?|fractions?|shares?|sizes?|accuracy|throughput|"
     r"latency|improvements?|reductions?|gains?|costs?|numbers?|scale|fid|bleu|f1|rates?|"
     r"ratios?|odds|risks?|incidence|prevalence|mortality|survival|doses?|dosage|sensitivity|"
     r"specificity|median|mean|average|cut-?off|thresholds?|levels?|concentrations?|duration|"
     r"age|count|frequency|yield|amount|range|values?|percent|efficiency|scalability|auc|"
-    r"scores?|length|weight|volume|time|period|follow-up|interval|difference|"
-    r"conductivit(?:y|ies)|coefficients?|gaps?|strengths?|temperatures?|energ(?:y|ies)|"
-    r"modul(?:us|i)|densit(?:y|ies)|capacit(?:y|ies)|constants?|r-squared|r2|dice|errors?|"
-    r"rmse|mae|returns?|regret|elasticit(?:y|ies)|retention|prices?|yields?|dimensions?|"
-    r"widths?|heights?|depths?|distances?|lengths?|masses?|speeds?|magnitudes?|limits?|"
-    r"durations?|spans?|periods?|counts?|totals?|amounts?"
+    r"scores?|length|weight|volume|time|period|follow-up|interval|difference"
+)
+_MEASURE = (
+    MEASURES + r"|conductivit(?:y|ies)|coefficients?|gaps?|strengths?|temperatures?|"
+    r"energ(?:y|ies)|modul(?:us|i)|densit(?:y|ies)|capacit(?:y|ies)|constants?|r-squared|r2|"
+    r"dice|errors?|rmse|mae|returns?|regret|elasticit(?:y|ies)|retention|prices?|yields?|"
+    r"dimensions?|widths?|heights?|depths?|distances?|lengths?|masses?|speeds?|magnitudes?|"
+    r"limits?|durations?|spans?|periods?|counts?|totals?|amounts?"
 )
 _BEFORE = r"(?:(?:by|up to|around|about|on|over|at|from|to|in|roughly|approximately|nearly)\s+)*"
 _GAP = (  # words between "what" and the measure: no verb, preposition or article among them

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from rag.answer.quantities import asks_figure
+from rag.answer.quantities import MEASURES, asks_figure
 from rag.records import PaperRow
 from rag.terms import STOPWORDS
 from rag.words import common_words, distinctive, distinctive_word
@@ -82,23 +82,14 @@ _TWO_STUDIES = re.compile(
     rf"^\s*compare\b",
     re.IGNORECASE,
 )
-# What is measured: a figure answers a question asking for one of these.
-_MEASURES = (
-    r"speed ?ups?|percentages?|proportions?|fractions?|shares?|sizes?|accuracy|throughput|"
-    r"latency|improvements?|reductions?|gains?|costs?|numbers?|scale|fid|bleu|f1|rates?|"
-    r"ratios?|odds|risks?|incidence|prevalence|mortality|survival|doses?|dosage|sensitivity|"
-    r"specificity|median|mean|average|cut-?off|thresholds?|levels?|concentrations?|duration|"
-    r"age|count|frequency|yield|amount|range|values?|percent|efficiency|scalability|auc|"
-    r"scores?|length|weight|volume|time|period|follow-up|interval|difference"
-)
 _NUMERIC = re.compile(
     r"\bhow (much|many|fast|large|big|small|long|well|far|often|old|high|low|accurate|"
     r"sensitive|specific|likely|common|frequent|effective|strong|close|quickly|soon)\b|"
     r"\bby how\b|\bto what (extent|degree)\b|"
-    rf"^\s*(?:and|what about|how about) (?:the |its |their )?(?:[\w-]+ ){{0,2}}?(?-i:{_MEASURES})"
+    rf"^\s*(?:and|what about|how about) (?:the |its |their )?(?:[\w-]+ ){{0,2}}?(?-i:{MEASURES})"
     r"\s*\??\s*$|"
     r"\bwhat (?:(?:was|were|is|are|'s) )?(?:the |a |an )?(?:[\w-]+ ){0,3}?"
-    rf"(?-i:{_MEASURES})\b|"
+    rf"(?-i:{MEASURES})\b|"
     r"\b(speed ?up|percent|%)|\b(what|which) .{1,60}\b(did|does|do) .{1,60}\b(reach|achieve|"
     r"obtain|get|score|attain)\b",
     re.IGNORECASE,
