@@ -37,7 +37,15 @@ from rag.answer.question import Question
 if TYPE_CHECKING:
     from rag.index.embed import Embedder
 
-__all__ = ["GATE_PAPERS", "NOT_STATED", "NO_FIGURE", "lacks_figure", "read_as_answered", "unread"]
+__all__ = [
+    "GATE_PAPERS",
+    "NOT_STATED",
+    "NO_FIGURE",
+    "closest_sentences",
+    "lacks_figure",
+    "read_as_answered",
+    "unread",
+]
 
 NOT_STATED = "no sentence of the closest papers states what is asked"
 NO_FIGURE = "the question asks for a figure and no sentence of the closest papers states one"
@@ -51,9 +59,11 @@ def read_as_answered(
     embedder: Embedder,
     *,
     absent: bool = False,
+    closest: list[cand.Sentence] | None = None,
 ) -> bool:
     """Whether the reader finds a sentence stating what is asked (module doc); ``absent``:
-    the question names what no paper holds. Lists of a topic's papers and comparisons ask
+    the question names what no paper holds; ``closest``: the closest papers' sentences when
+    already split (:func:`closest_sentences`). Lists of a topic's papers and comparisons ask
     for papers, not a statement, and pass (a list asking for one paper by what it did is a
     question of fact); so does everything without a reader or a fitted gate."""
     fitted = params.current().reader
@@ -61,8 +71,7 @@ def read_as_answered(
     ungated = question.kind in ("list", "comparison") and not question.asks_one_paper
     if gate is None or ungated or not sources:
         return True
-    top = sources[:GATE_PAPERS]
-    sentences = cand.sentences(top) + cand.sentences(top, body=True)
+    sentences = closest_sentences(sources) if closest is None else closest
     if not sentences:
         return True
     vectors = cand.with_vectors_of(sentences, embedder)
@@ -73,13 +82,21 @@ def read_as_answered(
     return best is None or best >= gate
 
 
-def lacks_figure(question: Question, sources: Sequence[Source]) -> bool:
+def closest_sentences(sources: Sequence[Source]) -> list[cand.Sentence]:
+    """The sentences the gate reads: its closest papers' abstracts' and body passages'."""
+    top = sources[:GATE_PAPERS]
+    return cand.sentences(top) + cand.sentences(top, body=True)
+
+
+def lacks_figure(
+    question: Question, sources: Sequence[Source], closest: list[cand.Sentence] | None = None
+) -> bool:
     """Whether the question asks for a figure and no sentence of its closest papers (those
-    the gate reads) states one; lists and comparisons excepted, as from the gate."""
+    the gate reads; ``closest`` when already split) states one; lists and comparisons
+    excepted, as from the gate."""
     if not question.asks_figure or question.kind in ("list", "comparison") or not sources:
         return False
-    top = sources[:GATE_PAPERS]
-    sentences = cand.sentences(top) + cand.sentences(top, body=True)
+    sentences = closest_sentences(sources) if closest is None else closest
     return bool(sentences) and not any(states_figure(s.text) for s in sentences)
 
 
@@ -87,7 +104,10 @@ def unread(
     question: Question, query: str, sources: Sequence[Source], embedder: Embedder, *, absent: bool
 ) -> str:
     """Why no sentence of the closest papers answers the question (:data:`NO_FIGURE`,
-    :data:`NOT_STATED`), or "" when one does (:func:`read_as_answered`)."""
-    if lacks_figure(question, sources):
+    :data:`NOT_STATED`), or "" when one does (:func:`read_as_answered`). The sentences of a
+    question asking for a figure, which both read, are split once."""
+    closest = closest_sentences(sources) if question.asks_figure else None
+    if lacks_figure(question, sources, closest):
         return NO_FIGURE
-    return "" if read_as_answered(question, query, sources, embedder, absent=absent) else NOT_STATED
+    answered = read_as_answered(question, query, sources, embedder, absent=absent, closest=closest)
+    return "" if answered else NOT_STATED
