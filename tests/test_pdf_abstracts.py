@@ -775,3 +775,63 @@ def test_a_venue_lines_volume_without_its_dot_gives_the_year() -> None:
 
     assert find_year("Dermatological Nursing 2016, Vol 15, No 4 www.bdng.org.uk", None) == 2016
     assert _read(_FOURTEENTH / "oakley_emollients.pdf").year == 2016
+
+
+_FIFTEENTH = Path(__file__).parents[1] / "bench/data/real_pdfs15/heldout"
+
+
+def test_line_numbers_in_columns_beside_the_text_are_no_part_of_a_line_level_with_them() -> None:
+    """Econometrica's class numbers lines in both margins: "1 PUBLIC GOODS, ... ASSETS 1" is
+    the title between two numbers, not a title holding them (nor a list of names); SIAM's
+    numbers between two byline lines do not part "and Florian" from "Schäfer"."""
+    paper = _read(_FIFTEENTH / "douglaspatton_hedonic_econometrica.pdf")
+    assert paper.title == "PUBLIC GOODS, PECUNIARY EXTERNALITIES, AND HEDONIC ASSETS"
+    assert paper.authors == ("Douglas Patton",)
+    paper = _read(_FIFTEENTH / "stephenhuan_cholesky_siam.pdf")
+    assert paper.authors[-2:] == ("Houman Owhadi", "Florian Schäfer")
+
+
+def test_a_generation_after_a_name_stays_after_it() -> None:
+    """ "Jonathan J. Foley IV" is no Vancouver-style "Foley IV" (family name, initials)."""
+    from ingest.parse.pdfnames import line_names
+
+    assert line_names("Kimberly Fernando† , and Jonathan J. Foley IV ∗", first=True) == [
+        "Kimberly Fernando",
+        "Jonathan J. Foley IV",
+    ]
+    assert line_names("Alhadainy HA, Smith JB", first=True) == ["HA Alhadainy", "JB Smith"]
+    assert _read(_FIFTEENTH / "jayfoleyiv_hot_carriers_acs.pdf").authors[-1] == (
+        "Jonathan J. Foley IV"
+    )
+
+
+def test_a_title_pages_field_and_its_figure_is_no_author() -> None:
+    """ "Word Count: 701" under the corresponding author's address is a field, not a name."""
+    from ingest.parse.pdfnames import line_names
+
+    assert line_names("Word Count: 701") is None
+    assert line_names("Phone: 650.736.9477") is None
+    paper = _read(_FIFTEENTH / "ppml_vaccination_disparities.pdf")
+    assert paper.authors == (
+        "Marissa B. Reitsma",
+        "Jeremy D. Goldhaber-Fiebert",
+        "Joshua A. Salomon",
+    )
+
+
+def test_a_date_in_numbers_on_a_line_of_its_own_dates_a_paper() -> None:
+    """pandoc's "2022-03-09" under the authors: the paper's date; "2022-13-40" is none."""
+    from ingest.parse.pdfyear import find_year
+
+    assert find_year("Lisha Li Barry Quinn\n2022-03-09\n1 Introduction", None) == 2022
+    assert find_year("Lisha Li Barry Quinn\n2022-13-40\n", None) is None
+    assert find_year("sampled on 2022-03-09 in the field\n", None) is None
+    assert _read(_FIFTEENTH / "barryquinn1_etf_flows_wp.pdf").year == 2022
+
+
+def test_a_watermark_drawn_inside_a_word_does_not_part_it() -> None:
+    """A diagonal "DRAFT" drawn between "r" and "espirator" (PDFium breaking the line before
+    and after it) is left out, and the word is one: "respirator"."""
+    paper = _read(_FIFTEENTH / "rechtman_welders_ms.pdf")
+    assert paper.abstract.endswith("effect of respirator usage on brain white matter in welders.")
+    assert "DRAFT" not in paper.abstract

@@ -10,20 +10,21 @@ letter under it, and a space drawn inside a ligature's glyph is none. A page who
 left and right of its middle is read as two columns: lines that cross the middle (a title,
 an abstract set across the page, a wide figure) cut the page into bands; in each band the
 left column is read before the right, then a running head or foot across the middle.
-Margins are marked, so running heads, footers and line numbers can be left out; a
-manuscript's line numbers given with their lines are dropped.
+Margins are marked, so running heads, footers and line numbers can be left out (a
+manuscript's line numbers in a column of their own beside the text are marked too, and never
+joined to the line level with them); a manuscript's line numbers given with their lines are
+dropped.
 """
 
 from __future__ import annotations
 
 import ctypes
-import itertools
 import math
 import re
-from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from .pdfnumbers import column_edges, in_margin, is_number, line_numbers, without_line_numbers
 from .pdforder import reading_order
 from .typeset import ACCENTS, HYPHEN_MARK, fix_characters, place_accents
 
@@ -87,6 +88,11 @@ class _Run:
             self.glyphs.append(None)
             self.spans.append(None)
 
+    def unspace(self) -> None:
+        """Without the spaces that end it."""
+        while self.chars and self.chars[-1] == " " and self.glyphs[-1] is None:
+            del self.chars[-1], self.glyphs[-1], self.spans[-1]
+
     def place_accents(self) -> None:
         """Accents drawn as glyphs of their own onto the letters under them."""
         if not _ACCENT.search("".join(self.chars)):
@@ -131,6 +137,8 @@ def page_lines(pdf: Any, index: int) -> list[Line]:
         # accent drawn back over letters: a space drawn left of it is no gap.
         back: float | None = None
         count, low = textpage.count_chars(), False
+        rotated = False  # rotated text was left out since the last glyph read
+        broken: tuple[_Run, float, float] | None = None  # the run a line break ended
         for i in range(count):
             if low:  # the second half of the character read before
                 low = False
@@ -153,6 +161,8 @@ def page_lines(pdf: Any, index: int) -> list[Line]:
                     # next letter follows closer than a space's width ("Özgu¨ r"): none
             back = None
             if char in ("\n", "\r"):
+                if run.sizes and last_right is not None:
+                    broken = (run, last_right, last_bottom)
                 runs.append(run)
                 run, last_right = _Run([], [], 0), None
                 continue
@@ -163,11 +173,22 @@ def page_lines(pdf: Any, index: int) -> list[Line]:
             if not raw.FPDFText_IsGenerated(handle, i) and char.strip():
                 raw.FPDFText_GetMatrix(handle, i, matrix)
                 if matrix.a <= 0 or abs(matrix.b) > abs(matrix.a) * 0.1:
+                    rotated = True
                     continue  # rotated or mirrored: a margin stamp, a figure's axis label
                 raw.FPDFText_GetCharBox(handle, i, left, right, bottom, top)
                 box = (left.value, bottom.value, right.value, top.value)
                 # The font's size times the text matrix's vertical scale: what is seen.
                 size = float(raw.FPDFText_GetFontSize(handle, i)) * math.hypot(matrix.c, matrix.d)
+                if rotated and not run.sizes and broken is not None:
+                    # A watermark drawn inside a word ("r", "DRAFT", "espirator"), PDFium
+                    # breaking the line before and after it: the word goes on.
+                    was, right_edge, bottom_edge = broken
+                    near = abs(box[0] - right_edge) < 0.2 * size
+                    if near and abs(box[1] - bottom_edge) < 0.3 * size:
+                        runs = [r for r in runs if r is not was]
+                        run, last_right, last_bottom = was, right_edge, bottom_edge
+                        run.unspace()
+                rotated, broken = False, None
                 if char in ACCENTS and run.sizes and box[0] < run.x1:
                     back = run.x1  # an accent drawn over a letter already read
                     run.add(char, box, size, False)
@@ -200,37 +221,18 @@ def page_lines(pdf: Any, index: int) -> list[Line]:
         page.close()
     for run in runs:
         run.place_accents()
-    groups = _assemble([r for r in runs if r.sizes], width / 2)
-    lines = [_line(group, index, height) for group in groups]
-    lines = [line for line in lines if line.text]
-    return reading_order(_without_line_numbers(lines), width)
-
-
-_LINE_NUMBER = re.compile(r"(\d{1,4})\s+(?=\S)")
-
-
-def _without_line_numbers(lines: list[Line]) -> list[Line]:
-    """A manuscript's lines without the line numbers printed at their start, when PDFium
-    gives each number in one piece with its line: most of the page's lines open on a
-    number, counting up by one line after line, at one left edge."""
-    numbered = [(line, _LINE_NUMBER.match(line.text)) for line in lines if not line.margin]
-    found = [(line, int(m.group(1))) for line, m in numbered if m]
-    if len(found) < 8 or 2 * len(found) < len(numbered):
-        return lines
-    steps = sum(1 for (_, a), (_, b) in itertools.pairwise(found) if b == a + 1)
-    edges = sorted(line.x0 for line, _ in found)
-    if steps < 0.7 * (len(found) - 1) or edges[-1] - edges[0] > 12:
-        return lines
-    cut = {id(line) for line, _ in found}
-    return [
-        replace(line, text=_LINE_NUMBER.sub("", line.text, count=1), parts=())
-        if id(line) in cut
-        else line
-        for line in lines
+    runs = [r for r in runs if r.sizes]
+    numbering = line_numbers(runs)
+    lines = [
+        replace(line, margin=True) if all(id(r) in numbering for r in group) else line
+        for group in _assemble(runs, width / 2, numbering)
+        for line in (_line(group, index, height),)
     ]
+    lines = [line for line in lines if line.text]
+    return reading_order(without_line_numbers(lines), width)
 
 
-def _assemble(runs: list[_Run], middle: float) -> list[list[_Run]]:
+def _assemble(runs: list[_Run], middle: float, numbering: set[int]) -> list[list[_Run]]:
     """Runs on one visual line, left to right, top line first: PDFium may draw a line in
     pieces, out of order, with its superscripts apart, a justified line's wide spaces
     splitting it. Two runs are on one line when they overlap by half the smaller one's
@@ -238,7 +240,7 @@ def _assemble(runs: list[_Run], middle: float) -> list[list[_Run]]:
     not across the page's middle, where two columns' gutter is."""
     runs = sorted(runs, key=lambda r: r.y0)
     parent = list(range(len(runs)))
-    edges = _column_edges(runs)
+    edges = column_edges(runs)
 
     def root(i: int) -> int:
         while parent[i] != i:
@@ -259,11 +261,13 @@ def _assemble(runs: list[_Run], middle: float) -> list[list[_Run]]:
             left, right = (a, b) if a.x0 <= b.x0 else (b, a)
             across = left.x1 < middle < right.x0  # the gap holds the gutter of two columns
             # A line number in the margin stays apart, to be dropped with the page numbers.
-            numbered = any(_is_number(r) and _in_margin(r, middle) for r in (a, b))
+            numbered = any(is_number(r) and in_margin(r, middle) for r in (a, b))
             # A side column's line level with the main column's (a sidebar of affiliations,
             # dates and licence beside the abstract): the gap ends at a column's left edge.
             if gap > _GUTTER * small and _opens_column(left, right, edges):
                 continue
+            if (id(a) in numbering) != (id(b) in numbering):
+                continue  # a manuscript's line number, in its column beside the text
             # Type under half the other's, set apart: a side column's line beside a title's
             # (SAGE: "Flexibility in Data Collection" in 18 pt, "sagepub.com/..." in 7 pt);
             # a superscript or a mark sits right against its word.
@@ -298,14 +302,6 @@ def _assemble(runs: list[_Run], middle: float) -> list[list[_Run]]:
 _PRIME = re.compile(r"(?<=\w) ([′″‴]+)(?: (?=[-)\],.;:]))?")
 _ACCENT = re.compile("[" + "".join(ACCENTS) + "\u0300-\u036f]")
 _SECTION_NUMBER = re.compile(r"\(?(?:\d+(?:\.\d+)*|[IVXivx]+|[A-Za-z])[.)]?")
-_EDGE_LINES = 6  # runs of words starting at one x (to 2 points) that make a column's edge
-
-
-def _column_edges(runs: list[_Run]) -> set[int]:
-    """The x (in 2-point steps) where at least _EDGE_LINES runs of three words or more start:
-    the left edges of the page's columns and indents."""
-    starts = Counter(round(r.x0 / 2) for r in runs if len("".join(r.chars).split()) >= 3)
-    return {x for x, n in starts.items() if n >= _EDGE_LINES}
 
 
 def _opens_column(left: _Run, right: _Run, edges: set[int]) -> bool:
@@ -315,15 +311,6 @@ def _opens_column(left: _Run, right: _Run, edges: set[int]) -> bool:
     if not any(c.isalnum() for c in text) or _SECTION_NUMBER.fullmatch(text):
         return False  # a mark, or a heading's number before its name
     return bool({at - 1, at, at + 1} & edges)
-
-
-def _is_number(run: _Run) -> bool:
-    return "".join(run.chars).strip().isdigit()
-
-
-def _in_margin(run: _Run, middle: float) -> bool:
-    """In the outer eighth of the page, where line numbers are printed."""
-    return run.x1 < middle * 0.25 or run.x0 > middle * 1.75
 
 
 def _span(line: list[_Run]) -> tuple[float, float]:

@@ -51,7 +51,9 @@ _FUNCTION_WORDS = frozenset("a an the of with for in on to from by at as or via 
 _LABEL = re.compile(
     r"^\s*(?:citation|academic editor|editors?|handling editor|received|accepted|published|"
     r"copyright|correspondence|corresponding|funding|competing|data availability|open access|"
-    r"key\s?words?|abstract|how to cite)\b|^\s*(?:table of )?contents\s*$",
+    r"key\s?words?|abstract|how to cite)\b|^\s*(?:table of )?contents\s*$"
+    # a title page's field and its figure ("Word Count: 701", "Phone: 650.736.9477")
+    r"|^\s*[A-Z][A-Za-z ]{0,30}:\s*[\d.,/() +-]+$",
     re.I,
 )
 _DOT_LEADERS = re.compile(r"(?:\s?\.){4,}")  # a table of contents' entry, no byline
@@ -339,10 +341,19 @@ def _name(part: str, *, byline: bool = False, caps: bool = False) -> str:
     ):
         return ""  # "OVERVIEW OF THE": a heading in capitals, not a name
     tokens = _family_in_capitals(tokens, 2 if caps else 4)
-    if len(tokens) >= 2 and re.fullmatch(r"[A-Z]{1,3}", tokens[-1]) and tokens[0][1:].islower():
+    if (
+        len(tokens) >= 2
+        and re.fullmatch(r"[A-Z]{1,3}", tokens[-1])
+        and tokens[-1] not in _GENERATIONS
+        and tokens[0][1:].islower()
+        and not any(re.fullmatch(r"[A-Z]\.", t) for t in tokens)
+    ):
         tokens = [tokens[-1], *tokens[:-1]]  # "Alhadainy HA" (Vancouver style): "HA Alhadainy"
     return " ".join(tokens)
 
+
+# A name's generation, printed after it ("Jonathan J. Foley IV"): not Vancouver initials.
+_GENERATIONS = frozenset({"II", "III", "IV"})
 
 # A computer's or a template's account, not a person ("Windows User", "A. Author").
 _ACCOUNT = re.compile(

@@ -79,6 +79,11 @@ MONTH_YEAR = re.compile(
     re.I,
 )
 
+# A date in numbers on a line of its own, as R Markdown and pandoc print it ("2022-03-09").
+_ISO_DATE = re.compile(
+    r"^[ \t]*((?:19|20)\d{2})-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])[ \t]*$", re.M
+)
+
 
 def find_year(text: str, arxiv: re.Match[str] | None) -> int | None:
     """The year the paper says it was published: the arXiv stamp, a citation line
@@ -95,9 +100,10 @@ def find_year(text: str, arxiv: re.Match[str] | None) -> int | None:
         found = next((m for m in pattern.finditer(text) if not _elsewhere(text, m)), None)
         if found:
             return int(next(g for g in found.groups() if g))
+    dates = sorted([*MONTH_YEAR.finditer(text), *_ISO_DATE.finditer(text)], key=lambda m: m.start())
     dated = [
         (bool(_MANUSCRIPT.search(text[max(0, m.start() - 40) : m.start()])), int(m.group(1)))
-        for m in MONTH_YEAR.finditer(text)
+        for m in dates
         if not _FETCHED.search(text[max(0, m.start() - 60) : m.start()])
     ]
     published = [year for manuscript, year in dated if not manuscript]
