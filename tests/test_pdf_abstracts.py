@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ingest.parse.dispatch import parse_file
 from ingest.parse.pdflayout import Line
-from rag.records import Paper
+from rag.records import Notice, Paper
 
 TITLE = "Side Columns and the Abstracts Beside Them"
 SENTENCES = [
@@ -835,3 +835,20 @@ def test_a_watermark_drawn_inside_a_word_does_not_part_it() -> None:
     paper = _read(_FIFTEENTH / "rechtman_welders_ms.pdf")
     assert paper.abstract.endswith("effect of respirator usage on brain white matter in welders.")
     assert "DRAFT" not in paper.abstract
+
+
+def test_a_paper_opening_on_its_introduction_has_no_abstract() -> None:
+    """A working paper whose text opens under "1 Introduction", nothing before it but the
+    title, authors and date: it has no abstract (its introduction is not one); the text is
+    stored as its body and the paper as one without an abstract. An abstract set without a
+    heading before any introduction (Econometrica's) is still read."""
+    paper = _read(_FIFTEENTH / "barryquinn1_etf_flows_wp.pdf")
+    assert paper.abstract == "" and not paper.has_abstract
+    assert paper.sections[0].title == "1 Introduction"
+    assert paper.sections[0].text.startswith("Quantitative easing (QE)")
+    notices = [str(n) for n in parse_file(_FIFTEENTH / "barryquinn1_etf_flows_wp.pdf")
+               if isinstance(n, Notice)]  # fmt: skip
+    assert any("no abstract" in n and "full text" in n for n in notices)
+    unlabelled = _read(_FIFTEENTH / "douglaspatton_hedonic_econometrica.pdf")
+    assert unlabelled.abstract.startswith("To address a lack of attention to the welfare")
+    assert unlabelled.has_abstract

@@ -115,7 +115,10 @@ def build_paper(draft: Draft) -> tuple[Paper | Skipped, list[Notice]]:
             return draft.skip("has neither an abstract nor a title: add one or drop it"), []
         notices.append(
             draft.notice(
-                "no abstract: stored and indexed on its title and keywords only "
+                "no abstract: stored and indexed on its title, keywords and full text "
+                "(has_abstract false); its body is quoted"
+                if draft.sections
+                else "no abstract: stored and indexed on its title and keywords only "
                 "(has_abstract false); add the abstract to the record to quote it"
             )
         )

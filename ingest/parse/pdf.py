@@ -16,7 +16,8 @@ typesetting is undone (:mod:`ingest.parse.typeset`: line-end hyphens, ligatures,
 - **abstract**: from an "Abstract" heading (a line of its own, or "Abstract—", "Abstract:"
   in front of the text) up to the first heading, "Keywords", "CCS Concepts", a footnote or
   a change of type; without one, the first paragraph of prose after the authors, with a
-  notice saying so;
+  notice saying so; none when an "Introduction" heading stands before that prose (a working
+  paper, a research letter: the text is stored as the body, the paper without an abstract);
 - **DOI** and **arXiv id** when printed on the first pages; **year** from the arXiv stamp,
   a citation line ("Journal (2014), 26:1", "2023;53:790"), a copyright, a venue line or a
   dated line ("June 2009") printed outside the abstract's and the body's running text (a
@@ -55,6 +56,7 @@ from .pdfabstract import (
     cut_words,
     first_prose,
     heading_at,
+    introduction_at,
     with_heading_colons,
 )
 from .pdfbody import FRONT_MATTER_AFTER, body_sections, cap_sections
@@ -267,22 +269,20 @@ def _paper(
         first_read = start
     else:
         opening = first_prose(lines, after)
-        kept, end = abstract_end(lines[opening:], body_size, heading=False)
-        end += opening
+        intro = introduction_at(lines, after, opening) if full_text else None  # no abstract
+        if intro is None:
+            kept, end = abstract_end(lines[opening:], body_size, heading=False)
+            end += opening
+        else:
+            kept, end = [], intro
         abstract = join_lines(with_heading_colons([line.text for line in kept]), words)
         parts = len(_PART_LABELS.findall(abstract)) >= 2
         abstract = cut_words(abstract, _MAX_PARTS_WORDS if parts else _MAX_OPENING_WORDS)
         named = authors(_off_title(lines[after:opening], retitled), words)
         body_lines = lines[end:]
         first_read = opening
-        notices.append(
-            Notice(
-                source,
-                1,
-                "no 'Abstract' heading found: the first paragraph is stored as the "
-                "abstract; check it",
-            )
-        )
+        notices += [] if intro is not None else [Notice(source, 1, "no 'Abstract' heading found: "
+                    "the first paragraph is stored as the abstract; check it")]  # fmt: skip
     abstract = FRONT_MATTER_AFTER.sub("", abstract)  # "... larger. JEL Codes: E30, E44."
     found_arxiv = _ARXIV_STAMP.search(stamp)
     printed_arxiv = _ARXIV_STAMP.search(printed)  # a margin stamp: in the page's text only
@@ -323,6 +323,7 @@ def _paper(
         extra=extra,
         sections=sections,
         fallback_id=f"pdf:{_file_hash(Path(source))}",
+        abstract_optional=not abstract and bool(sections),  # the text opens with its introduction
     )
 
 

@@ -25,6 +25,7 @@ __all__ = [
     "abstract_end",
     "cut_words",
     "first_prose",
+    "introduction_at",
     "with_heading_colons",
 ]
 
@@ -231,6 +232,16 @@ def first_prose(lines: Sequence[Line], after: int) -> int:
                 j -= 1  # the paragraph's first line may hold more capitals
             return j
     return after
+
+
+_INTRODUCTION = re.compile(r"^\s*(?:(?:\d{1,2}|[IVX]{1,5})\.?\s*)?introduction\s*$", re.I)
+
+
+def introduction_at(lines: Sequence[Line], after: int, opening: int) -> int | None:
+    """Where an "Introduction" heading stands between the title block and the first prose:
+    that prose is the introduction's, and the paper has no abstract (a working paper, a
+    research letter); None when there is no such heading."""
+    return next((i for i in range(after, opening) if _INTRODUCTION.match(lines[i].text)), None)
 
 
 def _continues(previous: Line, line: Line) -> bool:
