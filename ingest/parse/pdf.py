@@ -17,7 +17,8 @@ typesetting is undone (:mod:`ingest.parse.typeset`: line-end hyphens, ligatures,
   in front of the text) up to the first heading, "Keywords", "CCS Concepts", a footnote or
   a change of type; without one, the first paragraph of prose after the authors, with a
   notice saying so; none when an "Introduction" heading stands before that prose (a working
-  paper, a research letter: the text is stored as the body, the paper without an abstract);
+  paper, a research letter) or the first page is a thesis's title page: the text is stored as
+  the body, the paper without an abstract;
 - **DOI** and **arXiv id** when printed on the first pages; **year** from the arXiv stamp,
   a citation line ("Journal (2014), 26:1", "2023;53:790"), a copyright, a venue line or a
   dated line ("June 2009") printed outside the abstract's and the body's running text (a
@@ -57,6 +58,7 @@ from .pdfabstract import (
     first_prose,
     heading_at,
     introduction_at,
+    thesis_title_page,
     with_heading_colons,
 )
 from .pdfbody import FRONT_MATTER_AFTER, body_sections, cap_sections
@@ -269,7 +271,10 @@ def _paper(
         first_read = start
     else:
         opening = first_prose(lines, after)
-        intro = introduction_at(lines, after, opening) if full_text else None  # no abstract
+        # no abstract: an introduction opens the text, or a thesis's title page stands first
+        intro = introduction_at(lines, after, opening) if full_text else None
+        if intro is None and full_text and thesis_title_page(first_page, body_size):
+            intro = opening
         if intro is None:
             kept, end = abstract_end(lines[opening:], body_size, heading=False)
             end += opening

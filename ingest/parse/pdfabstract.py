@@ -26,6 +26,7 @@ __all__ = [
     "cut_words",
     "first_prose",
     "introduction_at",
+    "thesis_title_page",
     "with_heading_colons",
 ]
 
@@ -242,6 +243,35 @@ def introduction_at(lines: Sequence[Line], after: int, opening: int) -> int | No
     that prose is the introduction's, and the paper has no abstract (a working paper, a
     research letter); None when there is no such heading."""
     return next((i for i in range(after, opening) if _INTRODUCTION.match(lines[i].text)), None)
+
+
+_THESIS = re.compile(r"\b(?:thesis|dissertation|thèse|mémoire)\b", re.I)
+_DEGREE = re.compile(
+    r"\bdegree of (?:doctor|master|bachelor)|\bpartial fulfil+ment\b|\bmembres du jury\b"
+    r"|\bexamination committee\b",
+    re.I,
+)
+
+
+def thesis_title_page(lines: Sequence[Line], body: float) -> bool:
+    """Whether ``lines`` (a first page) are a thesis's title page: a line in the body's type
+    or larger names it, as a label or the opening of one ("MASTER'S THESIS", its letters
+    spaced or not; "A Dissertation", "A thesis submitted ..."; not prose's "In this
+    dissertation, I ..."), or a line states the degree ("for the degree of Doctor of
+    Philosophy", "Membres du jury"). Its prose is front matter, not an abstract."""
+    for line in lines:
+        tokens = line.text.split()
+        if _DEGREE.search(line.text):
+            return True
+        spaced = len(tokens) >= 4 and sum(len(t) == 1 for t in tokens) >= 0.6 * len(tokens)
+        if spaced:
+            named = bool(re.search("thesis|dissertation", "".join(tokens), re.I))
+        else:
+            opening = " ".join(tokens[:2]) if len(tokens) > 6 else line.text
+            named = bool(_THESIS.search(opening))
+        if named and line.size >= body - 0.5:
+            return True
+    return False
 
 
 def _continues(previous: Line, line: Line) -> bool:
