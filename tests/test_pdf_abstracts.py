@@ -868,3 +868,84 @@ def test_a_thesis_title_page_holds_no_abstract() -> None:
     assert paper.abstract == ""
     kept = _read(_THIRTEENTH / "pwsmith_thesis.pdf")
     assert kept.abstract.startswith("In this dissertation, I investigate the nature of")
+
+
+_SIXTEENTH = Path(__file__).parents[1] / "bench/data/real_pdfs16/heldout"
+
+
+def test_a_title_pages_labels_and_a_numbered_lines_number_are_no_names() -> None:
+    """A manuscript whose 5-point line numbers PDFium gives with some of the 10-point lines
+    ("4 Running Title", "11 Affiliations"): the numbers go, and the labels are no authors."""
+    paper = _read(_SIXTEENTH / "darcyj_microbial_recruitment_ms.pdf")
+    assert paper.authors[0] == "John L. Darcy" and paper.authors[-1] == "Catherine A. Lozupone"
+    assert len(paper.authors) == 6
+
+
+def test_degrees_credit_roles_and_a_papers_kind_are_no_part_of_a_name() -> None:
+    """ "Charlotte Hulme, PhD Jessica Fisher-Stokes, MRes": the degree is no part of the next
+    name; CRediT's roles ("Dommett Conceptualization"), "Job Market Paper" and "Junior
+    Seminar" are no names."""
+    from ingest.parse.pdfnames import line_names
+
+    names = line_names("Charlotte Hulme, PhD Jessica Fisher-Stokes, MRes Mandy Peffers, PhD")
+    assert names is not None and names[:3] == [
+        "Charlotte Hulme",
+        "Jessica Fisher-Stokes",
+        "Mandy Peffers",
+    ]
+    assert "Dommett Conceptualization" not in (
+        line_names("Katharine Dommett Conceptualization") or []
+    )
+    assert _read(_SIXTEENTH / "scamara91_borrowing_constraints_jmp.pdf").authors == (
+        "Santiago Camara",
+        "Máximo Sangiácomo",
+    )
+    assert (
+        _read(_SIXTEENTH / "hmateus_sci_proteomics_rmd.pdf").authors[3] == "Jessica Fisher-Stokes"
+    )
+
+
+def test_a_templates_doi_is_none() -> None:
+    from ingest.parse.ids import printed_doi
+
+    assert printed_doi("DOI: 10.1177/ToBeAssigned www.sagepub.com/") == ""
+    assert printed_doi("DOI: 10.1039/b000000x/ Paper") == ""
+    assert printed_doi("DOI: 10.1039/c4cp05509h") == "10.1039/c4cp05509h"
+
+
+def test_a_season_an_ordinal_day_a_labelled_date_and_a_drawn_sign_date_a_paper() -> None:
+    """ "Fall 2021", "April 12th, 2021", "Working paper 2025-01-03", SAGE's "c The Author(s)
+    2020" (its sign drawn)."""
+    from ingest.parse.pdfyear import find_year
+
+    assert find_year("SOC 280\nFall 2021\n", None) == 2021
+    assert find_year("By Shen Zhou Hong\nApril 12th, 2021\n", None) == 2021
+    assert find_year("Working paper 2025-01-03\n", None) == 2025
+    assert find_year("XX(X):1–23\nc The Author(s) 2020\n", None) == 2020
+    assert _read(_SIXTEENTH / "hpp_manipulation_planning_sage.pdf").year == 2020
+
+
+def test_the_metadatas_title_is_taken_as_its_lines_print_it() -> None:
+    """The metadata's "A Tourist's Journal ..." is printed "A Tourist’s Journal ...": the
+    printed form is kept; a title printed in capitals keeps the metadata's case."""
+    paper = _read(_SIXTEENTH / "shenzhouhong_kant_critique_essay.pdf")
+    assert paper.title.startswith("A Tourist’s Journal of the Critique")
+    assert paper.authors == ("Shen Zhou Hong",) and paper.year == 2021
+    ninth = Path(__file__).parents[1] / "bench/data/real_pdfs9/heldout"
+    assert _read(ninth / "newmh_WeakConvergence97.pdf").title.startswith("Weak Convergence and")
+
+
+def test_a_summary_past_the_introduction_is_no_abstract_heading() -> None:
+    """An unlabelled abstract under the byline, then "Introduction", then a "Summary"
+    section: the abstract is the one under the byline."""
+    paper = _read(_SIXTEENTH / "tomstafford_faith_in_reason_wp.pdf")
+    assert paper.abstract.startswith("What we believe about other people matters.")
+    assert paper.year == 2025
+
+
+def test_a_submission_note_is_no_prose_and_an_open_bracket_goes_on() -> None:
+    """ "Paper submitted for publication in ..." over an unlabelled abstract whose first line
+    ends inside a bracketed citation ("[F. A. Evangelista, ..., J. Phys. Chem.")."""
+    paper = _read(_SIXTEENTH / "wderricotte_xray_ocdft_rsc.pdf")
+    assert paper.abstract.startswith("Orthogonality constrained density functional theory (OCDFT)")
+    assert paper.doi == ""

@@ -44,7 +44,10 @@ _LINKED = re.compile(r"(?:https?://|www\.)(?!(?:dx\.)?doi\.org/)\S*/$", re.I)
 
 
 # A journal template's placeholder DOI: x's, the word "DOI", or an MDPI-style article 0000.
-_PLACEHOLDER = re.compile(r"^10\.\d+/(?:x+|.*\.doi|[a-z]+\d{1,4}0000)$", re.I)
+# A template's DOI, not the paper's: "10.1177/ToBeAssigned", RSC's "10.1039/b000000x".
+_PLACEHOLDER = re.compile(
+    r"^10\.\d+/(?:x+|.*\.doi|[a-z]+\d{1,4}0000|to-?be-?assigned|[a-z]?0{6,}[a-z]?)/?$", re.I
+)
 
 
 def printed_doi(text: str) -> str:

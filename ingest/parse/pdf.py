@@ -253,9 +253,11 @@ def _paper(
     title = re.sub(r"(?<=[?!.])\s+[A-Z0-9]$", "", title)  # a mark read as a letter ("error? I")
     if re.search(r"(?<![.\s])(?<!\b[A-Z])\.$", title) and "." not in title.split()[-1][:-1]:
         title = title[:-1].rstrip()  # a title's closing full stop (a "U.S." aside)
-    start = next((i for i in range(after, len(lines)) if heading_at(lines, i)), None)
+    # not past the introduction's heading: a "Summary" there is a section of the body's
+    stop = introduction_at(lines, after, len(lines)) or len(lines)
+    start = next((i for i in range(after, stop) if heading_at(lines, i)), None)
     if start is None:  # a heading above the title (rare), or a page-2 abstract
-        start = next((i for i in range(len(lines)) if heading_at(lines, i)), None)
+        start = next((i for i in range(stop) if heading_at(lines, i)), None)
     notices: list[Notice] = []
     retitled = " ".join(title.casefold().split())  # the title set again (NBER's page 2)
     if start is not None:

@@ -210,6 +210,15 @@ def _paragraph_break(previous: Line, line: Line) -> bool:
     return line.x0 - previous.x0 > line.size * 0.8 or gap > line.size * 0.9
 
 
+# A manuscript's note of where it goes ("Paper submitted for publication in Physical
+# Chemistry Chemical Physics", "Under review at ..."), set above its abstract.
+_NOTE = re.compile(
+    r"^\W*(?:paper |manuscript |article )?(?:submitted|accepted|under review|under consideration"
+    r"|to appear)\b",
+    re.I,
+)
+
+
 def first_prose(lines: Sequence[Line], after: int) -> int:
     """The first line after the title block that reads as prose: mostly lowercase words,
     not an affiliation, a list of names ("Ladislas Nalborczyk, a,b Cédric Batailler, c")
@@ -222,7 +231,7 @@ def first_prose(lines: Sequence[Line], after: int) -> int:
             rights = not text.rstrip().endswith(".")
             continue
         words = text.split()
-        if len(words) < 5 or (_affiliation(text) and len(words) < 15):
+        if len(words) < 5 or ((_affiliation(text) or _NOTE.search(text)) and len(words) < 15):
             continue
         if len(line_names(text) or ()) >= 2:
             continue
@@ -276,11 +285,13 @@ def thesis_title_page(lines: Sequence[Line], body: float) -> bool:
 
 def _continues(previous: Line, line: Line) -> bool:
     """Whether ``line`` goes on from ``previous`` in one paragraph: the same type, close
-    under it, an unfinished sentence of words (or a word broken at its end)."""
+    under it, an unfinished sentence of words (or a word broken at its end; a bracket left
+    open is unfinished whatever ends the line: "[F. A. Evangelista, ..., J. Phys. Chem.")."""
     text = previous.text.rstrip()
+    opened = text.count("[") > text.count("]") or text.count("(") > text.count(")")
     return (
         abs(previous.size - line.size) < 0.3
-        and not text.endswith((".", "!", "?"))
+        and (opened or not text.endswith((".", "!", "?")))
         and (previous.words >= 6 or text.endswith(("-", HYPHEN_MARK)))
         and not _affiliation(previous.text)
         and previous.y0 - line.y1 < line.size * 0.9

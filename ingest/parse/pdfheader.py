@@ -97,8 +97,24 @@ def find_title(
             # The quotes and spaces as printed ("The ASA’s", "restoration of Shank3"), not as
             # typed into the metadata ("ASA's", "restoration ofShank3").
             return found, after
-        return meta, after
+        return _as_printed(meta, top, words), after
     return found, after
+
+
+def _as_printed(title: str, top: list[Line], words: frozenset[str]) -> str:
+    """The metadata's title as its lines print it (curly quotes and dashes, "A Tourist’s
+    Journal" for the metadata's "A Tourist's Journal") when a run of lines at the top holds
+    exactly it, letter for letter (not in capitals where the metadata's is not); else the
+    metadata's."""
+    whole, end = _squash(title), _after_lines_of(title, top)
+    letters = [c for c in title if c.isalpha()]
+    for start in range(end - 1, -1, -1):
+        printed = join_lines([line.text for line in top[start:end]], words).strip()
+        if _squash(printed) == whole:
+            return printed if [c for c in printed if c.isalpha()] == letters else title
+        if len(_squash(printed)) > len(whole):
+            break
+    return title
 
 
 _PLAIN_QUOTES = str.maketrans("‘’“”", "''\"\"")

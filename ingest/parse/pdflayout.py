@@ -21,88 +21,20 @@ from __future__ import annotations
 import ctypes
 import math
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
+from .pdfline import Line
+from .pdfline import Run as _Run
 from .pdfnumbers import column_edges, in_margin, is_number, line_numbers, without_line_numbers
 from .pdforder import reading_order
-from .typeset import ACCENTS, HYPHEN_MARK, fix_characters, place_accents
+from .typeset import ACCENTS, HYPHEN_MARK, fix_characters
 
 __all__ = ["Line", "page_lines"]
 
 _MARGIN = 0.065  # the top and bottom share of a page where running heads and footers sit
 _GUTTER = 1.2  # a gap wider than this many font sizes inside a line: another column
 _WORD_GAP = 3.0  # unless it is at most this wide and not across the page's middle (justified)
-
-
-@dataclass(frozen=True, slots=True)
-class Line:
-    """One line of text: its box (PDF points, origin bottom left), median font size, whether
-    it is mostly bold, and whether it sits in the page's top or bottom margin; ``parts``, the
-    pieces of a line set apart by gaps wider than a word space (authors in a row, "Sergey
-    Levine   Pieter Abbeel"), when there are two or more."""
-
-    text: str
-    size: float
-    page: int
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-    bold: bool = False
-    margin: bool = False
-    parts: tuple[str, ...] = ()
-
-    @property
-    def words(self) -> int:
-        return len(self.text.split())
-
-
-@dataclass(slots=True)
-class _Run:
-    chars: list[str]
-    sizes: list[float]
-    bold: int
-    x0: float = float("inf")
-    y0: float = float("inf")
-    x1: float = float("-inf")
-    y1: float = float("-inf")
-    # Per character: its size and bottom, and its left and right edge; None for a space or
-    # a generated character.
-    glyphs: list[tuple[float, float] | None] = field(default_factory=list)
-    spans: list[tuple[float, float] | None] = field(default_factory=list)
-
-    def add(
-        self, char: str, box: tuple[float, float, float, float] | None, size: float, bold: bool
-    ) -> None:
-        self.chars.append(char)
-        if box is not None and char.strip():
-            left, bottom, right, top = box
-            self.x0, self.y0 = min(self.x0, left), min(self.y0, bottom)
-            self.x1, self.y1 = max(self.x1, right), max(self.y1, top)
-            self.sizes.append(size)
-            self.bold += bold
-            self.glyphs.append((size, bottom))
-            self.spans.append((left, right))
-        else:
-            self.glyphs.append(None)
-            self.spans.append(None)
-
-    def unspace(self) -> None:
-        """Without the spaces that end it."""
-        while self.chars and self.chars[-1] == " " and self.glyphs[-1] is None:
-            del self.chars[-1], self.glyphs[-1], self.spans[-1]
-
-    def place_accents(self) -> None:
-        """Accents drawn as glyphs of their own onto the letters under them."""
-        if not _ACCENT.search("".join(self.chars)):
-            return
-        placed = place_accents(self.chars, self.spans)
-        if placed:
-            keep = [i for i in range(len(self.chars)) if i not in placed]
-            self.chars = [self.chars[i] for i in keep]
-            self.glyphs = [self.glyphs[i] for i in keep]
-            self.spans = [self.spans[i] for i in keep]
 
 
 def _next_left(handle: Any, i: int, count: int) -> float:
@@ -300,7 +232,6 @@ def _assemble(runs: list[_Run], middle: float, numbering: set[int]) -> list[list
 
 
 _PRIME = re.compile(r"(?<=\w) ([′″‴]+)(?: (?=[-)\],.;:]))?")
-_ACCENT = re.compile("[" + "".join(ACCENTS) + "\u0300-\u036f]")
 _SECTION_NUMBER = re.compile(r"\(?(?:\d+(?:\.\d+)*|[IVXivx]+|[A-Za-z])[.)]?")
 
 

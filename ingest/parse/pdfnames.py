@@ -51,7 +51,8 @@ _FUNCTION_WORDS = frozenset("a an the of with for in on to from by at as or via 
 _LABEL = re.compile(
     r"^\s*(?:citation|academic editor|editors?|handling editor|received|accepted|published|"
     r"copyright|correspondence|corresponding|funding|competing|data availability|open access|"
-    r"key\s?words?|abstract|how to cite)\b|^\s*(?:table of )?contents\s*$"
+    r"key\s?words?|abstract|how to cite|running (?:title|head)|short title|affiliations?)\b"
+    r"|^\s*(?:table of )?contents\s*$"
     # a title page's field and its figure ("Word Count: 701", "Phone: 650.736.9477")
     r"|^\s*[A-Z][A-Za-z ]{0,30}:\s*[\d.,/() +-]+$",
     re.I,
@@ -67,6 +68,12 @@ _NOT_AUTHORS = re.compile(
 )
 _NOT_NAMES = frozenset(["abstract", "citation", "editor", "keywords", "introduction", "authors"])
 _HONORIFICS = frozenset("dr prof professor mr mrs ms sir by".split())  # noqa: SIM905
+# Degrees printed after a name ("Charlotte Hulme, PhD Jessica Fisher-Stokes, MRes ..."): the
+# next name's first word when commas part the names, never a part of it.
+_DEGREES = frozenset(
+    "phd ph.d md m.d mres msc m.sc bsc b.sc mbchb mbbs mph dphil frcs frcp frcpc facs mba drph "  # noqa: SIM905
+    "scd pharmd dvm dds mpp mpa llm jd".split()
+)
 # Words that begin a heading or a phrase, never a person's name ("The Site"); not "A", an
 # initial written without its point ("A Kumar").
 _NOT_FIRST = frozenset("the an of in on for with to at from our this these its".split())  # noqa: SIM905
@@ -82,7 +89,9 @@ _NOT_A_PERSON = frozenset(
     bureau commission committee office federal national member fellow article articles
     online recommendations download metrics division affairs profile jel rights reserved commons
     google microsoft facebook deepmind openai ibm nvidia amazon baidu alibaba tencent huawei
-    intel samsung adobe""".split()  # noqa: SIM905
+    intel samsung adobe paper seminar
+    conceptualization methodology investigation validation visualization supervision curation
+    """.split()  # noqa: SIM905 (the last line: CRediT's roles, set beside the names)
 )
 # The ORCID iD badge, read as text beside a name ("ID Qaisar Maqbool", "Peter NickID").
 _ORCID = re.compile(r"^(?:ID|iD)$|(?<=[a-z])(?:ID|iD)$")
@@ -317,6 +326,8 @@ def _name(part: str, *, byline: bool = False, caps: bool = False) -> str:
     if any(t.casefold() in _NOT_A_PERSON for t in tokens):
         return ""
     while tokens and tokens[0].casefold().rstrip(".") in _HONORIFICS:
+        tokens.pop(0)
+    while len(tokens) > 2 and tokens[0].casefold().rstrip(".,") in _DEGREES:
         tokens.pop(0)
     while tokens and re.fullmatch(r"[a-z]", tokens[-1]):
         tokens.pop()  # an affiliation mark set apart ("Lane a"): the layout raised it

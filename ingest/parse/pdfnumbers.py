@@ -15,8 +15,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .pdflayout import Line
-    from .pdflayout import _Run as Run
+    from .pdfline import Line, Run
 
 __all__ = ["EDGE_LINES", "column_edges", "in_margin", "is_number", "line_numbers",
            "without_line_numbers"]  # fmt: skip
@@ -30,7 +29,19 @@ _LINE_NUMBER = re.compile(r"(\d{1,4})\s+(?=\S)")
 def without_line_numbers(lines: list[Line]) -> list[Line]:
     """A manuscript's lines without the line numbers printed at their start, when PDFium
     gives each number in one piece with its line: most of the page's lines open on a
-    number, counting up by one line after line, at one left edge."""
+    number, counting up by one line after line, at one left edge; or the line starts where a
+    column of line numbers stands (:func:`line_numbers`: "4 Running Title", a 5-point number
+    given with the 10-point text beside it, at the numbers' left edge)."""
+    at = Counter(round(line.x0 / 2) for line in lines if line.margin and line.text.isdigit())
+    columns = {x for x, n in at.items() if n >= 5}
+    lines = [
+        replace(line, text=_LINE_NUMBER.sub("", line.text, count=1), parts=())
+        if not line.margin
+        and {round(line.x0 / 2) - 1, round(line.x0 / 2), round(line.x0 / 2) + 1} & columns
+        and _LINE_NUMBER.match(line.text)
+        else line
+        for line in lines
+    ]
     numbered = [(line, _LINE_NUMBER.match(line.text)) for line in lines if not line.margin]
     found = [(line, int(m.group(1))) for line, m in numbered if m]
     if len(found) < 8 or 2 * len(found) < len(numbered):

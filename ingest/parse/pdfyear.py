@@ -20,7 +20,8 @@ _COPYRIGHT = re.compile(
     # the sign drawn, not typed: "2010 by The University of Chicago. All rights reserved."
     r"|\b((?:19|20)\d{2})\b[^\n\d]{0,80}all rights reserved"
     r"|\b((?:19|20)\d{2})\s+the\s+author(?:s|\(s\))?\b"  # "& 2018 The Authors." (its sign lost)
-    r"|\b((?:19|20)\d{2})\b[^\n\d]{0,40}\bcopyright\b",  # "c 2011. The copyright of this ..."
+    r"|\b((?:19|20)\d{2})\b[^\n\d]{0,40}\bcopyright\b"  # "c 2011. The copyright of this ..."
+    r"|(?:^|(?<=\s))c\s*the\s+author(?:s|\(s\))?\s+((?:19|20)\d{2})\b",  # SAGE's drawn sign
     re.I,
 )
 # A copyright whose sign is drawn around a "c" ("c 2005 Society for Industrial and ..."),
@@ -73,15 +74,19 @@ MONTH_YEAR = re.compile(
     r"|d[ée]cembre|enero|febrero|marzo|abril|mayo|junio|julio|agosto|se(?:p)?tiembre|octubre"
     r"|noviembre|diciembre|janeiro|fevereiro|mar[çc]o|maio|junho|julho|setembro|outubro"
     r"|novembro|dezembro|gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre"
-    r"|dicembre|januar|februar|m[äa]rz|juni|juli|oktober|dezember)\.?,?\s+(?:de\s+)?"
-    r"(?:\d{1,2}(?:\s*[-–]\s*\d{1,2})?,?\s+)?"
+    r"|dicembre|januar|februar|m[äa]rz|juni|juli|oktober|dezember"
+    r"|spring|summer|fall|autumn|winter)\.?,?\s+(?:de\s+)?"  # a season too ("Fall 2021")
+    r"(?:\d{1,2}(?:st|nd|rd|th)?(?:\s*[-–]\s*\d{1,2})?,?\s+)?"
     r"((?:19|20)\d{2})\b",
     re.I,
 )
 
-# A date in numbers on a line of its own, as R Markdown and pandoc print it ("2022-03-09").
+# A date in numbers closing a short line, as R Markdown and pandoc print it ("2022-03-09",
+# "Working paper 2025-01-03").
 _ISO_DATE = re.compile(
-    r"^[ \t]*((?:19|20)\d{2})-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])[ \t]*$", re.M
+    r"^[ \t]*(?:[A-Za-z]+[ \t]+){0,3}((?:19|20)\d{2})-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])"
+    r"[ \t]*$",
+    re.M,
 )
 
 
