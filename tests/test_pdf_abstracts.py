@@ -949,3 +949,29 @@ def test_a_submission_note_is_no_prose_and_an_open_bracket_goes_on() -> None:
     paper = _read(_SIXTEENTH / "wderricotte_xray_ocdft_rsc.pdf")
     assert paper.abstract.startswith("Orthogonality constrained density functional theory (OCDFT)")
     assert paper.doi == ""
+
+
+def test_a_name_without_the_mark_every_other_name_has_goes_on_the_next_line() -> None:
+    """ "..., Pietro Coletti 3 , W. John" / "Edmunds 4 , Amy Gimma 4": one name, "W. John
+    Edmunds"; a whole last name without a mark before another line of names stays whole."""
+    from ingest.parse.pdfnames import authors
+
+    def line(text: str) -> Line:
+        return Line(text, 10, 0, 88, 600, 499, 610)
+
+    broken = [line("Pietro Coletti 3 , Anna Berg 2, W. John"), line("Edmunds 4 , Amy Gimma 4")]
+    assert authors(broken, frozenset()) == (
+        "Pietro Coletti",
+        "Anna Berg",
+        "W. John Edmunds",
+        "Amy Gimma",
+    )
+    whole = [line("John Smith 1, Jane Doe 2, Bob Lee"), line("Alice Wu 1, Carl Ma 2")]
+    assert authors(whole, frozenset()) == (
+        "John Smith",
+        "Jane Doe",
+        "Bob Lee",
+        "Alice Wu",
+        "Carl Ma",
+    )
+    assert "W. John Edmunds" in _read(_SIXTEENTH / "rivmsyso_contacts_covid_scirep.pdf").authors

@@ -147,14 +147,15 @@ def authors(
             held = False
             continue
         if carry:
-            if found:
+            if found and (len(found[0].split()) == 1 or _unfinished(carry)):
                 found[0] = f"{carry} {found[0]}"
-            elif len(carry.split()) >= 2:
-                found = [carry]
+            else:
+                found = [carry, *found]  # a whole name after all ("Bob Lee" / "Ann Wu 2")
             carry = ""
-        # A lone first name ends a line broken inside a name; a lone word under an
-        # affiliation is its last line's tail ("... University of California," "Berkeley").
-        if found and _unfinished(found[-1]) and (held or len(found) > 1):
+        # A lone first name ends a line broken inside a name, and so does a name without the
+        # mark every other name of its line has; a lone word under an affiliation is its last
+        # line's tail ("... University of California," "Berkeley").
+        if found and (_unfinished(found[-1]) or _unmarked_last(text)) and (held or len(found) > 1):
             carry = found.pop()
         held = bool(found)
         names.extend(found)
@@ -259,6 +260,16 @@ def _unfinished(name: str) -> bool:
         or tokens[-1].casefold() in _PARTICLES
         or bool(initial)
     )
+
+
+_MARKED = re.compile(r"[^\W\d_]\.?\s*(?:\d+(?:\s*,\s*\d+)*\s*,?\s*\*?|[*∗†‡§¶]+)\s*(?:,|and\b|&|$)")
+
+
+def _unmarked_last(text: str) -> bool:
+    """Whether a line of names that each carry a mark ("Pietro Coletti 3 , W. John") ends on
+    a name without one: the line broke inside that name ("W. John" / "Edmunds 4")."""
+    ends_marked = re.search(r"(?:\d|[*∗†‡§¶])\s*,?$", text.rstrip())
+    return len(_MARKED.findall(text)) >= 2 and not ends_marked and not text.rstrip().endswith(",")
 
 
 def _fused_initials(token: str) -> bool:
