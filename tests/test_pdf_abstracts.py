@@ -975,3 +975,12 @@ def test_a_name_without_the_mark_every_other_name_has_goes_on_the_next_line() ->
         "Carl Ma",
     )
     assert "W. John Edmunds" in _read(_SIXTEENTH / "rivmsyso_contacts_covid_scirep.pdf").authors
+
+
+def test_a_labs_name_under_the_authors_is_an_affiliation() -> None:
+    """ASME's "Computer-Aided Design and Innovation Lab" under the names: no author."""
+    from ingest.parse.pdfnames import line_names
+
+    assert line_names("Computer-Aided Design and Innovation Lab") is None
+    paper = _read(_SIXTEENTH / "deshpandeshrinath_fourbar_asme.pdf")
+    assert paper.authors == ("Shrinath Deshpande", "Anurag Purwar")

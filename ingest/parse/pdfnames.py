@@ -17,7 +17,7 @@ from .typeset import HYPHEN_MARK
 __all__ = ["AFFILIATION", "VENUE", "authors", "full_name", "line_names", "metadata_authors"]
 
 AFFILIATION = re.compile(
-    r"@|universit|universidad|institut|department|dept\.|laborator|school|college|academy|"
+    r"@|universit|universidad|institut|department|dept\.|laborator|\blabs?\b|school|college|academy|"
     r"\binc\b|facultad|faculdade|escuela|centro\b|"
     r"corporation|research|centre|center|hospital|faculty|\bgmbh\b|\bltd\b|\bllc\b|"
     r"\bemail\b|e-mail|https?://|www\.|\d{4,}|\bstreet\b|\bavenue\b|\broad\b|\bcedex\b|"
