@@ -984,3 +984,39 @@ def test_a_labs_name_under_the_authors_is_an_affiliation() -> None:
     assert line_names("Computer-Aided Design and Innovation Lab") is None
     paper = _read(_SIXTEENTH / "deshpandeshrinath_fourbar_asme.pdf")
     assert paper.authors == ("Shrinath Deshpande", "Anurag Purwar")
+
+
+_SEVENTEENTH = Path(__file__).parents[1] / "bench/data/real_pdfs17/heldout"
+
+
+def test_small_line_numbers_given_with_their_lines_go() -> None:
+    """eLife's class numbers lines in 5 points beside 9-point text, some given by PDFium in
+    one run with their line ("8 Abstract A critical step ..."): the numbers go, and the
+    abstract's heading is read."""
+    paper = _read(_SEVENTEENTH / "mishra_t4_calcium_elife.pdf")
+    assert paper.abstract.startswith("A critical step in neural information processing is")
+    assert paper.authors == ("Abhishek Mishra", "Alexander Borst", "Juergen Haag")
+
+
+def test_a_small_raised_c_in_a_name_in_capitals() -> None:
+    """amsart's "BENJAMIN M c KAY" (the c set small and raised) is Benjamin McKay."""
+    from ingest.parse.pdfnames import authors
+
+    def names(text: str) -> tuple[str, ...]:
+        return authors([Line(text, 8, 0, 259, 653, 337, 659)], frozenset())
+
+    assert names("BENJAMIN M c KAY") == ("Benjamin McKay",)
+    assert names("ROBERT MCCARTHY") == ("Robert McCarthy",)
+    assert _read(_SEVENTEENTH / "benmckay_cominuscule_flag_amsart.pdf").authors == (
+        "Benjamin McKay",
+    )
+
+
+def test_subject_classifications_after_an_abstract_are_cut() -> None:
+    """IMS's "MSC2020 subject classifications: Primary 62C10, ..." closing the abstract."""
+    from ingest.parse.pdfbody import FRONT_MATTER_AFTER
+
+    text = "to identify genes. MSC2020 subject classifications: Primary 62C10, 62H25."
+    assert FRONT_MATTER_AFTER.sub("", text) == "to identify genes."
+    paper = _read(_SEVENTEENTH / "johndinh_sparse_factor_imsart.pdf")
+    assert paper.abstract.endswith("to identify important biological relevant genes.")

@@ -26,7 +26,14 @@ from typing import Any
 
 from .pdfline import Line
 from .pdfline import Run as _Run
-from .pdfnumbers import column_edges, in_margin, is_number, line_numbers, without_line_numbers
+from .pdfnumbers import (
+    column_edges,
+    in_margin,
+    is_number,
+    line_numbers,
+    without_line_numbers,
+    without_small_numbers,
+)
 from .pdforder import reading_order
 from .typeset import ACCENTS, HYPHEN_MARK, fix_characters
 
@@ -154,7 +161,7 @@ def page_lines(pdf: Any, index: int) -> list[Line]:
     for run in runs:
         run.place_accents()
     runs = [r for r in runs if r.sizes]
-    numbering = line_numbers(runs)
+    numbering = without_small_numbers(runs) | line_numbers(runs)
     lines = [
         replace(line, margin=True) if all(id(r) in numbering for r in group) else line
         for group in _assemble(runs, width / 2, numbering)

@@ -66,6 +66,28 @@ class Run:
             self.glyphs.append(None)
             self.spans.append(None)
 
+    def small_number(self) -> int:
+        """How many characters open the run as a number in type under three quarters of the
+        run's largest, with the spaces after it ("8 Abstract A critical ...", its "8" in 5
+        points before 9-point text); 0 when it does not so open."""
+        top = max(self.sizes, default=0.0)
+        i = 0
+        while i < len(self.chars) and self.chars[i].isdigit():
+            glyph = self.glyphs[i]
+            if glyph is None or glyph[0] >= 0.75 * top:
+                return 0
+            i += 1
+        j = i
+        while j < len(self.chars) and self.chars[j] == " ":
+            j += 1
+        return j if 0 < i < j < len(self.chars) else 0
+
+    def drop(self, n: int) -> None:
+        """Without its first ``n`` characters (its left edge moved to the next glyph's)."""
+        glyphs = sum(1 for g in self.glyphs[:n] if g is not None)
+        del self.chars[:n], self.glyphs[:n], self.spans[:n], self.sizes[:glyphs]
+        self.x0 = next((span[0] for span in self.spans if span is not None), self.x0)
+
     def unspace(self) -> None:
         """Without the spaces that end it."""
         while self.chars and self.chars[-1] == " " and self.glyphs[-1] is None:

@@ -189,6 +189,7 @@ _CAPS_BEFORE = re.compile(r"\s*((?:[A-Z][A-Z'’.-]*\s+){1,4}[A-Z][A-Z'’-]+)\s
 def line_names(text: str, *, first: bool = False, byline: bool = False) -> list[str] | None:
     """The names on an author line, None for a line that is not one (an affiliation, an
     address, prose). The ``first`` author line may close with its affiliation."""
+    text = _MC.sub(lambda m: f"M{m[1].upper()}{m[2]}", text)  # "M c KAY": "MCKAY"
     if len(text) > 250 or VENUE.search(text) or _LABEL.match(text) or _DOT_LEADERS.search(text):
         return None
     if AFFILIATION.search(text):
@@ -303,8 +304,12 @@ def _case(name: str) -> str:
 
 
 def _capitalised(token: str) -> str:
-    """Each part of a hyphenated name capitalised ("GOMEZ-URIBE" -> "Gomez-Uribe")."""
-    return "-".join(part.capitalize() for part in token.split("-"))
+    """Each part of a hyphenated name capitalised ("GOMEZ-URIBE" -> "Gomez-Uribe"), "Mc"
+    as such names are written ("MCKAY" -> "McKay")."""
+    return "-".join(
+        f"Mc{part[2:].capitalize()}" if part[:2] == "MC" and len(part) > 3 else part.capitalize()
+        for part in token.split("-")
+    )
 
 
 def _family_in_capitals(tokens: list[str], shortest: int = 4) -> list[str]:
@@ -374,6 +379,7 @@ def _name(part: str, *, byline: bool = False, caps: bool = False) -> str:
     return " ".join(tokens)
 
 
+_MC = re.compile(r"\bM ?(c|ac) ([A-Z]{2,})\b")  # a small raised "c" in capitals: "M c KAY"
 # A name's generation, printed after it ("Jonathan J. Foley IV"): not Vancouver initials.
 _GENERATIONS = frozenset({"II", "III", "IV"})
 

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from .pdfline import Line, Run
 
 __all__ = ["EDGE_LINES", "column_edges", "in_margin", "is_number", "line_numbers",
-           "without_line_numbers"]  # fmt: skip
+           "without_line_numbers", "without_small_numbers"]  # fmt: skip
 
 EDGE_LINES = 6  # runs of words starting at one x (to 2 points) that make a column's edge
 
@@ -30,8 +30,8 @@ def without_line_numbers(lines: list[Line]) -> list[Line]:
     """A manuscript's lines without the line numbers printed at their start, when PDFium
     gives each number in one piece with its line: most of the page's lines open on a
     number, counting up by one line after line, at one left edge; or the line starts where a
-    column of line numbers stands (:func:`line_numbers`: "4 Running Title", a 5-point number
-    given with the 10-point text beside it, at the numbers' left edge)."""
+    column of line numbers stands (marked as margins: :func:`line_numbers`), its number
+    given with it."""
     at = Counter(round(line.x0 / 2) for line in lines if line.margin and line.text.isdigit())
     columns = {x for x, n in at.items() if n >= 5}
     lines = [
@@ -57,6 +57,28 @@ def without_line_numbers(lines: list[Line]) -> list[Line]:
         else line
         for line in lines
     ]
+
+
+def without_small_numbers(runs: list[Run]) -> set[int]:
+    """A manuscript's line numbers set smaller than its text (under three quarters of the
+    common size of its runs of words), in a column: five or more alone in their runs at one
+    left edge (to 2 points). Those PDFium gives in one run with a line ("4 Running Title", "8
+    Abstract A critical ...": a 5-point number before 9-point text), opening it within 4
+    points of the column's edge (numbers set flush right), are taken off the run. Returns the
+    ids of the runs that are such numbers alone, line numbers as :func:`line_numbers`
+    finds them (an author's mark raised in small type is not, standing nowhere in a column)."""
+    prose = sorted(max(r.sizes) for r in runs if r.sizes and len("".join(r.chars).split()) >= 3)
+    common = prose[len(prose) // 2] if prose else 0.0
+    alone = [r for r in runs if is_number(r) and max(r.sizes, default=0.0) < 0.75 * common]
+    at = Counter(round(r.x0 / 2) for r in alone)
+    columns = {x for x, n in at.items() if n >= 5}
+    if not columns:
+        return set()
+    for run in runs:
+        n = run.small_number()
+        if n and columns & set(range(round(run.x0 / 2) - 2, round(run.x0 / 2) + 3)):
+            run.drop(n)
+    return {id(r) for r in alone if round(r.x0 / 2) in columns}
 
 
 def column_edges(runs: list[Run]) -> set[int]:
