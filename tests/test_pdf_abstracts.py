@@ -603,7 +603,7 @@ def test_authors_come_from_the_pdfs_metadata_when_the_page_gives_none() -> None:
     """Names set in one line with their affiliations ("Per Kragh Andersen Department of
     Biostatistics, ...") give no author line; the document information's "Author" does.
     A computer's account there ("Windows User") is no author."""
-    from ingest.parse.pdfnames import metadata_authors
+    from ingest.parse.pdfmeta import metadata_authors
 
     paper = _read(_TWELFTH / "sachs_andersen2002.pdf")
     assert paper.authors == ("Per Kragh Andersen", "Niels Keiding")
@@ -977,15 +977,6 @@ def test_a_name_without_the_mark_every_other_name_has_goes_on_the_next_line() ->
     assert "W. John Edmunds" in _read(_SIXTEENTH / "rivmsyso_contacts_covid_scirep.pdf").authors
 
 
-def test_a_labs_name_under_the_authors_is_an_affiliation() -> None:
-    """ASME's "Computer-Aided Design and Innovation Lab" under the names: no author."""
-    from ingest.parse.pdfnames import line_names
-
-    assert line_names("Computer-Aided Design and Innovation Lab") is None
-    paper = _read(_SIXTEENTH / "deshpandeshrinath_fourbar_asme.pdf")
-    assert paper.authors == ("Shrinath Deshpande", "Anurag Purwar")
-
-
 _SEVENTEENTH = Path(__file__).parents[1] / "bench/data/real_pdfs17/heldout"
 
 
@@ -1020,3 +1011,36 @@ def test_subject_classifications_after_an_abstract_are_cut() -> None:
     assert FRONT_MATTER_AFTER.sub("", text) == "to identify genes."
     paper = _read(_SEVENTEENTH / "johndinh_sparse_factor_imsart.pdf")
     assert paper.abstract.endswith("to identify important biological relevant genes.")
+
+
+_EIGHTEENTH = Path(__file__).parents[1] / "bench/data/real_pdfs18/heldout"
+
+
+def test_superscript_marks_and_letter_marked_names_broken_at_a_line_end() -> None:
+    """Unicode superscript marks ("Cristian Mesquida¹²") are no part of a name; a name
+    without the letter mark ("a") or the number its line's other names carry goes on the
+    next line ("Claudio Augusto Oller" / "Nascimento a", "Megan Beney" / "Kilgore 3 ·")."""
+    assert _read(_EIGHTEENTH / "mesquida_sports_zcurve_ms.pdf").authors[0] == "Cristian Mesquida"
+    paper = _read(_EIGHTEENTH / "policarpo_copper_biosorption_ms.pdf")
+    assert paper.authors[2] == "Claudio Augusto Oller Nascimento"
+    paper = _read(_EIGHTEENTH / "raylc_paleolithic_transmission_svjour.pdf")
+    assert paper.authors == (
+        "Justin Pargeter",
+        "Megan Beney Kilgore",
+        "Cheng Liu",
+        "Dietrich Stout",
+    )
+
+
+def test_a_structured_abstracts_funding_part_is_cut() -> None:
+    """The Lancet's last part, "Funding: National Agency ..., Fondecyt 1191282." or
+    "Funding World Health Organization Regional Office ... (WPRO), AIR@InnoHK", is no part
+    of the abstract; a sentence opening on "Funding" as prose stays."""
+    from ingest.parse.pdfbody import FRONT_MATTER_AFTER
+
+    kept = "Results held. Funding agencies should weigh this."
+    assert FRONT_MATTER_AFTER.sub("", kept) == kept
+    paper = _read(_EIGHTEENTH / "fondecyt_chile_protests_ms.pdf")
+    assert paper.abstract.endswith("negative effects of civil unrest on population health.")
+    paper = _read(_EIGHTEENTH / "shihuijin_vaccine_acceptance_word.pdf")
+    assert paper.abstract.endswith("in reducing vaccine hesitancy and ramping up immunisation.")

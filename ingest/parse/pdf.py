@@ -65,7 +65,8 @@ from .pdfbody import FRONT_MATTER_AFTER, body_sections, cap_sections
 from .pdfcover import MAX_COVERS, cover_words, stamped
 from .pdfheader import find_title
 from .pdflayout import Line, page_lines
-from .pdfnames import authors, metadata_authors
+from .pdfmeta import metadata_authors
+from .pdfnames import authors
 from .pdfyear import find_year, printed_apart
 from .typeset import HYPHEN_MARK, fix_characters, join_lines, vocabulary
 

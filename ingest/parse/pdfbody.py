@@ -71,7 +71,8 @@ FRONT_MATTER_AFTER = re.compile(
     rf"|{_COPYRIGHT_YEAR}).*$"
     # the JEL codes in brackets (AEA, JEEA), a last "Funding" part (The Lancet's)
     r"|(?<=[.!?])\s*\(JEL:?\s[^)]*\)\.?\s*$"
-    r"|(?<=[.!?])\s+(?-i:Funding:?\s+(?:(?:[A-Z][\w'’&-]*|of|and|the|for|on|in|&)[\s,;]*)+)\.?\s*$",
+    r"|(?<=[.!?])\s+(?-i:Funding:?\s+(?:(?:[A-Z(][\w'’&@()-]*|\d[\w-]*|of|and|the|for|on|in|&)[\s,;]*)+)"
+    r"\.?\s*$",
     re.I | re.S,
 )
 _NUMBERED_HEADING = re.compile(

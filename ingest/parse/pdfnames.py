@@ -14,10 +14,10 @@ from rag.words import common_words
 from .pdflayout import Line
 from .typeset import HYPHEN_MARK
 
-__all__ = ["AFFILIATION", "VENUE", "authors", "full_name", "line_names", "metadata_authors"]
+__all__ = ["AFFILIATION", "VENUE", "authors", "full_name", "line_names"]
 
 AFFILIATION = re.compile(
-    r"@|universit|universidad|institut|department|dept\.|laborator|\blabs?\b|school|college|academy|"
+    r"@|universit|universidad|institut|department|dept\.|laborator|school|college|academy|"
     r"\binc\b|facultad|faculdade|escuela|centro\b|"
     r"corporation|research|centre|center|hospital|faculty|\bgmbh\b|\bltd\b|\bllc\b|"
     r"\bemail\b|e-mail|https?://|www\.|\d{4,}|\bstreet\b|\bavenue\b|\broad\b|\bcedex\b|"
@@ -263,14 +263,24 @@ def _unfinished(name: str) -> bool:
     )
 
 
-_MARKED = re.compile(r"[^\W\d_]\.?\s*(?:\d+(?:\s*,\s*\d+)*\s*,?\s*\*?|[*∗†‡§¶]+)\s*(?:,|and\b|&|$)")
+# A name's mark before the next name: numbers (with LNCS's envelope, "1 ( )"), symbols or a
+# letter set apart ("Coletti 3 ,", "Pargeter 1, 2 ·", "Eduardo a ,").
+_MARKED = re.compile(
+    r"[^\W\d_]\.?\s*(?:\d+(?:\s*,\s*\d+)*(?:\s*\(\s*\))?\s*,?\s*\*?|[*∗†‡§¶]+"
+    r"|\s[a-z](?:\s*,\s*[a-z])*\s*\*?)"
+    r"\s*(?:,|·|and\b|&|$)"
+)
 
 
 def _unmarked_last(text: str) -> bool:
     """Whether a line of names that each carry a mark ("Pietro Coletti 3 , W. John") ends on
-    a name without one: the line broke inside that name ("W. John" / "Edmunds 4")."""
-    ends_marked = re.search(r"(?:\d|[*∗†‡§¶])\s*,?$", text.rstrip())
-    return len(_MARKED.findall(text)) >= 2 and not ends_marked and not text.rstrip().endswith(",")
+    a name without one: the line broke inside that name ("W. John" / "Edmunds 4"). A mark on
+    one name only ("Henri Kauhanen ∗ , Sarah Einhaus & George Walkden") is no such line."""
+    ends_marked = re.search(r"(?:\d|[*∗†‡§¶·]|\s[a-z])\s*,?$", text.rstrip())
+    if ends_marked or text.rstrip().endswith(","):
+        return False
+    names = len(line_names(text) or ())
+    return names >= 2 and len(_MARKED.findall(text)) >= names - 1
 
 
 def _fused_initials(token: str) -> bool:
@@ -335,7 +345,7 @@ def _name(part: str, *, byline: bool = False, caps: bool = False) -> str:
         # a mark drawn from a symbol font ("☯": these authors contributed equally; AEA's
         # "⃝r", a circle drawn round an r: the authors' order is random)
         token = "".join(c for c in token if unicodedata.category(c)[0] != "S" and c != "\u20dd")
-        token = re.sub(r"(?<=[^\W\d_])\d+[a-z]?$|[*∗†‡§¶⋆]+", "", token)
+        token = re.sub(r"(?<=[^\W\d_])\d+[a-z]?$|[*∗†‡§¶⋆¹²³\u2070-\u2079]+", "", token)
         token = _ORCID.sub("", token)
         if token:
             tokens.append(token)
@@ -382,19 +392,3 @@ def _name(part: str, *, byline: bool = False, caps: bool = False) -> str:
 _MC = re.compile(r"\bM ?(c|ac) ([A-Z]{2,})\b")  # a small raised "c" in capitals: "M c KAY"
 # A name's generation, printed after it ("Jonathan J. Foley IV"): not Vancouver initials.
 _GENERATIONS = frozenset({"II", "III", "IV"})
-
-# A computer's or a template's account, not a person ("Windows User", "A. Author").
-_ACCOUNT = re.compile(
-    r"\b(?:users?|admin|administrator|owner|authors?|windows|microsoft|office|guest|default|"
-    r"computer|pc|apple|dell|lenovo|hp)\b",
-    re.I,
-)
-
-
-def metadata_authors(metadata: dict[str, str]) -> tuple[str, ...]:
-    """The authors the PDF's document information names ("Per Kragh Andersen and Niels
-    Keiding"), for a paper whose pages print none that can be read: each a full name as an
-    author line gives it, else none (a tool's "Windows User", an account name)."""
-    named = line_names(metadata.get("Author", "").replace(";", ","), byline=True) or []
-    full = [n for n in named if full_name(n) and " " in n and not _ACCOUNT.search(n)]
-    return tuple(full) if full and len(full) == len(named) else ()
