@@ -87,6 +87,7 @@ MAX_BODY_CHARS = 1_000_000  # about 250k tokens: a long thesis; beyond it the bo
 _MIN_TEXT_CHARS = 40
 # A footnote mark or page number printed after the abstract's last sentence ("mission. 2").
 _TRAILING_MARK = re.compile(r"(?<=[.!?])\s+\d{1,2}$")
+_UNLABELLED = "no 'Abstract' heading found: the first paragraph is stored as the abstract; check it"
 _MAX_OPENING_WORDS = 300  # an abstract found without a heading: at most its first paragraph
 _TITLE_LABEL = re.compile(r"^(?:\d{1,3}\s+)?title\s*:\s*", re.I)
 _MAX_PARTS_WORDS = 600  # ... or its parts labelled in capitals (JAMA's "IMPORTANCE ...")
@@ -281,6 +282,7 @@ def _paper(
         if intro is None:
             kept, end = abstract_end(lines[opening:], body_size, heading=False)
             end += opening
+            notices.append(Notice(source, 1, _UNLABELLED))
         else:
             kept, end = [], intro
         abstract = join_lines(with_heading_colons([line.text for line in kept]), words)
@@ -289,8 +291,6 @@ def _paper(
         named = authors(_off_title(lines[after:opening], retitled), words)
         body_lines = lines[end:]
         first_read = opening
-        notices += [] if intro is not None else [Notice(source, 1, "no 'Abstract' heading found: "
-                    "the first paragraph is stored as the abstract; check it")]  # fmt: skip
     abstract = FRONT_MATTER_AFTER.sub("", abstract)  # "... larger. JEL Codes: E30, E44."
     found_arxiv = _ARXIV_STAMP.search(stamp)
     printed_arxiv = _ARXIV_STAMP.search(printed)  # a margin stamp: in the page's text only
