@@ -2,8 +2,9 @@
 
 A manuscript numbers its lines in a column of their own beside the text (PDFium gives each
 number as a run of its own: :func:`line_numbers` finds them, so that they are never joined
-to the line level with them) or in one piece with its line (:func:`without_line_numbers`
-drops them from the line's text).
+to the line level with them), in smaller type in such a column, alone or in one run with
+its line (:func:`without_small_numbers`), or in one piece with its line
+(:func:`without_line_numbers` drops them from the line's text).
 """
 
 from __future__ import annotations
