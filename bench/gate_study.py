@@ -39,6 +39,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.fit_answers import fit  # noqa: E402
 from bench.fit_reader import FOLDS, fold_of  # noqa: E402
 
 READ_FLOOR = -8.0  # log-odds: a figure question whose read sentences hold no figure
@@ -58,6 +59,7 @@ FEATURES = (
 FLOORS = ("it comes no closer", "no paper")  # refusals no model weighs
 NO_FIGURE = "the question asks for a figure"
 NOT_STATED = "no sentence of the closest papers"
+L2 = 1.0
 
 
 def dump(args: argparse.Namespace) -> None:
@@ -153,12 +155,11 @@ def _features(r: dict[str, Any]) -> list[float]:
 
 
 def _fit(rows: list[dict[str, Any]], max_refused: float) -> tuple[np.ndarray, float]:
+    """The logistic model (bench/fit_answers.py's Newton fit, L2 1 on the weights) and its
+    threshold: the ``max_refused`` quantile of the answerable own questions' scores."""
     kept = [r for r in rows if _weighed(r) and not r["reason"].startswith(NO_FIGURE)]
     x, y = np.array([_features(r) for r in kept]), np.array([float(r["answerable"]) for r in kept])
-    w, ridge = np.zeros(x.shape[1]), np.diag(np.r_[0.0, np.ones(x.shape[1] - 1)])
-    for _ in range(50):
-        p = 1 / (1 + np.exp(-x @ w))
-        w -= np.linalg.solve((x.T * (p * (1 - p))) @ x + ridge, x.T @ (p - y) + ridge @ w)
+    w = fit(x, y, L2)
     own = np.array([r["split"] != "off" and r["answerable"] for r in kept])
     scores = np.sort((x @ w)[own])
     return w, float(scores[int(max_refused * len(scores))])
