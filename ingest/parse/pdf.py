@@ -255,8 +255,8 @@ def _paper(
     title = re.sub(r"(?<=[?!.])\s+[A-Z0-9]$", "", title)  # a mark read as a letter ("error? I")
     if re.search(r"(?<![.\s])(?<!\b[A-Z])\.$", title) and "." not in title.split()[-1][:-1]:
         title = title[:-1].rstrip()  # a title's closing full stop (a "U.S." aside)
-    # not past the introduction's heading: a "Summary" there is a section of the body's
-    stop = introduction_at(lines, after, len(lines)) or len(lines)
+    introduction = introduction_at(lines, after, len(lines))  # its heading's index, if any
+    stop = introduction or len(lines)  # no abstract heading past it: a "Summary" is the body's
     start = next((i for i in range(after, stop) if heading_at(lines, i)), None)
     if start is None:  # a heading above the title (rare), or a page-2 abstract
         start = next((i for i in range(stop) if heading_at(lines, i)), None)
@@ -276,7 +276,8 @@ def _paper(
     else:
         opening = first_prose(lines, after)
         # no abstract: an introduction opens the text, or a thesis's title page stands first
-        intro = introduction_at(lines, after, opening) if full_text else None
+        before = introduction is not None and introduction < opening
+        intro = introduction if full_text and before else None
         if intro is None and full_text and thesis_title_page(first_page, body_size):
             intro = opening
         if intro is None:
