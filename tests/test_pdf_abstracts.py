@@ -956,17 +956,20 @@ def test_a_name_without_the_mark_every_other_name_has_goes_on_the_next_line() ->
     Edmunds"; a whole last name without a mark before another line of names stays whole."""
     from ingest.parse.pdfnames import authors
 
-    def line(text: str) -> Line:
-        return Line(text, 10, 0, 88, 600, 499, 610)
-
-    broken = [line("Pietro Coletti 3 , Anna Berg 2, W. John"), line("Edmunds 4 , Amy Gimma 4")]
+    broken = [
+        _at("Pietro Coletti 3 , Anna Berg 2, W. John", 10, 620),
+        _at("Edmunds 4 , Amy Gimma 4", 10, 600),
+    ]
     assert authors(broken, frozenset()) == (
         "Pietro Coletti",
         "Anna Berg",
         "W. John Edmunds",
         "Amy Gimma",
     )
-    whole = [line("John Smith 1, Jane Doe 2, Bob Lee"), line("Alice Wu 1, Carl Ma 2")]
+    whole = [
+        _at("John Smith 1, Jane Doe 2, Bob Lee", 10, 620),
+        _at("Alice Wu 1, Carl Ma 2", 10, 600),
+    ]
     assert authors(whole, frozenset()) == (
         "John Smith",
         "Jane Doe",
@@ -994,7 +997,7 @@ def test_a_small_raised_c_in_a_name_in_capitals() -> None:
     from ingest.parse.pdfnames import authors
 
     def names(text: str) -> tuple[str, ...]:
-        return authors([Line(text, 8, 0, 259, 653, 337, 659)], frozenset())
+        return authors([_at(text, 8, 653)], frozenset())
 
     assert names("BENJAMIN M c KAY") == ("Benjamin McKay",)
     assert names("ROBERT MCCARTHY") == ("Robert McCarthy",)

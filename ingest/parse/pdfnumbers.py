@@ -36,7 +36,7 @@ def without_line_numbers(lines: list[Line]) -> list[Line]:
     at = Counter(round(line.x0 / 2) for line in lines if line.margin and line.text.isdigit())
     columns = {x for x, n in at.items() if n >= 5}
     lines = [
-        replace(line, text=_LINE_NUMBER.sub("", line.text, count=1), parts=())
+        _unnumbered(line)
         if not line.margin
         and {round(line.x0 / 2) - 1, round(line.x0 / 2), round(line.x0 / 2) + 1} & columns
         and _LINE_NUMBER.match(line.text)
@@ -52,12 +52,12 @@ def without_line_numbers(lines: list[Line]) -> list[Line]:
     if steps < 0.7 * (len(found) - 1) or edges[-1] - edges[0] > 12:
         return lines
     cut = {id(line) for line, _ in found}
-    return [
-        replace(line, text=_LINE_NUMBER.sub("", line.text, count=1), parts=())
-        if id(line) in cut
-        else line
-        for line in lines
-    ]
+    return [_unnumbered(line) if id(line) in cut else line for line in lines]
+
+
+def _unnumbered(line: Line) -> Line:
+    """The line without the number its text opens on."""
+    return replace(line, text=_LINE_NUMBER.sub("", line.text, count=1), parts=())
 
 
 def without_small_numbers(runs: list[Run]) -> set[int]:
