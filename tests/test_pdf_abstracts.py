@@ -777,6 +777,15 @@ def test_a_venue_lines_volume_without_its_dot_gives_the_year() -> None:
     assert _read(_FOURTEENTH / "oakley_emollients.pdf").year == 2016
 
 
+def test_a_position_under_a_name_is_no_name() -> None:
+    """ASME's byline sets each author's position on the line under the name ("Student",
+    "Scientist", "Assistant Professor"): no author, and no part of the next name."""
+    paper = _read(_FOURTEENTH / "rakeshss_asme_flow_noise.pdf")
+    assert len(paper.authors) == 3
+    assert paper.authors[0] == "Rakesh Sekharipuram Sekar"
+    assert paper.authors[2] == "Anoop Akkoorath Mana"
+
+
 _FIFTEENTH = Path(__file__).parents[1] / "bench/data/real_pdfs15/heldout"
 
 

@@ -81,7 +81,8 @@ _NOT_FIRST = frozenset("the an of in on for with to at from our this these its".
 # ("Embedded Systems", "LIT CPS Lab", "Federal Reserve Board", "Senior Member" of IEEE,
 # "Software Review", "Find the latest version here", a publisher's "Article
 # Recommendations" or "Read Online" links, "Risk Analytics Division", a company's lab set
-# under its authors' names: "Google Brain", "Google AI Language"; "JEL No. C").
+# under its authors' names: "Google Brain", "Google AI Language"; "JEL No. C"; a position set
+# on its own line under a name: "Student", "Scientist", "Assistant Professor").
 _NOT_A_PERSON = frozenset(
     """lab labs laboratory system systems archive repository software review version group
     unit foundation council ministry agency society association data technology values
@@ -90,6 +91,7 @@ _NOT_A_PERSON = frozenset(
     online recommendations download metrics division affairs profile jel rights reserved commons
     google microsoft facebook deepmind openai ibm nvidia amazon baidu alibaba tencent huawei
     intel samsung adobe paper seminar
+    student students scientist researcher lecturer postdoctoral assistant associate emeritus
     conceptualization methodology investigation validation visualization supervision curation
     """.split()  # noqa: SIM905 (the last line: CRediT's roles, set beside the names)
 )
