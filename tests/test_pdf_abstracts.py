@@ -1056,3 +1056,62 @@ def test_a_structured_abstracts_funding_part_is_cut() -> None:
     assert paper.abstract.endswith("negative effects of civil unrest on population health.")
     paper = _read(_EIGHTEENTH / "shihuijin_vaccine_acceptance_word.pdf")
     assert paper.abstract.endswith("in reducing vaccine hesitancy and ramping up immunisation.")
+
+
+_NINETEENTH = Path(__file__).parents[1] / "bench/data/real_pdfs19/heldout"
+
+
+def test_an_abstract_opening_on_an_affiliations_words_starts_there() -> None:
+    """AIAA's abstract opens "Presently at the Von Karman Institute for Fluid Dynamics (VKI),
+    a comprehensive" and goes on in lowercase: the line is the abstract's, not an
+    affiliation's."""
+    paper = _read(_NINETEENTH / "roysdon_blended_wing_body_aiaa.pdf")
+    assert paper.abstract.startswith("Presently at the Von Karman Institute for Fluid Dynamics")
+
+
+def test_a_heading_in_larger_type_ends_an_unfinished_abstract() -> None:
+    """achemso's abstract ends "Compare isotherms with VDW equation" (no full stop) over a
+    "Graphical TOC Entry" heading in larger type: the heading is no part of it."""
+    paper = _read(_NINETEENTH / "sweet_molecular_dynamics_achemso.pdf")
+    assert paper.abstract.endswith("Compare isotherms with VDW equation")
+
+
+def test_marks_of_letters_and_numbers_part_pnas_names() -> None:
+    """PNAS: "Sydney Levine a,b,1 , Max Kleiman-Weiner a,b , ..., Joshua Tenenbaum b,1 , and
+    Fiery Cushman a": the marks that mix letters and numbers are marks, the line names."""
+    from ingest.parse.pdfnames import line_names
+
+    line = "Sydney Levine a,b,1 , Laura Schulz b , Joshua Tenenbaum b,1 , and Fiery Cushman a"
+    assert line_names(line, first=True) == [
+        "Sydney Levine",
+        "Laura Schulz",
+        "Joshua Tenenbaum",
+        "Fiery Cushman",
+    ]
+    assert len(_read(_NINETEENTH / "levine_universalization_pnas.pdf").authors) == 5
+
+
+def test_the_journals_name_over_the_title_is_no_author() -> None:
+    """Translational Psychiatry prints its name over the title and no byline under it: the
+    journal (the document information's subject, and after "et al." in the citation line)
+    is no author; the document information's author is taken instead."""
+    from ingest.parse.pdfmeta import not_the_venue
+
+    meta = {"Subject": "Translational Psychiatry, doi:10.1038/s41398-021-01276-z"}
+    assert not_the_venue(("Translational Psychiatry",), meta, "") == ()
+    cited = "Piras et al. Translational Psychiatry (2021) 11:173"
+    assert not_the_venue(("Translational Psychiatry",), {}, cited) == ()
+    assert not_the_venue(("Fabrizio Piras",), meta, cited) == ("Fabrizio Piras",)
+    paper = _read(_NINETEENTH / "piras_ocd_white_matter_translpsych.pdf")
+    assert "Translational Psychiatry" not in paper.authors
+
+
+def test_tex_math_italic_without_a_unicode_map_reads_as_it_shows() -> None:
+    """CMMI10 embedded with no map to Unicode gives its script l as "`" and its Greek
+    letters as control characters: read from that font they are "ℓ" and the letters."""
+    from ingest.parse.typeset import MATH_ITALIC
+
+    assert MATH_ITALIC["`"] == "ℓ" and MATH_ITALIC["\x0b"] == "α" and MATH_ITALIC["\x1f"] == "χ"
+    paper = _read(_NINETEENTH / "kjellqvist_robust_control_pmlr.pdf")
+    assert "bounded ℓ2-gain adaptive control" in paper.abstract
+    assert "`" not in paper.abstract

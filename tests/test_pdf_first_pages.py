@@ -643,7 +643,7 @@ def test_names_with_a_capital_beyond_ascii_or_a_mark_read_as_a_hyphen() -> None:
 def test_a_byline_above_the_title_past_a_rights_line() -> None:
     """Springer's plant pathology journal prints the names, then its rights lines, then the
     title: the names are read over the rights lines."""
-    from ingest.parse.pdf import _byline_above
+    from ingest.parse.pdfmeta import byline_above
 
     lines = [
         _line("FUNGAL DISEASES", 9.5, 720),
@@ -654,7 +654,7 @@ def test_a_byline_above_the_title_past_a_rights_line() -> None:
         _line("Structural analysis of cosmid clone pcAFT-2", 16, 630),
         _line("Received: May 26, 2004 / Accepted: July 23, 2004", 8, 600),
     ]
-    assert _byline_above(lines, 6, frozenset()) == (
+    assert byline_above(lines, 6, frozenset()) == (
         "Sheila Ruswandi", "Keiji Kitani", "Kazuya Akimitsu",
         "Takashi Tsuge", "Tomonori Shiraishi", "Mikihiro Yamamoto",
     )  # fmt: skip

@@ -12,7 +12,8 @@ typesetting is undone (:mod:`ingest.parse.typeset`: line-end hyphens, ligatures,
   or publisher's), which is skipped;
 - **authors**: the lines set between the title and the abstract on the page, without
   affiliations, addresses, e-mails and footnote marks, a name broken across lines joined
-  (:mod:`ingest.parse.pdfnames`);
+  (:mod:`ingest.parse.pdfnames`); without them, a byline above the title or the document
+  information's names, never the journal's name (:mod:`ingest.parse.pdfmeta`);
 - **abstract**: from an "Abstract" heading (a line of its own, or "Abstract—", "Abstract:"
   in front of the text) up to the first heading, "Keywords", "CCS Concepts", a footnote or
   a change of type; without one, the first paragraph of prose after the authors, with a
@@ -65,7 +66,7 @@ from .pdfbody import FRONT_MATTER_AFTER, body_sections, cap_sections
 from .pdfcover import MAX_COVERS, cover_words, stamped
 from .pdfheader import find_title
 from .pdflayout import Line, page_lines
-from .pdfmeta import metadata_authors
+from .pdfmeta import byline_above, metadata_authors, not_the_venue
 from .pdfnames import authors
 from .pdfyear import find_year, printed_apart
 from .typeset import HYPHEN_MARK, fix_characters, join_lines, vocabulary
@@ -323,7 +324,9 @@ def _paper(
         title=title,
         authors=tuple(  # the title set again in a running head is no author's name
             name
-            for name in named or _byline_above(lines, after, words) or metadata_authors(metadata)
+            for name in named
+            or not_the_venue(byline_above(lines, after, words), metadata, stamp)
+            or metadata_authors(metadata)
             if name.casefold() != title.casefold()
         ),
         year=year,
@@ -344,28 +347,6 @@ def _file_hash(path: Path) -> str:
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()[:16]
-
-
-def _byline_above(lines: list[Line], after: int, words: frozenset[str]) -> tuple[str, ...]:
-    """With no names under the title, the byline some journals print right above it
-    (Cambridge's "Hanna Breetz*, Matto Mildenberger, and Leah Stokes" over the title): the
-    two lines before the title's first, in a smaller type, or the block in one type there
-    (JMCB's names in capitals, one to a line)."""
-    if not after:
-        return ()
-    size = lines[after - 1].size
-    first = after - 1
-    while first > 0 and abs(lines[first - 1].size - size) < 0.3:
-        first -= 1
-    top = first - 2  # the two lines over it, or the block of names in one type there
-    while top > 0 and first - top < 8 and abs(lines[top - 1].size - lines[first - 1].size) < 0.3:
-        top -= 1
-    above = [line for line in lines[max(0, top) : first] if line.size < size - 0.5]
-    found = authors(above, words, under_title=False)
-    if not found:  # a rights line between (Springer: names, "© The ... Society", title)
-        above = [line for line in lines[max(0, first - 6) : first] if line.size < size - 0.5]
-        found = authors(above, words, under_title=False)
-    return found
 
 
 def _between(lines: list[Line], after: int, start: int) -> list[Line]:

@@ -123,6 +123,9 @@ def _abstract_lines(
             continue  # a figure's label or caption
         if abs(line.size - size) > 0.6 and (ended or line.size < size):
             return kept, i  # a footnote, a caption, the body set in another size
+        if line.size > 1.25 * size and 2 <= line.words <= 8:
+            return kept, i  # a heading in larger type ("Graphical TOC Entry"): no sentence
+            # runs on into it, finished or not
         if ended and (line.page != previous.page or line.text.strip() in names):
             return kept, i  # another page, or an author's address block
         far = 2.5 * line.size + max(0.0, _pitch(kept) - 1.2 * line.size)  # (double spacing)
@@ -286,14 +289,17 @@ def thesis_title_page(lines: Sequence[Line], body: float) -> bool:
 def _continues(previous: Line, line: Line) -> bool:
     """Whether ``line`` goes on from ``previous`` in one paragraph: the same type, close
     under it, an unfinished sentence of words (or a word broken at its end; a bracket left
-    open is unfinished whatever ends the line: "[F. A. Evangelista, ..., J. Phys. Chem.")."""
+    open is unfinished whatever ends the line: "[F. A. Evangelista, ..., J. Phys. Chem.").
+    A line of an affiliation's words goes on into ``line`` only when ``line`` opens in
+    lowercase, the rest of its sentence ("Presently at the Von Karman Institute for Fluid
+    Dynamics (VKI), a comprehensive" / "research investigation is being performed ...")."""
     text = previous.text.rstrip()
     opened = text.count("[") > text.count("]") or text.count("(") > text.count(")")
     return (
         abs(previous.size - line.size) < 0.3
         and (opened or not text.endswith((".", "!", "?")))
         and (previous.words >= 6 or text.endswith(("-", HYPHEN_MARK)))
-        and not _affiliation(previous.text)
+        and (not _affiliation(previous.text) or line.text[:1].islower())
         and previous.y0 - line.y1 < line.size * 0.9
     )
 

@@ -35,7 +35,7 @@ from .pdfnumbers import (
     without_small_numbers,
 )
 from .pdforder import reading_order
-from .typeset import ACCENTS, HYPHEN_MARK, fix_characters
+from .typeset import ACCENTS, HYPHEN_MARK, MATH_ITALIC, fix_characters
 
 __all__ = ["Line", "page_lines"]
 
@@ -107,6 +107,8 @@ def page_lines(pdf: Any, index: int) -> list[Line]:
                 continue
             if raw.FPDFText_IsHyphen(handle, i) or char in ("\x02", "\ufffe"):
                 char = HYPHEN_MARK
+            elif char in MATH_ITALIC and _font(handle, i).upper().startswith("CMMI"):
+                char = MATH_ITALIC[char]  # TeX's math italic with no map to Unicode
             box = None
             size = 0.0
             if not raw.FPDFText_IsGenerated(handle, i) and char.strip():
@@ -169,6 +171,15 @@ def page_lines(pdf: Any, index: int) -> list[Line]:
     ]
     lines = [line for line in lines if line.text]
     return reading_order(without_line_numbers(lines), width)
+
+
+def _font(handle: Any, i: int) -> str:
+    """The name of the font character ``i`` is drawn in, without a subset's prefix."""
+    import pypdfium2.raw as raw
+
+    name = ctypes.create_string_buffer(128)
+    raw.FPDFText_GetFontInfo(handle, i, name, len(name), None)
+    return name.value.decode("latin-1").rpartition("+")[2]
 
 
 def _assemble(runs: list[_Run], middle: float, numbering: set[int]) -> list[list[_Run]]:

@@ -1,14 +1,16 @@
-"""The authors a PDF's document information names, for a paper whose pages print none that
-can be read (its own module beside :mod:`ingest.parse.pdfnames`, which reads them from the
-page)."""
+"""Authors read from outside the byline under the title (beside :mod:`ingest.parse.pdfnames`,
+which reads a byline): the byline some journals print above the title, the names a PDF's
+document information gives, and the journal's name told from a name."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
-from .pdfnames import full_name, line_names
+from .pdfline import Line
+from .pdfnames import authors, full_name, line_names
 
-__all__ = ["metadata_authors"]
+__all__ = ["byline_above", "metadata_authors", "not_the_venue"]
 
 # A computer's or a template's account, not a person ("Windows User", "A. Author").
 _ACCOUNT = re.compile(
@@ -25,3 +27,39 @@ def metadata_authors(metadata: dict[str, str]) -> tuple[str, ...]:
     named = line_names(metadata.get("Author", "").replace(";", ","), byline=True) or []
     full = [n for n in named if full_name(n) and " " in n and not _ACCOUNT.search(n)]
     return tuple(full) if full and len(full) == len(named) else ()
+
+
+def not_the_venue(names: tuple[str, ...], metadata: dict[str, str], text: str) -> tuple[str, ...]:
+    """``names`` without the journal's name read as one ("Translational Psychiatry" over
+    the title, where no byline is printed): a name the document information gives as its
+    subject ("Translational Psychiatry, doi:10.1038/...") or the page's citation line
+    prints after "et al." ("Piras et al. Translational Psychiatry (2021) 11:173")."""
+    subject = metadata.get("Subject", "").casefold()
+    return tuple(
+        name
+        for name in names
+        if name.casefold() not in subject
+        and not re.search(rf"\bet al\.?,?\s+{re.escape(name)}\b", text, re.I)
+    )
+
+
+def byline_above(lines: Sequence[Line], after: int, words: frozenset[str]) -> tuple[str, ...]:
+    """With no names under the title, the byline some journals print right above it
+    (Cambridge's "Hanna Breetz*, Matto Mildenberger, and Leah Stokes" over the title): the
+    two lines before the title's first, in a smaller type, or the block in one type there
+    (JMCB's names in capitals, one to a line)."""
+    if not after:
+        return ()
+    size = lines[after - 1].size
+    first = after - 1
+    while first > 0 and abs(lines[first - 1].size - size) < 0.3:
+        first -= 1
+    top = first - 2  # the two lines over it, or the block of names in one type there
+    while top > 0 and first - top < 8 and abs(lines[top - 1].size - lines[first - 1].size) < 0.3:
+        top -= 1
+    above = [line for line in lines[max(0, top) : first] if line.size < size - 0.5]
+    found = authors(above, words, under_title=False)
+    if not found:  # a rights line between (Springer: names, "© The ... Society", title)
+        above = [line for line in lines[max(0, first - 6) : first] if line.size < size - 0.5]
+        found = authors(above, words, under_title=False)
+    return found

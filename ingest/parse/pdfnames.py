@@ -219,8 +219,9 @@ def line_names(text: str, *, first: bool = False, byline: bool = False) -> list[
         flags=re.I,
     )
     lower = [w for w in text.split() if w[:1].islower() and w not in _PARTICLES and w != "and"]
-    if sum(1 for w in lower if not re.fullmatch(r"[a-z](?:[,;][a-z])*[,;*]*", w)) > 1:
-        return None  # prose or an address, not names ("and", raised marks like "b,c" aside)
+    if sum(1 for w in lower if not re.fullmatch(r"[a-z](?:[,;](?:[a-z]|\d{1,2}))*[,;*]*", w)) > 1:
+        return None  # prose or an address, not names ("and", raised marks like "b,c" or
+        # PNAS's "a,b,1" aside)
     # Names are parted by commas, "and", or the marks after each ("Cohan† ∗ Feldman†",
     # "Jonas Fritzsch 1 Justus Bogner 1": an affiliation's number set apart).
     # (or a raised letter set apart, "S. Haneuse a, b J. Schildcrout g P. Crane"; not the

@@ -11,6 +11,9 @@ as separate characters.
   letters (NFKC for those characters only: "²", "µ" and "½" keep their meaning).
 - **Symbol-font characters** left in the private use area by some producers (U+F06E for
   a nu) become the Greek letters and signs they show.
+- **TeX's math italic** (Computer Modern's CMMI fonts) embedded without a map to Unicode:
+  its "\u2113" (ℓ, as in "ℓ2-gain") comes as "`" and its Greek letters as control
+  characters; read from such a font they are the letters it shows (:data:`MATH_ITALIC`).
 - **Spacing accents** that TeX fonts set beside the letter ("Gr´egory", "Franc¸ois") are
   put on it ("Grégory", "François").
 """
@@ -24,9 +27,29 @@ from collections.abc import Iterable, Sequence
 from rag.records import normalise_text
 from rag.words import common_words
 
-__all__ = ["ACCENTS", "HYPHEN_MARK", "fix_characters", "join_lines", "place_accents", "vocabulary"]
+__all__ = [
+    "ACCENTS",
+    "HYPHEN_MARK",
+    "MATH_ITALIC",
+    "fix_characters",
+    "join_lines",
+    "place_accents",
+    "vocabulary",
+]
 
 HYPHEN_MARK = "\x02"  # what a line-end hyphen is read as, until lines are joined
+
+# TeX's math italic encoding (OML) where it differs from ASCII's printable letters: its
+# Greek letters at the control characters' codes (0x0D, a gamma, is read as a line's end
+# and cannot be told), and the script l at the grave accent's.
+MATH_ITALIC = {
+    chr(code): letter
+    for code, letter in zip(
+        [0x0B, 0x0C, *range(0x0E, 0x20)],
+        "αβδϵζηθικλμνξπρστυϕχ",
+        strict=True,
+    )
+} | {"`": "\u2113"}
 
 # Accents above the letter come before it in TeX's output; a cedilla or ogonek after it.
 # Only the spacing forms: "^", "~" and "`" are ordinary characters of code and prose.
