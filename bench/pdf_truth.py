@@ -37,7 +37,7 @@ FIELDS = (
 # it); the truth gives the words after it.
 _STRUCTURED = re.compile(
     r"^(?:background|objectives?|purpose|aims?|context|introduction|importance)(?:/\w+)?"
-    r"\s*[:–—-]\s*",
+    r"\s*[:.–—-]\s*",
     re.I,
 )
 # A structured abstract's later parts' labels ("... findings. Trial registration: ISRCTN...");

@@ -1115,3 +1115,43 @@ def test_tex_math_italic_without_a_unicode_map_reads_as_it_shows() -> None:
     paper = _read(_NINETEENTH / "kjellqvist_robust_control_pmlr.pdf")
     assert "bounded ℓ2-gain adaptive control" in paper.abstract
     assert "`" not in paper.abstract
+
+
+_TWENTIETH = Path(__file__).parents[1] / "bench/data/real_pdfs20/heldout"
+
+
+def test_a_thesis_title_page_names_its_author_after_presented_by_and_its_latest_year() -> None:
+    """ETH's title page: "presented by" / "ALEXANDER FRANCIS MASSEY", then "born 18 May 1983"
+    and "2015" at its foot: the author, and the thesis's year, not the author's birth."""
+    from ingest.parse.pdfyear import latest_year
+
+    assert latest_year(["born 18 May 1983", "2015"]) == 2015
+    assert latest_year(["Doctoral thesis"]) is None
+    paper = _read(_TWENTIETH / "massey_forest_inventory_thesis.pdf")
+    assert paper.authors == ("Alexander Francis Massey",)
+    assert paper.year == 2015
+    assert _read(_TWENTIETH / "cagua_plant_pollinator_thesis.pdf").year == 2019
+
+
+def test_a_place_an_address_closes_with_is_no_name() -> None:
+    """JOV: "Abu Dhabi, United Arab Emirates" under a name is its address, not two names."""
+    from ingest.parse.pdfnames import AFFILIATION
+
+    assert AFFILIATION.search("Abu Dhabi, United Arab Emirates")
+    assert not AFFILIATION.search("Olivia S. Cheung")
+    paper = _read(_TWENTIETH / "jin_holistic_face_processing_jov.pdf")
+    assert paper.authors == ("Haiyang Jin", "William G. Hayward", "Olivia S. Cheung")
+
+
+def test_a_note_that_supplementary_material_is_online_is_no_part_of_the_abstract() -> None:
+    """IOP's "Supplementary material for this article is available online" under the
+    abstract goes; OUP's labelled part "Supplementary information: Supplementary data are
+    available at Bioinformatics online." is the abstract's."""
+    from ingest.parse.pdfbody import FRONT_MATTER_AFTER
+
+    kept = "We did it. Supplementary information: Supplementary data are available online."
+    assert FRONT_MATTER_AFTER.sub("", kept) == kept
+    cut = "We did it. Supplementary material for this article is available online"
+    assert FRONT_MATTER_AFTER.sub("", cut) == "We did it."
+    paper = _read(_TWENTIETH / "li_ballistic_josephson_graphene_iop.pdf")
+    assert paper.abstract.endswith("in CVD-graphene-based Josephson junctions.")

@@ -386,3 +386,14 @@ def test_the_third_real_set_is_read_no_worse_than_today() -> None:
     assert len(results) == 76
     got = {field: sum(r.right[field] for r in results) for field in THIRD_TODAY}
     assert all(got[f] >= n for f, n in THIRD_TODAY.items()), (got, THIRD_TODAY)
+
+
+def test_the_truth_checker_drops_a_first_label_closed_by_a_colon_or_a_full_stop() -> None:
+    """The stored abstract keeps a structured abstract's first label ("Background:",
+    PeerJ's and Medical Decision Making's "Background."); the truth gives the words after
+    it, so the checker drops it either way, and no first word that is not a label."""
+    from bench.pdf_truth import _STRUCTURED
+
+    assert _STRUCTURED.sub("", "Background. Large-scale work", count=1) == "Large-scale work"
+    assert _STRUCTURED.sub("", "Background: We asked", count=1) == "We asked"
+    assert _STRUCTURED.sub("", "Backgrounds differ here.", count=1) == "Backgrounds differ here."

@@ -66,9 +66,9 @@ from .pdfbody import FRONT_MATTER_AFTER, body_sections, cap_sections
 from .pdfcover import MAX_COVERS, cover_words, stamped
 from .pdfheader import find_title
 from .pdflayout import Line, page_lines
-from .pdfmeta import byline_above, metadata_authors, not_the_venue
+from .pdfmeta import byline_above, metadata_authors, not_the_venue, thesis_author
 from .pdfnames import authors
-from .pdfyear import find_year, printed_apart
+from .pdfyear import find_year, latest_year, printed_apart
 from .typeset import HYPHEN_MARK, fix_characters, join_lines, vocabulary
 
 __all__ = [
@@ -263,6 +263,7 @@ def _paper(
         start = next((i for i in range(stop) if heading_at(lines, i)), None)
     notices: list[Notice] = []
     retitled = " ".join(title.casefold().split())  # the title set again (NBER's page 2)
+    thesis = False  # the first page a thesis's title page (no abstract)
     if start is not None:
         first = ABSTRACT.sub("", lines[start].text, count=1)
         head = [_with_text(lines[start], first)] if first else []
@@ -279,7 +280,8 @@ def _paper(
         # no abstract: an introduction opens the text, or a thesis's title page stands first
         before = introduction is not None and introduction < opening
         intro = introduction if full_text and before else None
-        if intro is None and full_text and thesis_title_page(first_page, body_size):
+        thesis = intro is None and full_text and thesis_title_page(first_page, body_size)
+        if thesis:
             intro = opening
         if intro is None:
             kept, end = abstract_end(lines[opening:], body_size, heading=False)
@@ -293,6 +295,9 @@ def _paper(
         named = authors(_off_title(lines[after:opening], retitled), words)
         body_lines = lines[end:]
         first_read = opening
+        if thesis:  # its title page is front matter: its author, its date
+            first_read = len(first_page) + lines.index(first_page[0])
+            named = named or thesis_author(lines[after:first_read], words)
     abstract = FRONT_MATTER_AFTER.sub("", abstract)  # "... larger. JEL Codes: E30, E44."
     found_arxiv = _ARXIV_STAMP.search(stamp)
     printed_arxiv = _ARXIV_STAMP.search(printed)  # a margin stamp: in the page's text only
@@ -301,6 +306,8 @@ def _paper(
     else:  # the article's own print first: its front matter, heads, feet and notes
         read = {id(line) for line in lines[first_read:]}  # the abstract on
         year = find_year("\n".join(printed_apart(heads, read, body_size)), None)
+        if thesis:
+            year = latest_year([x.text for x in first_page]) or year
     if year is None and printed != stamp:  # then a cover's citation line or copyright
         year = find_year(stamp[: len(stamp) - len(printed)], found_arxiv)
     arxiv = arxiv_id(found_arxiv.group(1)) if found_arxiv else ""

@@ -69,8 +69,12 @@ FRONT_MATTER_AFTER = re.compile(
     r"|pacs(?:\s+(?:numbers?|codes?))?"
     r"|(?:\d{4}\s+)?mathematics subject classification(?:\s*\(\d{4}\))?)\s*[:.—–]\s"
     rf"|{_COPYRIGHT_YEAR}).*$"
-    # the JEL codes in brackets (AEA, JEEA), a last "Funding" part (The Lancet's)
+    # the JEL codes in brackets (AEA, JEEA), a last "Funding" part (The Lancet's), a note
+    # that supplementary material is online (IOP's; not a part so labelled, OUP's
+    # "Supplementary information: Supplementary data are available at ...")
     r"|(?<=[.!?])\s*\(JEL:?\s[^)]*\)\.?\s*$"
+    r"|(?<=[.!?])\s+(?:supplementary|supporting)\s+(?:materials?|information|data)\b(?!\s*:)[^.]{0,80}"
+    r"\bavailable\b[^.]*\.?\s*$"
     r"|(?<=[.!?])\s+(?-i:Funding:?\s+(?:(?:[A-Z(][\w'’&@()-]*|\d[\w-]*|of|and|the|for|on|in|&)[\s,;]*)+)"
     r"\.?\s*$",
     re.I | re.S,

@@ -16,20 +16,22 @@ from .typeset import HYPHEN_MARK
 
 __all__ = ["AFFILIATION", "VENUE", "authors", "full_name", "line_names"]
 
+# Countries and places an address closes with ("Abu Dhabi, United Arab Emirates").
+_PLACES = """usa u.s.a uk china japan germany france italy spain canada mexico brazil russia india
+    pakistan korea netherlands denmark sweden switzerland australia new_zealand ireland scotland
+    england wales belgium austria norway finland poland portugal greece israel turkey iran egypt
+    singapore taiwan hong_kong chile argentina colombia south_africa nigeria kenya saudi_arabia
+    malaysia thailand vietnam indonesia czech_republic hungary romania ukraine united_states
+    united_kingdom united_arab_emirates abu_dhabi qatar lebanon bangladesh nepal sri_lanka
+    philippines peru ecuador uruguay venezuela ethiopia ghana uganda tanzania morocco tunisia
+    algeria iceland luxembourg estonia latvia lithuania slovenia slovakia croatia serbia bulgaria
+    cyprus campus""".split()  # noqa: SIM905 (a name's words spaced by "_")
 AFFILIATION = re.compile(
     r"@|universit|universidad|institut|department|dept\.|laborator|school|college|academy|"
     r"\binc\b|facultad|faculdade|escuela|centro\b|"
     r"corporation|research|centre|center|hospital|faculty|\bgmbh\b|\bltd\b|\bllc\b|"
     r"\bemail\b|e-mail|https?://|www\.|\d{4,}|\bstreet\b|\bavenue\b|\broad\b|\bcedex\b|"
-    r"\bUSA\b|\bU\.S\.A\b|\bUK\b|\bchina\b|\bjapan\b|\bgermany\b|\bfrance\b|\bitaly\b|"
-    r"\bspain\b|\bcanada\b|\bmexico\b|\bbrazil\b|\brussia\b|\bindia\b|\bpakistan\b|\bkorea\b|"
-    r"\bnetherlands\b|\bdenmark\b|\bsweden\b|\bswitzerland\b|\baustralia\b|\bcampus\b|"
-    r"\bnew zealand\b|\bireland\b|\bscotland\b|\bengland\b|\bbelgium\b|\baustria\b|"
-    r"\bnorway\b|\bfinland\b|\bpoland\b|\bportugal\b|\bgreece\b|\bisrael\b|\bturkey\b|"
-    r"\biran\b|\begypt\b|\bsingapore\b|\btaiwan\b|\bhong kong\b|\bchile\b|"
-    r"\bargentina\b|\bcolombia\b|\bsouth africa\b|\bnigeria\b|\bkenya\b|"
-    r"\bsaudi arabia\b|\bmalaysia\b|\bthailand\b|\bvietnam\b|\bindonesia\b|"
-    r"\bczech republic\b|\bhungary\b|\bromania\b|\bukraine\b|\bunited states\b|\bunited kingdom\b",
+    rf"\b(?:{'|'.join(re.escape(p).replace('_', ' ') for p in _PLACES)})\b",
     re.I,
 )
 VENUE = re.compile(

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from .pdfbody import COPYRIGHT
 from .pdflayout import Line
 
-__all__ = ["MONTH_YEAR", "find_year", "printed_apart"]
+__all__ = ["MONTH_YEAR", "find_year", "latest_year", "printed_apart"]
 
 _STAMP_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
 _COPYRIGHT = re.compile(
@@ -196,3 +196,16 @@ def printed_apart(heads: list[Line], read: set[int], body: float) -> Iterator[st
             or COPYRIGHT.search(line.text)
         ):
             yield line.text
+
+
+_YEAR_LINE = re.compile(r"\s*((?:19|20)\d{2})\s*")
+
+
+def latest_year(lines: Sequence[str]) -> int | None:
+    """The latest year a thesis's title page prints, on a line of its own ("2015") or as
+    :func:`find_year` reads a line ("December 2019 – Version 1.1.2"): the thesis's, not its
+    author's birth ("born 18 May 1983")."""
+    years = [
+        int(m[1]) if (m := _YEAR_LINE.fullmatch(line)) else find_year(line, None) for line in lines
+    ]
+    return max((y for y in years if y), default=None)
