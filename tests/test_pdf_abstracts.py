@@ -1155,3 +1155,50 @@ def test_a_note_that_supplementary_material_is_online_is_no_part_of_the_abstract
     assert FRONT_MATTER_AFTER.sub("", cut) == "We did it."
     paper = _read(_TWENTIETH / "li_ballistic_josephson_graphene_iop.pdf")
     assert paper.abstract.endswith("in CVD-graphene-based Josephson junctions.")
+
+
+_TWENTY_FIRST = Path(__file__).parents[1] / "bench/data/real_pdfs21/heldout"
+
+
+def test_abstract_run_on_in_lowercase_is_a_titles_word_not_a_heading() -> None:
+    """A master's thesis titled "Abstract error analysis for Cahn–Hilliard type equations
+    ...": the title keeps its first word, and no abstract starts there; "Abstract: we ..."
+    and "ABSTRACT We ..." stay headings. Its author follows "submitted by"."""
+    from ingest.parse.pdfabstract import heading_at
+    from ingest.parse.pdfline import Line
+
+    def at(text: str) -> bool:
+        return heading_at([Line(text, 12.0, 0, 0, 0, 100, 12)], 0)
+
+    assert not at("Abstract error analysis for")
+    assert at("Abstract: we study") and at("ABSTRACT We study") and at("Abstract")
+    paper = _read(_TWENTY_FIRST / "harder_cahn_hilliard_masterthesis.pdf")
+    assert paper.title.startswith("Abstract error analysis for Cahn–Hilliard")
+    assert paper.authors == ("Paula Harder",)
+
+
+def test_a_possessive_or_a_review_status_is_no_name_and_a_year_alone_dates_a_paper() -> None:
+    """A subtitle under the title ("On Livengood and Sytsma’s Revolver Case") and F1000's
+    "Approval Status" are no authors; "2023" alone on a line of the front matter is the
+    year; a template's empty date ("Submitted: 01 January 1970") is none."""
+    from ingest.parse.pdfnames import line_names
+    from ingest.parse.pdfyear import find_year
+
+    assert not line_names("On Livengood and Sytsma’s Revolver Case", first=True)
+    front = "Corresponding Author\n2023\nPhilosophy of Science 89 (1), 180–192"
+    assert find_year(front, None) == 2023
+    assert find_year("Submitted: 01 January 1970\nPublished: 01 January 1970", None) is None
+    paper = _read(_TWENTY_FIRST / "bauer_revolver_case_philosophy.pdf")
+    assert paper.authors == ("Alexander Max Bauer", "Jan Romann") and paper.year == 2023
+    assert "Approval Status" not in _read(_TWENTY_FIRST / "law_design_matrices_f1000.pdf").authors
+
+
+def test_a_page_left_blank_on_purpose_is_no_prose() -> None:
+    from ingest.parse.pdfabstract import first_prose
+    from ingest.parse.pdfline import Line
+
+    lines = [
+        Line("This page was intentionally left blank.", 12.0, 0, 0, 100, 300, 112),
+        Line("We study the energy lost in a stress driven shear flow.", 12.0, 0, 0, 80, 300, 92),
+    ]
+    assert first_prose(lines, 0) == 1

@@ -45,10 +45,14 @@ _LEADERS = re.compile(r"(?:\s?\.){4,}\s*(?:\d{1,4}|[ivxlc]{1,6})?\s*$", re.I)
 def heading_at(lines: Sequence[Line], i: int) -> bool:
     """Whether ``lines[i]`` opens the abstract: an "Abstract" heading, and not the entry of
     a thesis's table of contents that names it (a "Contents" heading above it on its page,
-    or dot leaders to its page number)."""
+    or dot leaders to its page number), nor the word run on in lowercase without a mark
+    after it (a title's "Abstract error analysis for ...")."""
     line = lines[i]
-    if not ABSTRACT.match(line.text) or _LEADERS.search(line.text):
+    found = ABSTRACT.match(line.text)
+    if not found or _LEADERS.search(line.text):
         return False
+    if not re.search(r"[-—–:.]", found[0]) and line.text[found.end() :][:1].islower():
+        return False  # a word of a sentence or a title: "Abstract error analysis for ..."
     return not any(_CONTENTS.match(x.text) for x in lines[:i] if x.page == line.page)
 
 
@@ -222,6 +226,9 @@ _NOTE = re.compile(
 )
 
 
+_BLANK = re.compile(r"\bintentionally\s+(?:left\s+)?blank\b", re.I)
+
+
 def first_prose(lines: Sequence[Line], after: int) -> int:
     """The first line after the title block that reads as prose: mostly lowercase words,
     not an affiliation, a list of names ("Ladislas Nalborczyk, a,b Cédric Batailler, c")
@@ -236,6 +243,8 @@ def first_prose(lines: Sequence[Line], after: int) -> int:
         words = text.split()
         if len(words) < 5 or ((_affiliation(text) or _NOTE.search(text)) and len(words) < 15):
             continue
+        if _BLANK.search(text):
+            continue  # "This page was intentionally left blank."
         if len(line_names(text) or ()) >= 2:
             continue
         lower = sum(1 for w in words if w[:1].islower())

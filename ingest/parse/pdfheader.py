@@ -8,7 +8,7 @@ import re
 
 from rag.records import normalise_text
 
-from .pdfabstract import ABSTRACT
+from .pdfabstract import heading_at
 from .pdflayout import Line
 from .pdfnames import VENUE, full_name, line_names
 from .pdfyear import MONTH_YEAR
@@ -32,7 +32,7 @@ def find_title(
         and line.y0 >= half
         and sum(c.isalpha() for c in line.text) >= 3
         and not VENUE.search(line.text)
-        and not ABSTRACT.match(line.text)
+        and not heading_at(top, i)
         and not _KICKER.fullmatch(line.text.strip())
     ]
     found, after = "", 0

@@ -92,7 +92,7 @@ _NOT_A_PERSON = frozenset(
     bureau commission committee office federal national member fellow article articles
     online recommendations download metrics division affairs profile jel rights reserved commons
     google microsoft facebook deepmind openai ibm nvidia amazon baidu alibaba tencent huawei
-    intel samsung adobe paper seminar
+    intel samsung adobe paper seminar approval
     student students scientist researcher lecturer postdoctoral assistant associate emeritus
     conceptualization methodology investigation validation visualization supervision curation
     """.split()  # noqa: SIM905 (the last line: CRediT's roles, set beside the names)
@@ -368,8 +368,9 @@ def _name(part: str, *, byline: bool = False, caps: bool = False) -> str:
         return ""
     if any(re.fullmatch(r"[^\W\d_]{4,}\.", t) for t in tokens[:-1]):
         return ""  # a sentence's end inside it ("Government Works. Distributed under ...")
-    if any(re.search(r"[^\W\d_]\d+[^\W\d_]", t) for t in tokens):
-        return ""  # a digit inside a word: a postcode's ("WC1H 0NN"), a formula's, no name's
+    if any(re.search(r"[^\W\d_]\d+[^\W\d_]|[’']s$", t) for t in tokens):
+        return ""  # a digit inside a word: a postcode's ("WC1H 0NN"), a formula's, no name's;
+        # a possessive: a subtitle's ("On Livengood and Sytsma’s Revolver Case")
     if tokens[0].casefold() in _NOT_FIRST:
         return ""
     if not all(_NAME_WORD.match(t) or t.casefold() in _PARTICLES for t in tokens):

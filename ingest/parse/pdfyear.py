@@ -93,7 +93,8 @@ _ISO_DATE = re.compile(
 def find_year(text: str, arxiv: re.Match[str] | None) -> int | None:
     """The year the paper says it was published: the arXiv stamp, a citation line
     ("Journal (2014), 26:1" or "54 a, 272-273 (1999)"), a copyright, a venue line, a date;
-    the date a manuscript was received or accepted last."""
+    the date a manuscript was received or accepted last; last, a year alone on its line."""
+    text = _EPOCH.sub(" ", text)  # a template's empty date: "Submitted: 01 January 1970"
     if arxiv:
         stamp = _STAMP_YEAR.findall(text[arxiv.end() : arxiv.end() + 40])
         if stamp:
@@ -124,7 +125,19 @@ def find_year(text: str, arxiv: re.Match[str] | None) -> int | None:
         two = int(short.group(1))
         return (1900 if two > 50 else 2000) + two
     acronym = _VENUE_ACRONYM.search(text)
-    return int(next(g for g in acronym.groups() if g)) if acronym else None
+    if acronym:
+        return int(next(g for g in acronym.groups() if g))
+    alone = _YEAR_LINE.search(text)  # "2023" on a line of its own in the front matter
+    return int(alone[1]) if alone else None
+
+
+# The Unix epoch, a date field left empty ("Submitted: 01 January 1970"), never a paper's date.
+_EPOCH = re.compile(
+    r"\b0?1(?:st)?\s+jan(?:uary|\.)?\s+1970\b|\bjan(?:uary|\.)?\s+0?1(?:st)?,?\s+1970\b"
+    r"|\b1970-01-01\b",
+    re.I,
+)
+_YEAR_LINE = re.compile(r"(?m)^\s*((?:19|20)\d{2})\s*$")
 
 
 # A thesis's title page, and its year on a line of its own or closing the university's.
@@ -196,9 +209,6 @@ def printed_apart(heads: list[Line], read: set[int], body: float) -> Iterator[st
             or COPYRIGHT.search(line.text)
         ):
             yield line.text
-
-
-_YEAR_LINE = re.compile(r"\s*((?:19|20)\d{2})\s*")
 
 
 def latest_year(lines: Sequence[str]) -> int | None:
