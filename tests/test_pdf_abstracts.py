@@ -1202,3 +1202,36 @@ def test_a_page_left_blank_on_purpose_is_no_prose() -> None:
         Line("We study the energy lost in a stress driven shear flow.", 12.0, 0, 0, 80, 300, 92),
     ]
     assert first_prose(lines, 0) == 1
+
+
+_TWENTY_SECOND = Path(__file__).parents[1] / "bench/data/real_pdfs22/heldout"
+
+
+def test_a_question_mark_for_a_star_and_a_labs_broken_name_are_no_part_of_names() -> None:
+    """LNCS's footnote star read as "?" ("Xinzhe Luo and Xiahai Zhuang ?"); "Computer Science
+    and Artificial" / "Intelligence Laboratory," beside a byline: no "Artificial Wen Ning
+    Zhao"; a journal's side panel ("Frequency Monthly", "Language English") is no byline."""
+    from ingest.parse.pdfnames import line_names
+
+    assert line_names("Xinzhe Luo and Xiahai Zhuang ?", first=True) == [
+        "Xinzhe Luo",
+        "Xiahai Zhuang",
+    ]
+    paper = _read(_TWENTY_SECOND / "mcdermott_gene_expression_benchmarks_biokdd.pdf")
+    assert "Wen Ning Zhao" in paper.authors and not any("Artificial" in a for a in paper.authors)
+    panel = _read(_TWENTY_SECOND / "vanitha_kidney_disease_iarjms.pdf")
+    assert "Frequency Monthly" not in panel.authors
+
+
+def test_ams_subject_classifications_end_an_abstract_and_as_of_dates_nothing() -> None:
+    """EJS: "AMS 2000 subject classifications: Primary 62J07; ..." after the abstract is no
+    part of it; a footnote's "As of March 2022, [16] has over 35K citations" is no date of
+    the paper."""
+    from ingest.parse.pdfbody import FRONT_MATTER_AFTER
+    from ingest.parse.pdfyear import find_year
+
+    text = "the true excess risk. AMS 2000 subject classifications: Primary 62J07; secondary 62J05."
+    assert FRONT_MATTER_AFTER.sub("", text) == "the true excess risk."
+    assert find_year("1. As of March 2022, [16] has over 35K citations.", None) is None
+    paper = _read(_TWENTY_SECOND / "alquier_pac_bayesian_sparse_ejs.pdf")
+    assert paper.abstract.endswith("in probability for the true excess risk.")

@@ -65,7 +65,8 @@ COPYRIGHT = re.compile(_COPYRIGHT_YEAR, re.I)
 # line run on the same way ("... is studied. © 2007 American Institute of Physics.").
 FRONT_MATTER_AFTER = re.compile(
     r"(?<=[.!?])\s+(?:(?:keywords?|key\s?words|index terms"
-    r"|jel(?:\s+(?:codes?|classification))?|msc(?:\s*\(?\d{4}\)?)?(?:\s+subject classifications?)?"
+    r"|jel(?:\s+(?:codes?|classification))?"
+    r"|(?:msc|ams)(?:\s*\(?\d{4}\)?)?(?:\s+subject classifications?)?"
     r"|pacs(?:\s+(?:numbers?|codes?))?"
     r"|(?:\d{4}\s+)?mathematics subject classification(?:\s*\(\d{4}\))?)\s*[:.—–]\s"
     rf"|{_COPYRIGHT_YEAR}).*$"

@@ -92,7 +92,7 @@ _NOT_A_PERSON = frozenset(
     bureau commission committee office federal national member fellow article articles
     online recommendations download metrics division affairs profile jel rights reserved commons
     google microsoft facebook deepmind openai ibm nvidia amazon baidu alibaba tencent huawei
-    intel samsung adobe paper seminar approval
+    intel samsung adobe paper seminar approval frequency language artificial intelligence
     student students scientist researcher lecturer postdoctoral assistant associate emeritus
     conceptualization methodology investigation validation visualization supervision curation
     """.split()  # noqa: SIM905 (the last line: CRediT's roles, set beside the names)
@@ -106,7 +106,7 @@ _NAME_WORD = re.compile(
     rf"|[{_CAPITAL}][a-z]{{1,3}}-[a-z]{{2,4}})$"  # a given name of two syllables: "Wen-tau"
 )
 # (and PDFium's hyphen mark inside a line: a raised mark some fonts give as one)
-_MARK_CHARS = "*†‡§¶∗⋆♯#$+&∥‖♭♮⊥✝✉•·0123456789,;:()[]{}'\"″′‘’“”\x02"
+_MARK_CHARS = "*†‡§¶∗⋆♯#$+&∥‖♭♮⊥✝✉•·?0123456789,;:()[]{}'\"″′‘’“”\x02"
 
 
 def authors(

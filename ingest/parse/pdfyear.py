@@ -64,7 +64,7 @@ _VENUE_ACRONYM = re.compile(
 _MANUSCRIPT = re.compile(r"received|submitted|revised|accepted|requested", re.I)
 # A date the file was fetched or made, not the paper's ("This content downloaded from
 # 132.174.251.002 on January 14, 2020").
-_FETCHED = re.compile(r"downloaded|accessed|retrieved|printed|generated", re.I)
+_FETCHED = re.compile(r"downloaded|accessed|retrieved|printed|generated|\bas of\b", re.I)
 # A month's name (English, and as French, Spanish, Portuguese, Italian and German print it:
 # theses and working papers are dated in their language) before a year.
 MONTH_YEAR = re.compile(
