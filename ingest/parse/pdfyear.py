@@ -62,9 +62,9 @@ _VENUE_ACRONYM = re.compile(
     r"|\b[A-Z]{3,}\s+((?:19|20)\d{2})\s+(?i:submission)\b"
 )
 _MANUSCRIPT = re.compile(r"received|submitted|revised|accepted|requested", re.I)
-# A date the file was fetched or made, not the paper's ("This content downloaded from
-# 132.174.251.002 on January 14, 2020").
-_FETCHED = re.compile(r"downloaded|accessed|retrieved|printed|generated|\bas of\b", re.I)
+# A date that is not the paper's: the file's, fetched or made ("This content downloaded from
+# 132.174.251.002 on January 14, 2020"), or a statement's ("As of March 2022, [16] has ...").
+_NOT_ITS_DATE = re.compile(r"downloaded|accessed|retrieved|printed|generated|\bas of\b", re.I)
 # A month's name (English, and as French, Spanish, Portuguese, Italian and German print it:
 # theses and working papers are dated in their language) before a year.
 MONTH_YEAR = re.compile(
@@ -110,7 +110,7 @@ def find_year(text: str, arxiv: re.Match[str] | None) -> int | None:
     dated = [
         (bool(_MANUSCRIPT.search(text[max(0, m.start() - 40) : m.start()])), int(m.group(1)))
         for m in dates
-        if not _FETCHED.search(text[max(0, m.start() - 60) : m.start()])
+        if not _NOT_ITS_DATE.search(text[max(0, m.start() - 60) : m.start()])
     ]
     published = [year for manuscript, year in dated if not manuscript]
     if published:
