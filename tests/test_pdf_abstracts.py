@@ -1235,3 +1235,32 @@ def test_ams_subject_classifications_end_an_abstract_and_as_of_dates_nothing() -
     assert find_year("1. As of March 2022, [16] has over 35K citations.", None) is None
     paper = _read(_TWENTY_SECOND / "alquier_pac_bayesian_sparse_ejs.pdf")
     assert paper.abstract.endswith("in probability for the true excess risk.")
+
+
+_TWENTY_THIRD = Path(__file__).parents[1] / "bench/data/real_pdfs23/heldout"
+
+
+def test_an_email_after_a_names_mark_and_one_initial_after_two_words() -> None:
+    """LNCS: "Prasad Honnavalli B 1 (prasadhb@pes.edu), Ethadi Sushma 2": each name's e-mail
+    after its mark is no affiliation ending the byline, and "Prasad Honnavalli B" keeps its
+    order (one initial after two words is a given name's, not Vancouver's "Alhadainy HA");
+    a company's e-mail ("Matthew R. Lehnert, Axle Informatics (m@axleinfo.com)") still
+    closes the line as its affiliation."""
+    from ingest.parse.pdfnames import line_names
+
+    line = "Prasad Honnavalli B 1 (prasadhb@pes.edu), Ethadi Sushma 2"
+    assert line_names(line, first=True) == ["Prasad Honnavalli B", "Ethadi Sushma"]
+    assert line_names("Alhadainy HA, Darrag AM", first=True) == ["HA Alhadainy", "AM Darrag"]
+    company = "Matthew R. Lehnert, Axle Informatics (Matthew.Lehnert@axleinfo.com)"
+    assert line_names(company, first=True) == ["Matthew R. Lehnert"]
+    paper = _read(_TWENTY_THIRD / "honnavalli_botnet_ransomware_lncs.pdf")
+    assert len(paper.authors) == 6 and paper.authors[0] == "Prasad Honnavalli B"
+
+
+def test_a_templates_arxiv_id_and_subject_areas_are_none() -> None:
+    """imsart's "arXiv: arXiv:0000.0000" is no id and no year; old Scientific Reports'
+    SUBJECT AREAS panel ("Electronic Structure", "Computational Methods") is no byline."""
+    paper = _read(_TWENTY_THIRD / "kim_gene_coexpression_correlation_imsart.pdf")
+    assert paper.id.startswith("pdf:") and paper.year is None  # no "arxiv:0000.0000" id
+    paper = _read(_TWENTY_THIRD / "pilania_materials_ml_scirep.pdf")
+    assert paper.authors[-1] == "Ramamurthy Ramprasad" and len(paper.authors) == 5

@@ -93,8 +93,10 @@ _MAX_OPENING_WORDS = 300  # an abstract found without a heading: at most its fir
 _TITLE_LABEL = re.compile(r"^(?:\d{1,3}\s+)?title\s*:\s*", re.I)
 _MAX_PARTS_WORDS = 600  # ... or its parts labelled in capitals (JAMA's "IMPORTANCE ...")
 _PART_LABELS = re.compile(r"(?:^|(?<=[.!?] ))[A-Z][A-Z ,&]{2,40}: ")
-_ARXIV_STAMP = re.compile(
-    r"arXiv(?:\s*e-?print)?\s*:\s*(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(v\d+)?", re.I
+_ARXIV_STAMP = re.compile(  # (not a template's "arXiv:0000.0000")
+    r"arXiv(?:\s*e-?print)?\s*:\s*(?!0000\.0000)(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})"
+    r"(v\d+)?",
+    re.I,
 )
 
 

@@ -60,6 +60,7 @@ _LABEL = re.compile(
     re.I,
 )
 _DOT_LEADERS = re.compile(r"(?:\s?\.){4,}")  # a table of contents' entry, no byline
+_CONTACT = re.compile(r"(?:^|(?<=\d)|(?<=\d\s))\s*\([\w.+-]+@[\w.-]+\)")  # "Sushma 2 (s@pes.edu)"
 # A side panel's label for the names under it, who are no authors ("Edited by" / "Karthik
 # Ram", "Reviewed by" / "Leah Wang"), and a thesis's for its supervisors ("supervised by").
 _NOT_AUTHORS = re.compile(
@@ -93,6 +94,7 @@ _NOT_A_PERSON = frozenset(
     online recommendations download metrics division affairs profile jel rights reserved commons
     google microsoft facebook deepmind openai ibm nvidia amazon baidu alibaba tencent huawei
     intel samsung adobe paper seminar approval frequency language artificial intelligence
+    electronic computational structure structures properties methods
     student students scientist researcher lecturer postdoctoral assistant associate emeritus
     conceptualization methodology investigation validation visualization supervision curation
     """.split()  # noqa: SIM905 (the last line: CRediT's roles, set beside the names)
@@ -194,6 +196,7 @@ def line_names(text: str, *, first: bool = False, byline: bool = False) -> list[
     """The names on an author line, None for a line that is not one (an affiliation, an
     address, prose). The ``first`` author line may close with its affiliation."""
     text = _MC.sub(lambda m: f"M{m[1].upper()}{m[2]}", text)  # "M c KAY": "MCKAY"
+    text = _CONTACT.sub(" ", text)  # a name's e-mail after its mark: no affiliation
     if len(text) > 250 or VENUE.search(text) or _LABEL.match(text) or _DOT_LEADERS.search(text):
         return None
     if AFFILIATION.search(text):
@@ -259,13 +262,9 @@ def _unfinished(name: str) -> bool:
     """A first name alone, a name ending in a particle ("Edward Van") or an initial ("Joel
     J."): its line broke inside it."""
     tokens = name.split()
-    first_name = re.fullmatch(r"[A-Z][a-zà-ÿ]+(?:-[A-Z][a-zà-ÿ]+)?", tokens[0])
+    lone = len(tokens) == 1 and re.fullmatch(r"[A-Z][a-zà-ÿ]+(?:-[A-Z][a-zà-ÿ]+)?", tokens[0])
     initial = len(tokens) >= 2 and re.fullmatch(r"[A-Z]\.", tokens[-1])  # "Joel J." / "Adamson"
-    return (
-        (len(tokens) == 1 and bool(first_name))
-        or tokens[-1].casefold() in _PARTICLES
-        or bool(initial)
-    )
+    return bool(lone or initial) or tokens[-1].casefold() in _PARTICLES
 
 
 # A name's mark before the next name: numbers (with LNCS's envelope, "1 ( )"), symbols or a
@@ -384,8 +383,8 @@ def _name(part: str, *, byline: bool = False, caps: bool = False) -> str:
     ):
         return ""  # "OVERVIEW OF THE": a heading in capitals, not a name
     tokens = _family_in_capitals(tokens, 2 if caps else 4)
-    if (
-        len(tokens) >= 2
+    if (  # (one initial after two words is a given name's: "Senthil Rajan S")
+        (len(tokens) == 2 or re.fullmatch(r"[A-Z]{2,3}", tokens[-1]))
         and re.fullmatch(r"[A-Z]{1,3}", tokens[-1])
         and tokens[-1] not in _GENERATIONS
         and tokens[0][1:].islower()
