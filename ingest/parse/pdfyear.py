@@ -212,10 +212,7 @@ def printed_apart(heads: list[Line], read: set[int], body: float) -> Iterator[st
 
 
 def latest_year(lines: Sequence[str]) -> int | None:
-    """The latest year a thesis's title page prints, on a line of its own ("2015") or as
-    :func:`find_year` reads a line ("December 2019 – Version 1.1.2"): the thesis's, not its
+    """The latest year a thesis's title page prints, as :func:`find_year` reads each line
+    ("December 2019 – Version 1.1.2", "2015" on a line of its own): the thesis's, not its
     author's birth ("born 18 May 1983")."""
-    years = [
-        int(m[1]) if (m := _YEAR_LINE.fullmatch(line)) else find_year(line, None) for line in lines
-    ]
-    return max((y for y in years if y), default=None)
+    return max((y for line in lines if (y := find_year(line, None))), default=None)
