@@ -1264,3 +1264,48 @@ def test_a_templates_arxiv_id_and_subject_areas_are_none() -> None:
     assert paper.id.startswith("pdf:") and paper.year is None  # no "arxiv:0000.0000" id
     paper = _read(_TWENTY_THIRD / "pilania_materials_ml_scirep.pdf")
     assert paper.authors[-1] == "Ramamurthy Ramprasad" and len(paper.authors) == 5
+
+
+_TWENTY_FOURTH = Path(__file__).parents[1] / "bench/data/real_pdfs24/heldout"
+
+
+def test_a_footnote_number_raised_after_the_title_is_no_part_of_it() -> None:
+    """A title ending "... experimental data¹": the raised 1 is its footnote's, not its last
+    word; a number set on the line ("Llama 2") is."""
+    paper = _read(_TWENTY_FOURTH / "moroz_zilo_noun_classes.pdf")
+    assert paper.title == "Variability in noun classes assignment in Zilo Andi: experimental data"
+    line = Line("Llama 2", 16.0, 0, 100, 700, 200, 716)
+    assert line.mark == ""
+
+
+def test_a_title_card_of_one_word_is_a_cover_not_the_first_page() -> None:
+    """A "PREPRINT" card alone on page 1: the article starts on page 2 (its title, its
+    authors); a page of a title and a name is no card."""
+    from ingest.parse.pdfcover import cover_words, stamped
+
+    paper = _read(_TWENTY_FOURTH / "woodin_metaphor_line_graphs_preprint.pdf")
+    assert paper.title.startswith("Conceptual metaphor and graphical convention influence")
+    assert paper.authors == ("Greg Woodin", "Bodo Winter", "Lace Padilla")
+    card = cover_words("PREPRINT\n")
+    assert card is not None and not stamped(card, "PREPRINT\n", "Preprint. Title ...")
+    assert cover_words("A Short Title\nJane Doe and John Roe\n") is None
+    assert cover_words("") is None  # a blank page (no text layer) is not read as a card
+
+
+def test_a_labelled_link_after_the_abstract_and_an_institutions_letters() -> None:
+    """elsarticle: "Source code: https://github.com/..." after the last sentence is a field,
+    not the abstract's; "ETH Zürich" under a name is its affiliation, not a second author."""
+    paper = _read(_TWENTY_FOURTH / "simon_pyiast_adsorption.pdf")
+    assert paper.abstract.endswith("to yield a desired adsorbed phase composition.")
+    paper = _read(_TWENTY_FOURTH / "schulz_gender_pricing_salons.pdf")
+    assert paper.authors == ("Richard Schulz",)
+
+
+def test_a_theses_title_page_dated_by_its_place_and_year() -> None:
+    """A bachelor thesis's title page closing on "Wrocław 2021"."""
+    from ingest.parse.pdfyear import latest_year
+
+    assert latest_year(["Bachelor thesis", "Wrocław 2021"]) == 2021
+    assert latest_year(["New Haven, 2019"]) == 2019
+    assert latest_year(["Index number: 250193", "We ran 2021 trials"]) is None
+    assert _read(_TWENTY_FOURTH / "pawlowski_xxz_integrals_thesis.pdf").year == 2021

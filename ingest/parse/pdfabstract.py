@@ -37,6 +37,9 @@ ABSTRACT = re.compile(
     r"|riassunto|sommario|zusammenfassung)\b\s*[-—–:.]{0,2}\s*",  # "Abstract.-"
     re.I,
 )
+# A labelled link set after the abstract ("Source code: https://github.com/...",
+# "Documentation: http://..."): a label of a few words, then the address alone.
+_LINK_FIELD = re.compile(r"^\s*[A-Z][\w ]{0,30}:\s*(?:https?://|www\.)\S+\s*$")
 # A table of contents: its heading, and an entry's dot leaders ("Abstract . . . . 11").
 _CONTENTS = re.compile(r"^\s*(?:table of )?contents\s*$", re.I)
 _LEADERS = re.compile(r"(?:\s?\.){4,}\s*(?:\d{1,4}|[ivxlc]{1,6})?\s*$", re.I)
@@ -123,6 +126,8 @@ def _abstract_lines(
             continue  # a sentence broken by the page's foot: its notes, the next page's head
         if is_heading(line, previous, body) or line.margin or _RIGHTS.search(line.text):
             return kept, i
+        if ended and _LINK_FIELD.match(line.text):
+            return kept, i  # "Source code: https://...": a record's field, not a sentence
         if (line.size < size - 0.6 and line.words <= 6) or caption.is_caption(line):
             continue  # a figure's label or caption
         if abs(line.size - size) > 0.6 and (ended or line.size < size):

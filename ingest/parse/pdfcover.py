@@ -5,7 +5,8 @@ A repository or publisher puts one before the article (how to cite it, where to 
 the terms of use: Taylor & Francis, JSTOR, MPRA, ResearchGate, a university's Digital
 Commons repository), and a journal issue's
 cover comes before a featured article (a few words: the journal, ISSN, volume, number,
-pages). A download stamp, which every page of the article carries too, is no cover.
+pages). A page of a few words alone before the article (a "PREPRINT" title card) is a
+cover too. A download stamp, which every page of the article carries too, is no cover.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ _COVER = re.compile(
 _ABSTRACT_LINE = re.compile(r"^\s*abstract\b", re.I | re.M)
 _ISSUE = re.compile(r"\bISSN\b[\s\S]{0,200}?\bvolume\s+\d+\s+(?:number|issue)\s+\d+", re.I)
 _ISSUE_COVER_WORDS = 80  # an issue's cover holds few words; an article's page many
+_CARD_WORDS = 6  # fewer words on a page than a title and a name take: a card, not the article
 
 
 def cover_words(page: str) -> re.Match[str] | None:
@@ -35,6 +37,8 @@ def cover_words(page: str) -> re.Match[str] | None:
     if _ABSTRACT_LINE.search(page):
         return None
     said = _COVER.search(page)
+    if said is None and 0 < len(page.split()) < _CARD_WORDS:
+        said = re.search(r"\S[\s\S]*\S|\S", page)
     if said is None and len(page.split()) < _ISSUE_COVER_WORDS:
         said = _ISSUE.search(page)
     return said
@@ -43,6 +47,9 @@ def cover_words(page: str) -> re.Match[str] | None:
 def stamped(said: re.Match[str], page: str, following: str) -> bool:
     """Whether a cover sheet's words on ``page`` are a stamp the next page carries too, in
     the same words around them (Wiley's "Downloaded from ... See the Terms and Conditions"
-    on every page); a cover's own paragraph is worded apart from the pages' stamps."""
+    on every page); a cover's own paragraph is worded apart from the pages' stamps. A page
+    of a few words alone is a card whatever the next page prints."""
+    if len(page.split()) < _CARD_WORDS:
+        return False
     around = " ".join(page[max(0, said.start() - 40) : said.end() + 20].split()).casefold()
     return around in " ".join(following.split()).casefold()

@@ -60,7 +60,10 @@ def find_title(
         last = top[members[-1]]
         while end < len(top) and _beside(top[end], top[first]) and top[end].y1 >= last.y0 - size:
             end += 1  # a side column's lines level with the title: the byline is under it
-        text = join_lines(_unnumbered([top[i].text for i in members]), words).strip(_TITLE_MARKS)
+        texts = [top[i].text for i in members]
+        if top[members[-1]].mark:  # the footnote's number raised after it ("... data¹")
+            texts[-1] = texts[-1][: -len(top[members[-1]].mark)]
+        text = join_lines(_unnumbered(texts), words).strip(_TITLE_MARKS)
         named = [n for n in line_names(top[first].text) or () if full_name(n)]
         byline = len(named) >= 2  # "M. S. Hagger,* N. L. D. Chatzisarantis,* H. Alberts"
         if (len(text.split()) >= 2 or len(text) >= 12) and not byline:

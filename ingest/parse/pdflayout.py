@@ -280,7 +280,27 @@ def _line(runs: list[_Run], page: int, height: float) -> Line:
             pieces.append([])
         pieces[-1].append(run)
     parts = tuple(_text(p, size) for p in pieces) if len(pieces) > 1 else ()
-    return Line(text, round(size, 1), page, x0, y0, x1, y1, bold, margin, parts)
+    mark = _end_mark(runs, size)
+    mark = mark if mark and text.endswith(f" {mark}") else ""
+    return Line(text, round(size, 1), page, x0, y0, x1, y1, bold, margin, parts, mark)
+
+
+def _end_mark(runs: list[_Run], size: float) -> str:
+    """The raised digits or footnote signs that end the line, after a letter ("data¹",
+    "Networks*,†"), else "": the last run's glyphs smaller and set above the rest."""
+    glyphs = [(c, g) for r in runs for c, g in zip(r.chars, r.glyphs, strict=True) if g]
+    normal = sorted(b for _, g in glyphs if g[0] >= 0.9 * size for b in g[1:])
+    if not normal:
+        return ""
+    base, tail = normal[len(normal) // 2], []
+    for char, glyph in reversed(glyphs):
+        if glyph[0] < 0.8 * size and glyph[1] > base + 0.25 * size:
+            tail.append(char)
+        else:
+            break
+    mark = "".join(reversed(tail)).strip()
+    before = glyphs[-len(tail) - 1][0] if len(tail) < len(glyphs) else ""
+    return mark if re.fullmatch(r"[\d,*∗†‡§¶]+", mark) and before.isalpha() else ""
 
 
 def _text(runs: list[_Run], size: float) -> str:

@@ -18,7 +18,8 @@ class Line:
     """One line of text: its box (PDF points, origin bottom left), median font size, whether
     it is mostly bold, and whether it sits in the page's top or bottom margin; ``parts``, the
     pieces of a line set apart by gaps wider than a word space (authors in a row, "Sergey
-    Levine   Pieter Abbeel"), when there are two or more."""
+    Levine   Pieter Abbeel"), when there are two or more; ``mark``, a raised group of digits
+    or footnote signs that ends the line ("... experimental data¹"), as its text ends."""
 
     text: str
     size: float
@@ -30,6 +31,7 @@ class Line:
     bold: bool = False
     margin: bool = False
     parts: tuple[str, ...] = ()
+    mark: str = ""
 
     @property
     def words(self) -> int:

@@ -214,5 +214,16 @@ def printed_apart(heads: list[Line], read: set[int], body: float) -> Iterator[st
 def latest_year(lines: Sequence[str]) -> int | None:
     """The latest year a thesis's title page prints, as :func:`find_year` reads each line
     ("December 2019 – Version 1.1.2", "2015" on a line of its own): the thesis's, not its
-    author's birth ("born 18 May 1983")."""
-    return max((y for line in lines if (y := find_year(line, None))), default=None)
+    author's birth ("born 18 May 1983"), or closing the place's line ("Wrocław 2021")."""
+    years = (find_year(line, None) or _imprint(line) for line in lines)
+    return max((y for y in years if y), default=None)
+
+
+# A title page's imprint: a place (a word or two in capitals) and the year ("Wrocław 2021",
+# "New Haven, 2019").
+_IMPRINT = re.compile(r"^\s*(?:[A-Z][\w’'.-]+\s+){0,1}[A-Z][\w’'.-]+,?\s+((?:19|20)\d{2})\s*$")
+
+
+def _imprint(line: str) -> int | None:
+    found = _IMPRINT.match(line)
+    return int(found[1]) if found else None
