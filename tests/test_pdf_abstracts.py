@@ -1309,3 +1309,56 @@ def test_a_theses_title_page_dated_by_its_place_and_year() -> None:
     assert latest_year(["New Haven, 2019"]) == 2019
     assert latest_year(["Index number: 250193", "We ran 2021 trials"]) is None
     assert _read(_TWENTY_FOURTH / "pawlowski_xxz_integrals_thesis.pdf").year == 2021
+
+
+_TWENTY_FIFTH = Path(__file__).parents[1] / "bench/data/real_pdfs25/heldout"
+
+
+def test_an_aip_cover_and_its_rights_line_after_the_abstract() -> None:
+    """AIP's cover ("View online: ... View Table of Contents: ...") is not the article's
+    first page; "Published by AIP Publishing. https://doi.org/..." run on after the last
+    sentence is no part of the abstract."""
+    paper = _read(_TWENTY_FIFTH / "yuan_quantum_dots_jcp_aip.pdf")
+    assert paper.title == "Addition and removal energies of circular quantum dots"
+    assert len(paper.authors) == 6 and paper.authors[-1] == "Morten Hjorth-Jensen"
+    assert paper.abstract.endswith(
+        "extrapolations to the infinite basis limit using a power-law model."
+    )
+
+
+def test_a_theses_supervisors_named_beside_the_author_are_no_authors() -> None:
+    """ "Thesis Advisor: Patrick Cozzi", "Advisor: John Eric Humphries" on lines of their own,
+    "Oishani Bandopadhyay, supervised by Professor Will Styler" on the author's line, "EAS
+    499 Senior Capstone Thesis" and "Honors Program Director" under the names."""
+    for name, author in (
+        ("rittgers_open_source_thesis.pdf", "Sarah Rittgers"),
+        ("zhao_undergraduate_borrowing_thesis.pdf", "Amy Zhao"),
+        ("bandopadhyay_asr_dialects_thesis.pdf", "Oishani Bandopadhyay"),
+    ):
+        assert _read(_TWENTY_FIFTH / name).authors == (author,)
+    assert (
+        _read(_TWENTY_FIFTH / "rittgers_open_source_thesis.pdf").year == 2019
+    )  # "May 1 st , 2019"
+
+
+def test_a_theses_title_in_capitals_in_the_bodys_type_is_its_title_not_a_name() -> None:
+    """An honors thesis's title page sets everything in one type: "COMBINATORICS OF PARKING
+    FUNCTIONS" above "An Honors Thesis Presented" is its title ("of" is in no name)."""
+    from ingest.parse.pdfnames import line_names
+
+    assert not line_names("COMBINATORICS OF PARKING FUNCTIONS")
+    assert line_names("Catalina de la Torre") == ["Catalina de la Torre"]
+    paper = _read(_TWENTY_FIFTH / "keller_parking_functions_thesis.pdf")
+    assert paper.title == "COMBINATORICS OF PARKING FUNCTIONS"
+    assert paper.authors == ("Christo M Keller",)
+
+
+def test_a_year_from_a_copyright_without_its_sign_not_from_the_papers_talks() -> None:
+    """SAGE's "© The Author(s). 2012." with the sign missing from the text layer dates the
+    paper; "This project was presented at the 2021 and 2022 DGPE workshops, the 2022 EHES
+    conference, ..." in a note does not."""
+    from ingest.parse.pdfyear import find_year
+
+    assert _read(_TWENTY_FIFTH / "cranmer_alliance_network_sage.pdf").year == 2012
+    assert _read(_TWENTY_FIFTH / "vedel_perfect_storm_short_version.pdf").year is None
+    assert find_year("Proceedings of the 2019 Conference on X", None) == 2019

@@ -66,7 +66,7 @@ from .pdfbody import FRONT_MATTER_AFTER, body_sections, cap_sections
 from .pdfcover import MAX_COVERS, cover_words, stamped
 from .pdfheader import find_title
 from .pdflayout import Line, page_lines
-from .pdfmeta import byline_above, metadata_authors, not_the_venue, thesis_author
+from .pdfmeta import byline_above, metadata_authors, not_the_venue, thesis_author, thesis_title
 from .pdfnames import authors
 from .pdfyear import find_year, latest_year, printed_apart
 from .typeset import HYPHEN_MARK, fix_characters, join_lines, vocabulary
@@ -301,6 +301,8 @@ def _paper(
             first_read = len(first_page) + lines.index(first_page[0])
             named = named or thesis_author(lines[after:first_read], words)
     abstract = FRONT_MATTER_AFTER.sub("", abstract)  # "... larger. JEL Codes: E30, E44."
+    if not title and thesis_title_page(first_page, body_size):  # a title in the body's type
+        title = thesis_title(first_page)
     found_arxiv = _ARXIV_STAMP.search(stamp)
     printed_arxiv = _ARXIV_STAMP.search(printed)  # a margin stamp: in the page's text only
     if printed_arxiv:

@@ -72,12 +72,15 @@ FRONT_MATTER_AFTER = re.compile(
     rf"|{_COPYRIGHT_YEAR}).*$"
     # the JEL codes in brackets (AEA, JEEA), a last "Funding" part (The Lancet's), a note
     # that supplementary material is online (IOP's; not a part so labelled, OUP's
-    # "Supplementary information: Supplementary data are available at ...")
+    # "Supplementary information: Supplementary data are available at ..."); AIP's
+    # "Published by AIP Publishing. https://doi.org/..."
     r"|(?<=[.!?])\s*\(JEL:?\s[^)]*\)\.?\s*$"
     r"|(?<=[.!?])\s+(?:supplementary|supporting)\s+(?:materials?|information|data)\b(?!\s*:)[^.]{0,80}"
     r"\bavailable\b[^.]*\.?\s*$"
     r"|(?<=[.!?])\s+(?-i:Funding:?\s+(?:(?:[A-Z(][\w'’&@()-]*|\d[\w-]*|of|and|the|for|on|in|&)[\s,;]*)+)"
-    r"\.?\s*$",
+    r"\.?\s*$"
+    # AIP's rights line run on after the last sentence, with the paper's DOI
+    r"|(?<=[.!?])\s+(?-i:Published by [A-Z][\w ]{0,40}Publishing\.)(?:\s+https?://\S+)?\s*$",
     re.I | re.S,
 )
 _NUMBERED_HEADING = re.compile(

@@ -2,8 +2,8 @@
 dates (a download, a posting) are not the paper's year.
 
 A repository or publisher puts one before the article (how to cite it, where to find it,
-the terms of use: Taylor & Francis, JSTOR, MPRA, ResearchGate, a university's Digital
-Commons repository), and a journal issue's
+the terms of use: Taylor & Francis, JSTOR, MPRA, ResearchGate, AIP, a university's
+Digital Commons repository), and a journal issue's
 cover comes before a featured article (a few words: the journal, ISSN, volume, number,
 pages). A page of a few words alone before the article (a "PREPRINT" title card) is a
 cover too. A download stamp, which every page of the article carries too, is no cover.
@@ -21,8 +21,9 @@ _COVER = re.compile(
     r"version of this article can be found|please scroll down|open access archive|"
     r"personal repec archive|use of the jstor archive|see discussions, stats,? and author "
     r"profiles|requested enhancement of the downloaded file|follow this and additional works "
-    r"at|has created a covid-19 resource centre".replace(" ", r"\s+"),  # (Digital Commons'
-    # cover; Elsevier's COVID-19 permission cover)
+    r"at|has created a covid-19 resource centre|view table of contents|articles you may be "
+    r"interested in".replace(" ", r"\s+"),  # (Digital Commons' cover; Elsevier's COVID-19
+    # permission cover; AIP's "View online: ... View Table of Contents: ...")
     re.IGNORECASE,
 )
 _ABSTRACT_LINE = re.compile(r"^\s*abstract\b", re.I | re.M)

@@ -1,7 +1,7 @@
 """Authors read from outside the byline under the title (beside :mod:`ingest.parse.pdfnames`,
 which reads a byline): the byline some journals print above the title, a thesis's author
 named after "presented by" on its title page, the names a PDF's document information gives,
-and the journal's name told from a name."""
+and the journal's name told from a name; and a thesis's title set in the body's type."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from .pdfline import Line
-from .pdfnames import authors, full_name, line_names
+from .pdfnames import AFFILIATION, VENUE, authors, full_name, line_names
 
-__all__ = ["byline_above", "metadata_authors", "not_the_venue", "thesis_author"]
+__all__ = ["byline_above", "metadata_authors", "not_the_venue", "thesis_author", "thesis_title"]
 
 # A computer's or a template's account, not a person ("Windows User", "A. Author").
 _ACCOUNT = re.compile(
@@ -82,3 +82,17 @@ def thesis_author(lines: Sequence[Line], words: frozenset[str]) -> tuple[str, ..
             if names := authors([named], words):
                 return names
     return ()
+
+
+_THESIS_LABEL = re.compile(r"\b(?:thesis|dissertation|essay)\b", re.I)
+
+
+def thesis_title(lines: Sequence[Line]) -> str:
+    """The title a thesis's title page sets in no larger type than its other lines: the
+    lines above the one naming the thesis ("COMBINATORICS OF PARKING FUNCTIONS" / "An Honors
+    Thesis Presented"), but a university's or a venue's; "" when no such line stands there."""
+    label = next((i for i, x in enumerate(lines[:12]) if _THESIS_LABEL.search(x.text)), 0)
+    kept = [x.text for x in lines[:label] if not AFFILIATION.search(x.text)
+            and not VENUE.search(x.text) and not x.margin]  # fmt: skip
+    title = " ".join(kept[-3:])
+    return title if 2 <= len(title.split()) <= 30 else ""

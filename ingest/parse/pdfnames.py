@@ -11,30 +11,12 @@ from collections.abc import Sequence
 
 from rag.words import common_words
 
+from .pdfaffiliation import AFFILIATION
 from .pdflayout import Line
 from .typeset import HYPHEN_MARK
 
 __all__ = ["AFFILIATION", "VENUE", "authors", "full_name", "line_names"]
 
-# Countries and places an address closes with ("Abu Dhabi, United Arab Emirates").
-_PLACES = """usa u.s.a uk china japan germany france italy spain canada mexico brazil russia india
-    pakistan korea netherlands denmark sweden switzerland australia new_zealand ireland scotland
-    england wales belgium austria norway finland poland portugal greece israel turkey iran egypt
-    singapore taiwan hong_kong chile argentina colombia south_africa nigeria kenya saudi_arabia
-    malaysia thailand vietnam indonesia czech_republic hungary romania ukraine united_states
-    united_kingdom united_arab_emirates abu_dhabi qatar lebanon bangladesh nepal sri_lanka
-    philippines peru ecuador uruguay venezuela ethiopia ghana uganda tanzania morocco tunisia
-    algeria iceland luxembourg estonia latvia lithuania slovenia slovakia croatia serbia bulgaria
-    cyprus campus""".split()  # noqa: SIM905 (a name's words spaced by "_")
-AFFILIATION = re.compile(
-    r"@|universit|universidad|institut|department|dept\.|laborator|school|college|academy|"
-    r"\binc\b|facultad|faculdade|escuela|centro\b|"
-    r"corporation|research|centre|center|hospital|faculty|\bgmbh\b|\bltd\b|\bllc\b|"
-    r"\bemail\b|e-mail|https?://|www\.|\d{4,}|\bstreet\b|\bavenue\b|\broad\b|\bcedex\b|"
-    r"\b(?-i:ETH|EPFL|CNRS|INRIA|INSERM|CSIC|RIKEN|KAIST|KTH|CERN|MIT|UCL|UCLA|CNR)\b|"
-    rf"\b(?:{'|'.join(re.escape(p).replace('_', ' ') for p in _PLACES)})\b",
-    re.I,
-)
 VENUE = re.compile(
     # (the venue's words in the singular: a title may be about "preprints" or "journals";
     # a venue's volume has its number: "finite volume" is a title's)
@@ -49,6 +31,7 @@ _APOSTROPHE_T = ("'t", "’t")
 _PARTICLES = frozenset(
     "van von der den de del della di da dos das du le la y bin al el ter ten van't van’t".split()  # noqa: SIM905
 ) | set(_APOSTROPHE_T)
+_INSIDE = frozenset("of the for with from into via".split())  # noqa: SIM905 (never in a name)
 _FUNCTION_WORDS = frozenset("a an the of with for in on to from by at as or via into".split())  # noqa: SIM905
 # A labelled line of the title page's margin or footer, not a list of authors.
 _LABEL = re.compile(
@@ -69,6 +52,13 @@ _NOT_AUTHORS = re.compile(
     r"directed) by\b|^\s*(?:academic |handling |section |associate )?editors?\s*:?\s*$|"
     r"^\s*(?:reviewers?|(?:thesis )?(?:supervisors?|advisors?|directors?))\s*:?\s*$",
     re.I,
+)
+# A thesis's supervisor on the author's line or a labelled line of their own, no author.
+_SUPERVISOR = re.compile(
+    r"^\s*(?:thesis |faculty |research )?(?:supervisor|advisor|adviser|director|mentor)s?\s*:", re.I
+)
+_SUPERVISED = re.compile(
+    r",?\s+(?:(?:supervised|advised|mentored) by|under the supervision of)\b.*$", re.I
 )
 _NOT_NAMES = frozenset(["abstract", "citation", "editor", "keywords", "introduction", "authors"])
 _HONORIFICS = frozenset("dr prof professor mr mrs ms sir by".split())  # noqa: SIM905
@@ -97,6 +87,7 @@ _NOT_A_PERSON = frozenset(
     intel samsung adobe paper seminar approval frequency language artificial intelligence
     electronic computational structure structures properties methods
     student students scientist researcher lecturer postdoctoral assistant associate emeritus
+    thesis dissertation capstone program programme director chair advisor adviser supervisor
     conceptualization methodology investigation validation visualization supervision curation
     """.split()  # noqa: SIM905 (the last line: CRediT's roles, set beside the names)
 )
@@ -134,6 +125,9 @@ def authors(
         if _NOT_AUTHORS.match(text):
             editors = True
             continue
+        if _SUPERVISOR.match(text):  # "Thesis Advisor: Patrick Cozzi"
+            continue
+        text = _SUPERVISED.sub("", text)  # "Oishani Bandopadhyay, supervised by Professor ..."
         found = line_names(text, first=not names and not carry)
         if editors and found:
             continue
@@ -371,8 +365,8 @@ def _name(part: str, *, byline: bool = False, caps: bool = False) -> str:
     if any(re.search(r"[^\W\d_]\d+[^\W\d_]|[’']s$", t) for t in tokens):
         return ""  # a digit inside a word: a postcode's ("WC1H 0NN"), a formula's, no name's;
         # a possessive: a subtitle's ("On Livengood and Sytsma’s Revolver Case")
-    if tokens[0].casefold() in _NOT_FIRST:
-        return ""
+    if tokens[0].casefold() in _NOT_FIRST or any(t.casefold() in _INSIDE for t in tokens[1:]):
+        return ""  # "COMBINATORICS OF PARKING FUNCTIONS": a title's words, no name's
     if not all(_NAME_WORD.match(t) or t.casefold() in _PARTICLES for t in tokens):
         return ""
     if tokens[0].casefold() in _PARTICLES and len(tokens) == 1:

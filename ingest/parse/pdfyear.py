@@ -21,7 +21,8 @@ _COPYRIGHT = re.compile(
     r"|\b((?:19|20)\d{2})\b[^\n\d]{0,80}all rights reserved"
     r"|\b((?:19|20)\d{2})\s+the\s+author(?:s|\(s\))?\b"  # "& 2018 The Authors." (its sign lost)
     r"|\b((?:19|20)\d{2})\b[^\n\d]{0,40}\bcopyright\b"  # "c 2011. The copyright of this ..."
-    r"|(?:^|(?<=\s))c\s*the\s+author(?:s|\(s\))?\s+((?:19|20)\d{2})\b",  # SAGE's drawn sign
+    r"|(?:^|(?<=\s))c\s*the\s+author(?:s|\(s\))?\s+((?:19|20)\d{2})\b"  # SAGE's drawn sign
+    r"|(?m:^)\s*[^\w\s]?\s*the\s+author\(s\)\.?\s+((?:19|20)\d{2})\b",  # its sign unread
     re.I,
 )
 # A copyright whose sign is drawn around a "c" ("c 2005 Society for Industrial and ..."),
@@ -76,7 +77,7 @@ MONTH_YEAR = re.compile(
     r"|novembro|dezembro|gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre"
     r"|dicembre|januar|februar|m[äa]rz|juni|juli|oktober|dezember"
     r"|spring|summer|fall|autumn|winter)\.?,?\s+(?:de\s+)?"  # a season too ("Fall 2021")
-    r"(?:\d{1,2}(?:st|nd|rd|th)?(?:\s*[-–]\s*\d{1,2})?,?\s+)?"
+    r"(?:\d{1,2}(?:\s?(?:st|nd|rd|th))?(?:\s*[-–]\s*\d{1,2})?\s?,?\s+)?"  # "May 1 st , 2019"
     r"((?:19|20)\d{2})\b",
     re.I,
 )
@@ -159,6 +160,7 @@ def _short_line(text: str, found: re.Match[str]) -> bool:
 _SHORT_LINE_WORDS = 8
 # A line thanking people or meetings: the venues it names are others' ("audiences at the
 # Student Conference in Complexity Science 2014").
+_TALKS = re.compile(r"\b(?:was|were|has been|have been) presented at\b", re.I)
 _THANKS = re.compile(r"\b(?:thanks?|thankful|grateful|audiences?|participants)\b", re.I)
 
 
@@ -173,7 +175,12 @@ def _elsewhere(text: str, found: re.Match[str]) -> bool:
     before = text[start : found.start()]
     opened = before.rfind("[")  # in a sentence; a line of its own in brackets is the paper's
     cited = opened > before.rfind("]") and bool(before[:opened].strip())
-    return cited or bool(_THANKS.search(line))
+    # its sentence, across lines: "This project was presented at the ... / the 2022 EHES
+    # conference, ..." (a history of the paper's talks, not its date)
+    opens = text.rfind(". ", 0, found.start())
+    closes = text.find(". ", found.end())
+    sentence = text[opens + 1 if opens >= 0 else 0 : closes if closes >= 0 else len(text)]
+    return cited or bool(_THANKS.search(line)) or bool(_TALKS.search(sentence))
 
 
 _LEGIBLE = 4.0  # points: the smallest type a reader reads on a printed page
