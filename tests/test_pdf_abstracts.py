@@ -1362,3 +1362,79 @@ def test_a_year_from_a_copyright_without_its_sign_not_from_the_papers_talks() ->
     assert _read(_TWENTY_FIFTH / "cranmer_alliance_network_sage.pdf").year == 2012
     assert _read(_TWENTY_FIFTH / "vedel_perfect_storm_short_version.pdf").year is None
     assert find_year("Proceedings of the 2019 Conference on X", None) == 2019
+
+
+_TWENTY_SIXTH = Path(__file__).parents[1] / "bench/data/real_pdfs26/heldout"
+
+
+def test_a_manuscripts_title_printed_twice_and_its_author_note_is_no_byline() -> None:
+    """An APA manuscript's title page, all in one type: its title, printed again over the
+    abstract on page 2, is the title; the author note's prose ("... is an assistant
+    professor ... I am grateful to Bart de Langhe, Bram van den Bergh, ...") names no author."""
+    paper = _read(_TWENTY_SIXTH / "andre_outlier_exclusion_jepg_manuscript.pdf")
+    assert (
+        paper.title == "Outlier Exclusion Procedures Must be Blind to the Researcher’s Hypothesis"
+    )
+    assert paper.authors == ("Quentin André",)
+
+
+def test_keywords_over_an_unlabelled_abstract_and_a_component_doi() -> None:
+    """ "Key words: ..." set above an abstract without a heading is not its start; eLife's
+    abstract DOI "10.7554/eLife.17290.001" is the article's "10.7554/eLife.17290"."""
+    from ingest.parse.ids import printed_doi
+
+    paper = _read(_TWENTY_SIXTH / "charmouh_nuptial_gifts_biorxiv.pdf")
+    assert paper.abstract.startswith("Nuptial gift-giving occurs in several taxonomic groups")
+    assert printed_doi("DOI: 10.7554/eLife.17290.001") == "10.7554/eLife.17290"
+    assert printed_doi("doi:10.1371/journal.pone.0123456.g001") == "10.1371/journal.pone.0123456"
+    assert printed_doi("doi: 10.1000/abc.001") == "10.1000/abc.001"
+
+
+def test_a_title_begun_in_the_top_margin_and_one_name_to_a_line() -> None:
+    """IEEE's template sets the title's first line up in the page's margin; names one to a
+    line keep their printed order ("Suburaaj R": Vancouver's order only in a list of such
+    names), a degree line ("M.tech VLSI Design") and a glued title ("Dr.Sriadhibhatla")
+    are no names."""
+    from ingest.parse.pdfnames import line_names
+
+    paper = _read(_TWENTY_SIXTH / "kautikwar_sram_ieee_conf.pdf")
+    assert paper.title == "DESIGN OF LOW POWER SINGLE-ENDED 6T SRAM ARCHITECTURE"
+    assert paper.authors == (
+        "Ajinkya Sureshrao Kautikwar", "Suburaaj R", "Annamalai S", "Sriadhibhatla Sridevi",
+    )  # fmt: skip
+    assert line_names("Alhadainy H, Darrag A", first=True) == ["H Alhadainy", "A Darrag"]
+
+
+def test_a_postcode_and_a_raised_mark_in_four_fifths_of_the_type() -> None:
+    """ "Warrington WA4 4AD, United" / "Kingdom" is an address; "M c Cabe" is McCabe;
+    "McCaffrey" with its raised "a" at 8 of 10 points is no "McCaffreya"; an NIH
+    manuscript's "Published in final edited form as: Stat Med. 2013 August 30; 32(19):
+    3388–3414" dates it, not "available in PMC 2014"."""
+    from ingest.parse.pdfyear import find_year
+
+    paper = _read(_TWENTY_SIXTH / "loeffler_free_energy_reproducibility_achemso.pdf")
+    assert paper.authors[-1] == "Julien Michel" and len(paper.authors) == 7
+    assert _read(_TWENTY_SIXTH / "summers_monolayer_tribology_manuscript.pdf").authors[-1] == (
+        "Clare McCabe"
+    )
+    paper = _read(_TWENTY_SIXTH / "mccaffrey_propensity_scores_nihms.pdf")
+    assert paper.authors[0] == "Daniel F. McCaffrey" and paper.year == 2013
+    assert find_year("Stat Med. 2013 August 30; 32(19): 3388–3414.", None) == 2013
+
+
+def test_an_abstract_on_in_the_next_column_past_the_footnotes_to_a_heading() -> None:
+    """Biological Bulletin: the abstract's sentence runs past the first column's footnotes
+    into the second, and ends before "Types of Aggregations", a heading in its own type."""
+    paper = _read(_TWENTY_SIXTH / "parrish_fish_schools_biolbull.pdf")
+    assert paper.abstract.endswith(
+        "identify relationships between behavioral parameters and group-level statistics."
+    )
+
+
+def test_a_long_unlabelled_abstract_and_a_repositorys_two_cover_pages() -> None:
+    """Frontiers' abstract of 302 words, set without a heading, is kept whole; a Digital
+    Commons cover and its abstract page ("This paper is posted at ScholarlyCommons") come
+    before the paper, whose own page gives its year ("April 2004")."""
+    paper = _read(_TWENTY_SIXTH / "yosipof_drug_likeness_frontiers_chemistry.pdf")
+    assert paper.abstract.endswith("disease-category(ies) or organ(s) of action of a molecule.")
+    assert _read(_TWENTY_SIXTH / "ooi_simpsons_paradox_wharton_cover.pdf").year == 2004

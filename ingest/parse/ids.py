@@ -68,7 +68,14 @@ def printed_doi(text: str) -> str:
     own = [v for v, linked in found if not linked] or values
     first = own[0]
     shorter = [v for v in values if first.startswith(v + "/")]
-    return min(shorter, key=len) if shorter else first
+    return _COMPONENT.sub("", min(shorter, key=len) if shorter else first)
+
+
+# A part's DOI under the article's (eLife's abstract "10.7554/eLife.17290.001", a PLOS
+# figure's "10.1371/journal.pone.0123456.g001"): the article's is the DOI without it.
+_COMPONENT = re.compile(
+    r"(?i)(?<=^10\.7554/elife\.\d{5})\.\d{3}$|(?<=^10\.1371/journal\.\w{4}\.\d{7})\.[gts]\d{3}$"
+)
 
 
 def arxiv_id(value: str) -> str:

@@ -64,7 +64,7 @@ from .pdfabstract import (
 )
 from .pdfbody import FRONT_MATTER_AFTER, body_sections, cap_sections
 from .pdfcover import MAX_COVERS, cover_words, stamped
-from .pdfheader import find_title
+from .pdfheader import find_title, repeated_title
 from .pdflayout import Line, page_lines
 from .pdfmeta import byline_above, metadata_authors, not_the_venue, thesis_author, thesis_title
 from .pdfnames import authors
@@ -89,7 +89,7 @@ _MIN_TEXT_CHARS = 40
 # A footnote mark or page number printed after the abstract's last sentence ("mission. 2").
 _TRAILING_MARK = re.compile(r"(?<=[.!?])\s+\d{1,2}$")
 _UNLABELLED = "no 'Abstract' heading found: the first paragraph is stored as the abstract; check it"
-_MAX_OPENING_WORDS = 300  # an abstract found without a heading: at most its first paragraph
+_MAX_OPENING_WORDS = 350  # an abstract found without a heading (journals allow up to 350 words)
 _TITLE_LABEL = re.compile(r"^(?:\d{1,3}\s+)?title\s*:\s*", re.I)
 _MAX_PARTS_WORDS = 600  # ... or its parts labelled in capitals (JAMA's "IMPORTANCE ...")
 _PART_LABELS = re.compile(r"(?:^|(?<=[.!?] ))[A-Z][A-Z ,&]{2,40}: ")
@@ -254,6 +254,7 @@ def _paper(
     opening_page = min((line.page for line in lines), default=0)  # a blank cover aside
     first_page = [line for line in lines if line.page == opening_page]
     title, after = find_title(first_page, body_size, metadata, words)
+    title, after = (title, after) if title else repeated_title(first_page, lines)
     title = _TITLE_LABEL.sub("", title)  # a manuscript's "1 Title: ..."
     title = re.sub(r"(?<=[?!.])\s+[A-Z0-9]$", "", title)  # a mark read as a letter ("error? I")
     if re.search(r"(?<![.\s])(?<!\b[A-Z])\.$", title) and "." not in title.split()[-1][:-1]:

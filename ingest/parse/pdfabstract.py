@@ -132,6 +132,8 @@ def _abstract_lines(
             continue  # a figure's label or caption
         if abs(line.size - size) > 0.6 and (ended or line.size < size):
             return kept, i  # a footnote, a caption, the body set in another size
+        if ended and _HEADING_WORDS.fullmatch(line.text.strip()):
+            return kept, i  # a heading in the abstract's type ("Types of Aggregations")
         if line.size > 1.25 * size and 2 <= line.words <= 8:
             return kept, i  # a heading in larger type ("Graphical TOC Entry"): no sentence
             # runs on into it, finished or not
@@ -179,10 +181,12 @@ _OVERLEAF_LINES = 40  # a page's foot (notes, dates, licence) and the next page'
 def _runs_on_overleaf(lines: Sequence[Line], i: int, previous: Line, size: float) -> bool:
     """Whether the unfinished sentence of ``previous`` goes on after the smaller lines from
     ``lines[i]`` (footnotes, a licence, the next page's running head): the next line in the
-    abstract's type is on a later page and opens in lower case."""
+    abstract's type is on a later page, or at the top of the next column (above it), and
+    opens in lower case."""
     for line in lines[i : i + _OVERLEAF_LINES]:
         if abs(line.size - size) <= 0.6:
-            return line.page > previous.page and line.text.lstrip()[:1].islower()
+            later = line.page > previous.page or line.y0 > previous.y1
+            return later and line.text.lstrip()[:1].islower()
     return False
 
 
@@ -248,19 +252,26 @@ def first_prose(lines: Sequence[Line], after: int) -> int:
         words = text.split()
         if len(words) < 5 or ((_affiliation(text) or _NOTE.search(text)) and len(words) < 15):
             continue
-        if _BLANK.search(text):
-            continue  # "This page was intentionally left blank."
+        if _BLANK.search(text) or _KEYWORDS_LINE.match(text):
+            continue  # "This page was intentionally left blank."; keywords set above it
         if len(line_names(text) or ()) >= 2:
             continue
         lower = sum(1 for w in words if w[:1].islower())
         if lower / len(words) >= 0.4:
             j = i
-            while j > after and _continues(lines[j - 1], lines[j]):
+            while (
+                j > after
+                and _continues(lines[j - 1], lines[j])
+                and not _KEYWORDS_LINE.match(lines[j - 1].text)
+            ):
                 j -= 1  # the paragraph's first line may hold more capitals
             return j
     return after
 
 
+# Two to six words, each long one capitalised, no closing stop: a heading's line.
+_HEADING_WORDS = re.compile(r"(?:(?:[A-Z][\w’'-]*|[a-z]{1,3})\s+){1,5}[A-Z][\w’'-]*")
+_KEYWORDS_LINE = re.compile(r"^\s*(?:key\s?words|index terms)\s*[:.—–]", re.I)
 _INTRODUCTION = re.compile(r"^\s*(?:(?:\d{1,2}|[IVX]{1,5})\.?\s*)?introduction\s*$", re.I)
 
 

@@ -1,12 +1,13 @@
-"""What marks a line as an affiliation or an address, not a name: a university, an
-institute, a department, an e-mail, a street, a postcode, a country or a place an address
-closes with, an institution known by its capitals ("ETH Zürich")."""
+"""What is no person's name on a PDF's first page: a line's marks of an affiliation or an
+address (a university, an institute, a department, an e-mail, a street, a postcode, a
+country or a place an address closes with, an institution known by its capitals: "ETH
+Zürich"), and the words of a group, a place of work, a rank or a document."""
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["AFFILIATION"]
+__all__ = ["AFFILIATION", "NOT_A_PERSON"]
 
 # Countries and places an address closes with ("Abu Dhabi, United Arab Emirates").
 _PLACES = """usa u.s.a uk china japan germany france italy spain canada mexico brazil russia india
@@ -24,6 +25,27 @@ AFFILIATION = re.compile(
     r"corporation|research|centre|center|hospital|faculty|\bgmbh\b|\bltd\b|\bllc\b|"
     r"\bemail\b|e-mail|https?://|www\.|\d{4,}|\bstreet\b|\bavenue\b|\broad\b|\bcedex\b|"
     r"\b(?-i:ETH|EPFL|CNRS|INRIA|INSERM|CSIC|RIKEN|KAIST|KTH|CERN|MIT|UCL|UCLA|CNR)\b|"
+    r"\b(?-i:[A-Z]{1,2}\d[A-Z\d]?\s\d[A-Z]{2})\b|\bkingdom\b|"  # "WA4 4AD", "United Kingdom"
     rf"\b(?:{'|'.join(re.escape(p).replace('_', ' ') for p in _PLACES)})\b",
     re.I,
+)
+# Words of a group, a place of work, a rank or a document, never of a person's name
+# ("Embedded Systems", "LIT CPS Lab", "Federal Reserve Board", "Senior Member" of IEEE,
+# "Software Review", "Find the latest version here", a publisher's "Article
+# Recommendations" or "Read Online" links, "Risk Analytics Division", a company's lab set
+# under its authors' names: "Google Brain", "Google AI Language"; "JEL No. C"; a position set
+# on its own line under a name: "Student", "Scientist", "Assistant Professor").
+NOT_A_PERSON = frozenset(
+    """lab labs laboratory system systems archive repository software review version group
+    unit foundation council ministry agency society association data technology values
+    control network networks science sciences engineering studies press team board bank
+    bureau commission committee office federal national member fellow article articles
+    online recommendations download metrics division affairs profile jel rights reserved commons
+    google microsoft facebook deepmind openai ibm nvidia amazon baidu alibaba tencent huawei
+    intel samsung adobe paper seminar approval frequency language artificial intelligence
+    electronic computational structure structures properties methods
+    student students scientist researcher lecturer postdoctoral assistant associate emeritus
+    thesis dissertation capstone program programme director chair advisor adviser supervisor design
+    conceptualization methodology investigation validation visualization supervision curation
+    """.split()  # noqa: SIM905 (the last line: CRediT's roles, set beside the names)
 )

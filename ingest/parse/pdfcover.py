@@ -22,7 +22,8 @@ _COVER = re.compile(
     r"personal repec archive|use of the jstor archive|see discussions, stats,? and author "
     r"profiles|requested enhancement of the downloaded file|follow this and additional works "
     r"at|has created a covid-19 resource centre|view table of contents|articles you may be "
-    r"interested in".replace(" ", r"\s+"),  # (Digital Commons' cover; Elsevier's COVID-19
+    r"interested in|this (?:paper|article|journal article|thesis|dissertation) is (?:posted|"
+    r"available) at".replace(" ", r"\s+"),  # (Digital Commons' cover; Elsevier's COVID-19
     # permission cover; AIP's "View online: ... View Table of Contents: ...")
     re.IGNORECASE,
 )

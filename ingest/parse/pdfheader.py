@@ -5,6 +5,7 @@ where its abstract starts and ends: :mod:`ingest.parse.pdfabstract`).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from rag.records import normalise_text
 
@@ -14,7 +15,7 @@ from .pdfnames import VENUE, full_name, line_names
 from .pdfyear import MONTH_YEAR
 from .typeset import fix_characters, join_lines
 
-__all__ = ["find_title"]
+__all__ = ["find_title", "repeated_title"]
 
 
 def find_title(
@@ -50,6 +51,8 @@ def find_title(
         members = _title_lines(top, first)
         if len(members) > 1 and _label_over(top[members[0]], top[members[1]]):
             members = members[1:]  # a feature's name over the title ("Retrospectives")
+        while members[0] > 0 and _spills(top[members[0] - 1], top[members[0]]):
+            members.insert(0, members[0] - 1)  # its first line set up in the page's margin
         end = members[-1] + 1
         # A title never ends on "the", "and" or "of": a line that does runs on into the
         # next, whatever its type ("CREDIT CRISES, PRECAUTIONARY SAVINGS, AND THE" /
@@ -281,4 +284,33 @@ def _junk_title(text: str) -> bool:
             text,
             re.I,
         )
+    )
+
+
+def repeated_title(first_page: Sequence[Line], lines: Sequence[Line]) -> tuple[str, int]:
+    """(title, index of the first line after it in ``first_page``) for a manuscript whose
+    title page sets its title in the body's type and prints it again on a later page (over
+    the abstract): the lines opening the page that a later page repeats word for word, four
+    words at least; ("", 0) when none is."""
+    later = (
+        {" ".join(x.text.split()) for x in lines if x.page > first_page[0].page}
+        if first_page
+        else set()
+    )
+    top = [x for x in first_page if not x.margin]
+    count = 0
+    while count < min(3, len(top)) and " ".join(top[count].text.split()) in later:
+        count += 1
+    title = " ".join(x.text for x in top[:count])
+    return (title, first_page.index(top[count - 1]) + 1) if len(title.split()) >= 4 else ("", 0)
+
+
+def _spills(above: Line, line: Line) -> bool:
+    """Whether ``above``, in the page's top margin, is the title's first line: in its type,
+    right over it (a running head is set smaller and apart)."""
+    return (
+        above.margin
+        and abs(above.size - line.size) < 0.5
+        and 0 <= above.y0 - line.y1 < line.size
+        and not VENUE.search(above.text)
     )

@@ -294,7 +294,7 @@ def _end_mark(runs: list[_Run], size: float) -> str:
         return ""
     base, tail = normal[len(normal) // 2], []
     for char, glyph in reversed(glyphs):
-        if glyph[0] < 0.8 * size and glyph[1] > base + 0.25 * size:
+        if glyph[0] < 0.8 * size + 0.05 and glyph[1] > base + 0.25 * size:
             tail.append(char)
         else:
             break
@@ -325,7 +325,9 @@ def _apart(runs: list[_Run], size: float) -> str:
     for run in runs:
         raised = False
         for char, glyph in zip(run.chars, run.glyphs, strict=True):
-            now = glyph is not None and glyph[0] < 0.8 * size and glyph[1] > base + 0.25 * size
+            now = (
+                glyph is not None and glyph[0] < 0.8 * size + 0.05 and glyph[1] > base + 0.25 * size
+            )
             if glyph is not None and now != raised:
                 if raised:
                     close()

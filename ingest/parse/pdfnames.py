@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from rag.words import common_words
 
-from .pdfaffiliation import AFFILIATION
+from .pdfaffiliation import AFFILIATION, NOT_A_PERSON
 from .pdflayout import Line
 from .typeset import HYPHEN_MARK
 
@@ -60,37 +60,18 @@ _SUPERVISOR = re.compile(
 _SUPERVISED = re.compile(
     r",?\s+(?:(?:supervised|advised|mentored) by|under the supervision of)\b.*$", re.I
 )
+_THANKS = re.compile(r"\b(?:thank|thanks|grateful|acknowledge)\b", re.I)  # a note's thanks
 _NOT_NAMES = frozenset(["abstract", "citation", "editor", "keywords", "introduction", "authors"])
 _HONORIFICS = frozenset("dr prof professor mr mrs ms sir by".split())  # noqa: SIM905
 # Degrees printed after a name ("Charlotte Hulme, PhD Jessica Fisher-Stokes, MRes ..."): the
 # next name's first word when commas part the names, never a part of it.
 _DEGREES = frozenset(
     "phd ph.d md m.d mres msc m.sc bsc b.sc mbchb mbbs mph dphil frcs frcp frcpc facs mba drph "  # noqa: SIM905
-    "scd pharmd dvm dds mpp mpa llm jd".split()
+    "scd pharmd dvm dds mpp mpa llm jd m.tech b.tech mtech btech".split()
 )
 # Words that begin a heading or a phrase, never a person's name ("The Site"); not "A", an
 # initial written without its point ("A Kumar").
 _NOT_FIRST = frozenset("the an of in on for with to at from our this these its".split())  # noqa: SIM905
-# Words of a group, a place of work, a rank or a document, never of a person's name
-# ("Embedded Systems", "LIT CPS Lab", "Federal Reserve Board", "Senior Member" of IEEE,
-# "Software Review", "Find the latest version here", a publisher's "Article
-# Recommendations" or "Read Online" links, "Risk Analytics Division", a company's lab set
-# under its authors' names: "Google Brain", "Google AI Language"; "JEL No. C"; a position set
-# on its own line under a name: "Student", "Scientist", "Assistant Professor").
-_NOT_A_PERSON = frozenset(
-    """lab labs laboratory system systems archive repository software review version group
-    unit foundation council ministry agency society association data technology values
-    control network networks science sciences engineering studies press team board bank
-    bureau commission committee office federal national member fellow article articles
-    online recommendations download metrics division affairs profile jel rights reserved commons
-    google microsoft facebook deepmind openai ibm nvidia amazon baidu alibaba tencent huawei
-    intel samsung adobe paper seminar approval frequency language artificial intelligence
-    electronic computational structure structures properties methods
-    student students scientist researcher lecturer postdoctoral assistant associate emeritus
-    thesis dissertation capstone program programme director chair advisor adviser supervisor
-    conceptualization methodology investigation validation visualization supervision curation
-    """.split()  # noqa: SIM905 (the last line: CRediT's roles, set beside the names)
-)
 # The ORCID iD badge, read as text beside a name ("ID Qaisar Maqbool", "Peter NickID").
 _ORCID = re.compile(r"^(?:ID|iD)$|(?<=[a-z])(?:ID|iD)$")
 # A name's word: capitalised, each hyphenated part too ("Lars-Göran", not "Fifth-order").
@@ -145,6 +126,8 @@ def authors(
             # "BRETT A. MCCULLY" / "KAREN M. PENCE" / "DANIEL J. VINE").
             found = line_names(text, byline=True)
         if found is None:
+            if _THANKS.search(text):
+                break  # an author note's thanks ("I am grateful to Bart de Langhe, ...")
             held = False
             continue
         if carry:
@@ -190,7 +173,7 @@ _CAPS_BEFORE = re.compile(r"\s*((?:[A-Z][A-Z'’.-]*\s+){1,4}[A-Z][A-Z'’-]+)\s
 def line_names(text: str, *, first: bool = False, byline: bool = False) -> list[str] | None:
     """The names on an author line, None for a line that is not one (an affiliation, an
     address, prose). The ``first`` author line may close with its affiliation."""
-    text = _MC.sub(lambda m: f"M{m[1].upper()}{m[2]}", text)  # "M c KAY": "MCKAY"
+    text = _MC.sub(lambda m: f"M{m[1].upper() if m[2].isupper() else m[1]}{m[2]}", text)
     text = _CONTACT.sub(" ", text)  # a name's e-mail after its mark: no affiliation
     if len(text) > 250 or VENUE.search(text) or _LABEL.match(text) or _DOT_LEADERS.search(text):
         return None
@@ -236,7 +219,9 @@ def line_names(text: str, *, first: bool = False, byline: bool = False) -> list[
     # Vancouver list's initials ("Alhadainy HA, Darrag AM").
     last = [p.split()[-1] for p in parts if len(p.split()) >= 2]
     caps = sum(1 for t in last if len(t) >= 3 and _FAMILY_CAPS.fullmatch(t)) >= 2
-    names = [name for name in (_name(p, byline=byline, caps=caps) for p in parts) if name]
+    # A family name and one initial ("Suburaaj R") is Vancouver's only in a list of them.
+    listed = sum(len(p.split()) >= 2 for p in parts) >= 2
+    names = [n for n in (_name(p, byline=byline, caps=caps, listed=listed) for p in parts) if n]
     if (
         names
         and not byline
@@ -244,7 +229,7 @@ def line_names(text: str, *, first: bool = False, byline: bool = False) -> list[
     ):
         # A byline in capitals: one name makes it one, its common words names too ("JOHN
         # COPAS and JIAN QING SHI").
-        names = [name for name in (_name(p, byline=True, caps=caps) for p in parts) if name]
+        names = [n for n in (_name(p, byline=True, caps=caps, listed=listed) for p in parts) if n]
     return names
 
 
@@ -335,7 +320,7 @@ def _family_in_capitals(tokens: list[str], shortest: int = 4) -> list[str]:
     return tokens
 
 
-def _name(part: str, *, byline: bool = False, caps: bool = False) -> str:
+def _name(part: str, *, byline: bool = False, caps: bool = False, listed: bool = True) -> str:
     """A person's name from a piece of an author line, its marks stripped; "" if it is
     not one."""
     tokens = []
@@ -348,8 +333,10 @@ def _name(part: str, *, byline: bool = False, caps: bool = False) -> str:
         token = _ORCID.sub("", token)
         if token:
             tokens.append(token)
-    if any(t.casefold() in _NOT_A_PERSON for t in tokens):
+    if any(t.casefold() in NOT_A_PERSON for t in tokens):
         return ""
+    if tokens:  # "Dr.Sriadhibhatla Sridevi": the title glued to the name
+        tokens[0] = re.sub(r"^(?:Dr|Prof)\.(?=[A-Z][a-z])", "", tokens[0])
     while tokens and tokens[0].casefold().rstrip(".") in _HONORIFICS:
         tokens.pop(0)
     while len(tokens) > 2 and tokens[0].casefold().rstrip(".,") in _DEGREES:
@@ -379,7 +366,7 @@ def _name(part: str, *, byline: bool = False, caps: bool = False) -> str:
         return ""  # "OVERVIEW OF THE": a heading in capitals, not a name
     tokens = _family_in_capitals(tokens, 2 if caps else 4)
     if (  # (one initial after two words is a given name's: "Senthil Rajan S")
-        (len(tokens) == 2 or re.fullmatch(r"[A-Z]{2,3}", tokens[-1]))
+        ((len(tokens) == 2 and listed) or re.fullmatch(r"[A-Z]{2,3}", tokens[-1]))
         and re.fullmatch(r"[A-Z]{1,3}", tokens[-1])
         and tokens[-1] not in _GENERATIONS
         and tokens[0][1:].islower()
@@ -389,6 +376,8 @@ def _name(part: str, *, byline: bool = False, caps: bool = False) -> str:
     return " ".join(tokens)
 
 
-_MC = re.compile(r"\bM ?(c|ac) ([A-Z]{2,})\b")  # a small raised "c" in capitals: "M c KAY"
+_MC = re.compile(
+    r"\bM ?(c|ac) ([A-Z]{2,}|[A-Z][a-z]+)\b"
+)  # a small raised "c": "M c KAY", "M c Cabe"
 # A name's generation, printed after it ("Jonathan J. Foley IV"): not Vancouver initials.
 _GENERATIONS = frozenset({"II", "III", "IV"})
