@@ -8,8 +8,9 @@ its log-odds on its own fold's pairs are then out of sample. Each fold's paramet
 fitted on the other fold's out-of-sample log-odds (read by the reader trained without
 them) and never see the fold they are used on:
 
-- the blend, a logistic regression of (reader log-odds, hand score) -> the sentence holds a
-  key fact, over the hand ranker's ``top`` first sentences of each question;
+- the blend of (reader log-odds, hand score): its direction a conditional logit ranking
+  each answerable question's sentences (those holding a key fact first) over the hand
+  ranker's ``top`` first, its scale and bias a logistic fit of that score to the labels;
 - the gate, the reader's best log-odds among those sentences below which a question is
   refused: the ``--max-refused`` quantile over the answerable questions whose gold paper
   retrieval brings (questions naming a paper, lists and comparisons are not gated);
@@ -84,13 +85,60 @@ def read_out_of_fold(
             r["read"] = float(v)
 
 
+def fit_ranking(groups: list[tuple[np.ndarray, np.ndarray]], l2: float) -> np.ndarray:
+    """Weights of a conditional logit: each question's sentences compete in one softmax and
+    the share its sentences holding a key fact take of it is maximised (L2 ``l2``). The
+    blend ranks one question's sentences against each other, so this is what it is fitted
+    for; a pointwise fit over all pairs also spends its weights on telling one question's
+    sentences from another's, which ranking never asks."""
+
+    def loss(w: np.ndarray) -> tuple[float, np.ndarray]:
+        total, grad = 0.0, np.zeros_like(w)
+        for x, y in groups:
+            s = x @ w
+            e = np.exp(s - s.max())
+            p, pos = e / e.sum(), e[y]
+            total -= float(np.log(pos.sum()) - np.log(e.sum()))
+            grad -= (pos / pos.sum()) @ x[y] - p @ x
+        return total + l2 * float(w @ w) / 2, grad + l2 * w
+
+    w = np.full(groups[0][0].shape[1], 0.5)
+    value, grad = loss(w)
+    step = 1.0 / len(groups)
+    for _ in range(500):  # gradient descent with backtracking: a handful of weights
+        while step > 1e-12:
+            tried = w - step * grad
+            new_value, new_grad = loss(tried)
+            if new_value <= value - 0.5 * step * float(grad @ grad):
+                break
+            step /= 2
+        else:
+            break
+        converged = value - new_value < 1e-7 * abs(value)
+        w, value, grad, step = tried, new_value, new_grad, step * 2
+        if converged:
+            break
+    return w
+
+
 def fit_blend(qs: dict[tuple[str, str], list[dict[str, Any]]], l2: float) -> dict[str, float]:
-    rows = [r for (_, _), rs in qs.items() for r in rs if rs[0]["answerable"]]
-    x = np.asarray([[1.0, r["read"], r["hand"]] for r in rows])
+    """The reader's and the hand ranker's weights as a ranking of each answerable question's
+    sentences (:func:`fit_ranking`), then scaled and shifted by a logistic fit of that
+    score to the labels, so the blend stays a log-odds (``params.prose["floor"]`` is one)."""
+    answerable = [rs for rs in qs.values() if rs[0]["answerable"]]
+    groups = [
+        (np.asarray([[r["read"], r["hand"]] for r in rs]), np.asarray([r["label"] for r in rs]) > 0)
+        for rs in answerable
+        if any(r["label"] for r in rs)
+    ]
+    direction = fit_ranking(groups, l2)
+    rows = [r for rs in answerable for r in rs]
+    score = np.asarray([[r["read"], r["hand"]] for r in rows]) @ direction
     y = np.asarray([float(r["label"]) for r in rows])
-    w = fit(x, y, l2)
-    return {"bias": round(float(w[0]), 4), "reader": round(float(w[1]), 4),
-            "hand": round(float(w[2]), 4), "top": float(TOP)}  # fmt: skip
+    bias, scale = fit(np.column_stack([np.ones_like(score), score]), y, l2)
+    w = scale * direction
+    return {"bias": round(float(bias), 4), "reader": round(float(w[0]), 4),
+            "hand": round(float(w[1]), 4), "top": float(TOP)}  # fmt: skip
 
 
 def gated(rows: list[dict[str, Any]]) -> bool:

@@ -33,3 +33,35 @@ def test_the_absent_gate_parts_answered_from_unanswerable_and_never_falls_below_
     assert held == {"answerable_refused": [0, 4], "unanswerable_passed": [0, 3]}
     one_gate = report("lib", qs, blend, -4.0)["naming_absent"]
     assert one_gate == {"answerable_refused": [0, 4], "unanswerable_passed": [3, 3]}
+
+
+def test_the_blend_is_fitted_as_a_ranking_within_each_question() -> None:
+    """Made-up questions where the reader tells a question's answer sentence from its others
+    and the hand score only tells questions apart (it is high for every sentence of the
+    easy questions): the ranking fit leans on the reader, and the blend stays a log-odds
+    (its logistic scale and bias fitted after)."""
+    import numpy as np
+
+    from bench.fit_reader import fit_blend, fit_ranking
+
+    rng = np.random.default_rng(0)
+    qs: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for q in range(60):
+        level = 3.0 if q % 2 else -3.0  # the hand score: the question's, not the sentence's
+        rows = []
+        for k in range(6):
+            label = int(k == 0)
+            rows.append({"read": 2.0 * label + rng.normal(0, 0.5), "label": label,
+                         "hand": level + rng.normal(0, 0.5), "answerable": True})  # fmt: skip
+        qs[("lib", f"q{q}")] = rows
+    groups = [
+        (np.asarray([[r["read"], r["hand"]] for r in rs]), np.asarray([r["label"] for r in rs]) > 0)
+        for rs in qs.values()
+    ]
+    w = fit_ranking(groups, l2=1.0)
+    assert w[0] > 4 * abs(w[1])  # the reader ranks; the hand score hardly moves the order
+    blend = fit_blend(qs, l2=1.0)
+    assert blend["reader"] > 0 and abs(blend["hand"]) < blend["reader"] / 4
+    top = [max(rs, key=lambda r: blend["reader"] * r["read"] + blend["hand"] * r["hand"])
+           for rs in qs.values()]  # fmt: skip
+    assert sum(r["label"] for r in top) >= 57
