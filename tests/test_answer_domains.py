@@ -243,14 +243,15 @@ def no_vector(_text: str) -> np.ndarray:
     return np.zeros(4, dtype=np.float32)
 
 
-def _sentence(n: int, paper: str, position: int, text: str, score: float, role: str):  # type: ignore[no-untyped-def]
+def _sentence(n: int, paper: str, position: int, text: str, score: float, role: str,  # type: ignore[no-untyped-def]
+              labelled: bool = True):  # fmt: skip
     row = PaperRow(id=paper, label=paper, title="", authors=(), year=None, source="s",
                    position=n, n_chunks=1, abstract=text)  # fmt: skip
     vector = np.zeros(4, dtype=np.float32)
     vector[n % 4] = 1.0  # distinct papers' sentences are never near-duplicates
     # Retrieval's order is clear: the first paper far ahead of the rest.
     source = Source(n, row, share=1.0 if n == 1 else 0.5)
-    return candidates.Sentence(source, position, 5, text, score, vector, role)
+    return candidates.Sentence(source, position, 5, text, score, vector, role, labelled=labelled)
 
 
 def test_the_paper_retrieval_ranked_first_is_always_quoted() -> None:
@@ -299,6 +300,35 @@ def test_a_result_question_quotes_no_aim_of_a_paper_with_results() -> None:
     ]
     picked = extractive._prose(question, pool, no_vector)
     assert [p.role for p in picked] == ["result"]
+
+
+def test_the_best_sentence_of_an_abstract_without_headings_is_quoted_whatever_its_role() -> None:
+    """Where no heading prints an abstract's parts its roles are guessed from cues, and the
+    sentence read as background may be the one stating the finding ("Herein, we demonstrate
+    that the Bi-modified Pt/C follows a CO-free pathway"): scored best in its paper, it is
+    quoted for a result question; another background sentence is not. Under a structured
+    abstract's BACKGROUND heading neither is."""
+    from rag.answer.roles import structured
+
+    question = analyse("Does the catalyst oxidise methanol without adsorbed CO?")
+    herein = "Herein, we demonstrate that the Bi-modified Pt/C follows a CO-free pathway."
+    filler = "Direct methanol fuel cells are a promising power source for portable devices."
+    later = "Bi modification increases the HCHO dehydrogenation barrier by 0.3 eV."
+    for labelled in (False, True):
+        pool = [
+            _sentence(1, "p", 0, filler, 1.5, "background", labelled),
+            _sentence(1, "p", 1, herein, 2.0, "background", labelled),
+            _sentence(1, "p", 3, later, -1.0, "result", labelled),
+        ]
+        picked = [p.text for p in extractive._prose(question, pool, no_vector)]
+        assert (herein in picked) is not labelled and filler not in picked
+    assert structured(("BACKGROUND: X is common.", "METHODS: We counted.", "RESULTS: 21%."))
+    assert not structured(("X is common.", "We counted them.", "Overall, 21% had it."))
+    pool = candidates.sentences([Source(1, PaperRow(
+        id="s", label="s", title="", authors=(), year=None, source="s", position=1, n_chunks=1,
+        abstract="BACKGROUND: X is common in adults. RESULTS: It was found in 21% of them.",
+    ))])  # fmt: skip
+    assert all(s.labelled for s in pool)
 
 
 def test_an_aim_giving_the_kind_of_figure_asked_is_kept() -> None:

@@ -18,7 +18,7 @@ from rag.answer import params, rank
 from rag.answer import reader as reader_module
 from rag.answer.cite import Source
 from rag.answer.question import Question, analyse
-from rag.answer.roles import roles
+from rag.answer.roles import roles, structured
 from rag.sentences import split_sentences
 
 if TYPE_CHECKING:
@@ -62,6 +62,7 @@ class Sentence:
     vector: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
     role: str = "background"  # rag.answer.roles
     passage: int = -1  # which of the source's body passages it is from; -1: the abstract
+    labelled: bool = False  # its role printed (a structured abstract's heading), not guessed
 
 
 def sentences(sources: Sequence[Source], *, body: bool = False) -> list[Sentence]:
@@ -72,9 +73,17 @@ def sentences(sources: Sequence[Source], *, body: bool = False) -> list[Sentence
         texts = [p.text for p in src.passages] if body else [src.abstract]
         for k, text in enumerate(texts):
             sentences = split_sentences(text)
-            parts = roles(sentences)
+            parts, labelled = roles(sentences), structured(tuple(sentences))
             out += [
-                Sentence(src, i, len(sentences), s, role=parts[i], passage=k if body else -1)
+                Sentence(
+                    src,
+                    i,
+                    len(sentences),
+                    s,
+                    role=parts[i],
+                    passage=k if body else -1,
+                    labelled=labelled,
+                )
                 for i, s in enumerate(sentences)
                 if len(s.split()) >= MIN_SENTENCE_WORDS
             ]

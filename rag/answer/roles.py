@@ -22,7 +22,7 @@ import functools
 import re
 from collections.abc import Sequence
 
-__all__ = ["ROLES", "heading", "inline_heading", "roles"]
+__all__ = ["ROLES", "heading", "inline_heading", "roles", "structured"]
 
 ROLES = ("background", "aim", "method", "result", "conclusion")
 
@@ -171,6 +171,13 @@ def inline_heading(line: str) -> tuple[str, str]:
     first = name.split("/")[0]  # "Aims/hypothesis": the first name decides
     role = next((r for r, names in _ROLE_OF if names.fullmatch(first)), "")
     return (role, name) if role else ("", "")
+
+
+@functools.lru_cache(maxsize=8192)
+def structured(sentences: tuple[str, ...]) -> bool:
+    """Whether the abstract prints two headings or more: its sentences' roles are its own,
+    not read from cues."""
+    return sum(bool(_heading(s)[0]) for s in sentences) >= 2
 
 
 def roles(sentences: Sequence[str]) -> tuple[str, ...]:
