@@ -115,15 +115,15 @@ def _prose(
         # background): held out, 84.7% -> 86.8% of the ten fields' key facts, none fewer
         # on any field (docs/benchmarks.md).
         reporting = {s.source.paper_id for s in pool if s.role in ("result", "conclusion")}
-        best = {s.source.paper_id: s for s in sorted(pool, key=lambda s: s.score)
-                if not s.labelled and s.passage < 0}  # fmt: skip
+        ranked = sorted(pool, key=lambda s: s.score)  # each guessed abstract's best, below
+        guessed = {s.source.paper_id: s for s in ranked if not s.labelled and s.passage < 0}
         numeric = question.kind == "numeric"
         wanted = terms(question.own or question.text) if numeric else set()
         kind = asked_quantity(question.own or question.text) if numeric else ""
         unasked = ("aim", "background", "method") if yes_no else (
             "aim", "background")  # fmt: skip
         pool = [s for s in pool if s.passage >= 0 or s.role not in unasked
-                or best.get(s.source.paper_id) is s
+                or guessed.get(s.source.paper_id) is s
                 or s.source.paper_id not in reporting
                 or (wanted and rank.states_figure(s.text, wanted))
                 or states_quantity(s.text, kind)] or pool  # fmt: skip
