@@ -288,6 +288,9 @@ def _line(runs: list[_Run], page: int, height: float) -> Line:
 def _end_mark(runs: list[_Run], size: float) -> str:
     """The raised digits or footnote signs that end the line, after a letter ("data¹",
     "Networks*,†"), else "": the last run's glyphs smaller and set above the rest."""
+    last = next((g for r in reversed(runs) for g in reversed(r.glyphs) if g), None)
+    if last is None or last[0] >= 0.8 * size + 0.05:
+        return ""  # most lines: their last glyph in the line's type
     glyphs = [(c, g) for r in runs for c, g in zip(r.chars, r.glyphs, strict=True) if g]
     normal = sorted(b for _, g in glyphs if g[0] >= 0.9 * size for b in g[1:])
     if not normal:
