@@ -1438,3 +1438,34 @@ def test_a_long_unlabelled_abstract_and_a_repositorys_two_cover_pages() -> None:
     paper = _read(_TWENTY_SIXTH / "yosipof_drug_likeness_frontiers_chemistry.pdf")
     assert paper.abstract.endswith("disease-category(ies) or organ(s) of action of a molecule.")
     assert _read(_TWENTY_SIXTH / "ooi_simpsons_paradox_wharton_cover.pdf").year == 2004
+
+
+_TWENTY_SEVENTH = Path(__file__).parents[1] / "bench/data/real_pdfs27/heldout"
+
+
+def test_a_subtitle_running_on_is_no_byline_and_a_course_number_no_name() -> None:
+    """ "Arminius the Turbulator" over "Depicting Germanness and Combating Foreigners in" /
+    "German Collective Memory": the smaller lines are its subtitle (a line ending on "in"
+    is no byline), and "HIS 492 Sec 02" is a course, no name."""
+    from ingest.parse.pdfnames import line_names
+
+    paper = _read(_TWENTY_SEVENTH / "oriordan_arminius_memory_history_seminar.pdf")
+    assert paper.title == (
+        "Arminius the Turbulator: Depicting Germanness and Combating Foreigners in German "
+        "Collective Memory"
+    )
+    assert paper.authors == ("Conor O’Riordan",)
+    assert not line_names("HIS 492 Sec 02")
+
+
+def test_a_title_labelled_as_one_and_a_university_under_a_title_in_its_type() -> None:
+    """ "Title- The Psychological Impact of ..." labels the title over its lines; a thesis
+    page's "Swedish University of Agricultural Sciences", set in the title's type under it,
+    is no part of it ("... in Southern" / "Sweden" still is)."""
+    paper = _read(_TWENTY_SEVENTH / "headache_stroke_tbi_distress_dissertation.pdf")
+    assert paper.title == (
+        "The Psychological Impact of Chronic Headaches in Stroke and Traumatic Brain Injury "
+        "Survivors: A Comprehensive Analysis of Depression, Anxiety, and Stress"
+    )
+    paper = _read(_TWENTY_SEVENTH / "adu_scots_pine_biomass_slu_msc_thesis.pdf")
+    assert paper.title.endswith("Young Scots pine Stand in Southern Sweden")

@@ -64,7 +64,7 @@ from .pdfabstract import (
 )
 from .pdfbody import FRONT_MATTER_AFTER, body_sections, cap_sections
 from .pdfcover import MAX_COVERS, cover_words, stamped
-from .pdfheader import find_title, repeated_title
+from .pdfheader import find_title, labelled_title, repeated_title
 from .pdflayout import Line, page_lines
 from .pdfmeta import byline_above, metadata_authors, not_the_venue, thesis_author, thesis_title
 from .pdfnames import authors
@@ -253,7 +253,8 @@ def _paper(
     words = vocabulary(line.text for line in lines)
     opening_page = min((line.page for line in lines), default=0)  # a blank cover aside
     first_page = [line for line in lines if line.page == opening_page]
-    title, after = find_title(first_page, body_size, metadata, words)
+    title, after = labelled_title(first_page)  # "Title- ..."
+    title, after = (title, after) if title else find_title(first_page, body_size, metadata, words)
     title, after = (title, after) if title else repeated_title(first_page, lines)
     title = _TITLE_LABEL.sub("", title)  # a manuscript's "1 Title: ..."
     title = re.sub(r"(?<=[?!.])\s+[A-Z0-9]$", "", title)  # a mark read as a letter ("error? I")

@@ -15,7 +15,7 @@ from .pdfnames import VENUE, full_name, line_names
 from .pdfyear import MONTH_YEAR
 from .typeset import fix_characters, join_lines
 
-__all__ = ["find_title", "repeated_title"]
+__all__ = ["find_title", "labelled_title", "repeated_title"]
 
 
 def find_title(
@@ -53,6 +53,8 @@ def find_title(
             members = members[1:]  # a feature's name over the title ("Retrospectives")
         while members[0] > 0 and _spills(top[members[0] - 1], top[members[0]]):
             members.insert(0, members[0] - 1)  # its first line set up in the page's margin
+        while len(members) > 1 and _institution_after(top[members[-2]], top[members[-1]]):
+            members.pop()  # a thesis page's university in the title's type, under it
         end = members[-1] + 1
         # A title never ends on "the", "and" or "of": a line that does runs on into the
         # next, whatever its type ("CREDIT CRISES, PRECAUTIONARY SAVINGS, AND THE" /
@@ -213,8 +215,12 @@ def _runs_on(text: str) -> bool:
 
 
 def _names_at(top: list[Line], at: int) -> bool:
-    """The line at ``at`` is a line of authors' names."""
-    names = line_names(top[at].text, first=True) if at < len(top) else None
+    """The line at ``at`` is a line of authors' names (not one running on past its last
+    word: "Depicting Germanness and Combating Foreigners in" is a subtitle's)."""
+    last = top[at].text.split()[-1:] if at < len(top) else []
+    if not last or last[0].casefold() in _RUNS_ON - {"and", "or"}:
+        return False  # (a byline broken after "and" goes on too: "Yifan Zhang and")
+    names = line_names(top[at].text, first=True)
     return bool(names) and any(full_name(n) for n in names or ())
 
 
@@ -314,3 +320,34 @@ def _spills(above: Line, line: Line) -> bool:
         and 0 <= above.y0 - line.y1 < line.size
         and not VENUE.search(above.text)
     )
+
+
+def _institution_after(line: Line, below: Line) -> bool:
+    """Whether ``below`` is an institution's name set after a finished title line ("...
+    in Southern Sweden" / "Swedish University of Agricultural Sciences")."""
+    return not _runs_on(line.text) and bool(_INSTITUTION.search(below.text))
+
+
+_INSTITUTION = re.compile(r"universit|institut|college|school\b|academy|laborator", re.I)
+
+
+_NEXT_LABEL = re.compile(r"^\s*(?:abstract|authors?|by|date|keywords?)\b", re.I)
+_LABELLED = re.compile(r"^\s*title\s*[:\-–—]\s*(?=\S)", re.I)
+
+
+def labelled_title(page: Sequence[Line]) -> tuple[str, int]:
+    """(title, index of the line after it) when one of the page's first lines labels it
+    ("Title- The Psychological Impact of ..." and its next lines in the same type, up to a
+    heading); ("", 0) else."""
+    at = next((i for i, x in enumerate(page[:6]) if _LABELLED.match(x.text)), None)
+    if at is None:
+        return "", 0
+    end = at + 1
+    while (
+        end < min(len(page), at + 4)
+        and abs(page[end].size - page[at].size) < 0.5
+        and not (heading_at(page, end) or _NEXT_LABEL.match(page[end].text))
+    ):
+        end += 1
+    text = " ".join(x.text for x in page[at:end])
+    return _LABELLED.sub("", text).rstrip(" ."), end

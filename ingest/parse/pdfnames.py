@@ -323,6 +323,8 @@ def _family_in_capitals(tokens: list[str], shortest: int = 4) -> list[str]:
 def _name(part: str, *, byline: bool = False, caps: bool = False, listed: bool = True) -> str:
     """A person's name from a piece of an author line, its marks stripped; "" if it is
     not one."""
+    if re.search(r"(?<!\S)\d{3,}(?!\S)", part):
+        return ""  # a course's or a room's number ("HIS 492 Sec 02"), a mark is shorter
     tokens = []
     for raw in part.split():
         token = raw if raw in _APOSTROPHE_T else raw.strip(_MARK_CHARS)  # "van ’t Wout"
