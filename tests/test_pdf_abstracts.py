@@ -1469,3 +1469,7 @@ def test_a_title_labelled_as_one_and_a_university_under_a_title_in_its_type() ->
     )
     paper = _read(_TWENTY_SEVENTH / "adu_scots_pine_biomass_slu_msc_thesis.pdf")
     assert paper.title.endswith("Young Scots pine Stand in Southern Sweden")
+    from ingest.parse.pdfheader import _LABELLED
+
+    assert _LABELLED.match("Title: A Study") and _LABELLED.match("Title - A Study")
+    assert not _LABELLED.match("Title-based retrieval of scanned papers")

@@ -332,7 +332,8 @@ _INSTITUTION = re.compile(r"universit|institut|college|school\b|academy|laborato
 
 
 _NEXT_LABEL = re.compile(r"^\s*(?:abstract|authors?|by|date|keywords?)\b", re.I)
-_LABELLED = re.compile(r"^\s*title\s*[:\-–—]\s*(?=\S)", re.I)
+# "Title:", "Title -", "Title- " (not "Title-based ...", a title's own word)
+_LABELLED = re.compile(r"^\s*title\s*(?::|\s[-–—]|[-–—](?=\s))\s*(?=\S)", re.I)
 
 
 def labelled_title(page: Sequence[Line]) -> tuple[str, int]:
