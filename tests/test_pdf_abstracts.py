@@ -1473,3 +1473,12 @@ def test_a_title_labelled_as_one_and_a_university_under_a_title_in_its_type() ->
 
     assert _LABELLED.match("Title: A Study") and _LABELLED.match("Title - A Study")
     assert not _LABELLED.match("Title-based retrieval of scanned papers")
+
+
+def test_an_abstract_ended_by_its_keywords_is_not_cut_at_the_length_cap() -> None:
+    """A Frontiers abstract of 437 words, set without a heading: its "Keywords:" line shows
+    where it ends, so the cap on an unlabelled abstract (350 words, for a first paragraph
+    whose end nothing marks) does not cut it."""
+    paper = _read(_TWENTY_SEVENTH / "haine_misclassification_bias_frontiers_vet.pdf")
+    assert paper.abstract.endswith("the null value, even with near perfect diagnosis.")
+    assert len(paper.abstract.split()) > 350

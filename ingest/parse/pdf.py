@@ -54,6 +54,7 @@ from .files import too_large
 from .ids import arxiv_id, printed_doi
 from .pdfabstract import (
     ABSTRACT,
+    KEYWORDS_LINE,
     abstract_end,
     cut_words,
     first_prose,
@@ -295,7 +296,9 @@ def _paper(
             kept, end = [], intro
         abstract = join_lines(with_heading_colons([line.text for line in kept]), words)
         parts = len(_PART_LABELS.findall(abstract)) >= 2
-        abstract = cut_words(abstract, _MAX_PARTS_WORDS if parts else _MAX_OPENING_WORDS)
+        keyed = end < len(lines) and bool(KEYWORDS_LINE.match(lines[end].text))  # its end found
+        if not keyed:
+            abstract = cut_words(abstract, _MAX_PARTS_WORDS if parts else _MAX_OPENING_WORDS)
         named = authors(_off_title(lines[after:opening], retitled), words)
         body_lines = lines[end:]
         first_read = opening

@@ -22,6 +22,7 @@ from .typeset import HYPHEN_MARK
 
 __all__ = [
     "ABSTRACT",
+    "KEYWORDS_LINE",
     "abstract_end",
     "cut_words",
     "first_prose",
@@ -252,7 +253,7 @@ def first_prose(lines: Sequence[Line], after: int) -> int:
         words = text.split()
         if len(words) < 5 or ((_affiliation(text) or _NOTE.search(text)) and len(words) < 15):
             continue
-        if _BLANK.search(text) or _KEYWORDS_LINE.match(text):
+        if _BLANK.search(text) or KEYWORDS_LINE.match(text):
             continue  # "This page was intentionally left blank."; keywords set above it
         if len(line_names(text) or ()) >= 2:
             continue
@@ -262,7 +263,7 @@ def first_prose(lines: Sequence[Line], after: int) -> int:
             while (
                 j > after
                 and _continues(lines[j - 1], lines[j])
-                and not _KEYWORDS_LINE.match(lines[j - 1].text)
+                and not KEYWORDS_LINE.match(lines[j - 1].text)
             ):
                 j -= 1  # the paragraph's first line may hold more capitals
             return j
@@ -271,7 +272,7 @@ def first_prose(lines: Sequence[Line], after: int) -> int:
 
 # Two to six words, each long one capitalised, no closing stop: a heading's line.
 _HEADING_WORDS = re.compile(r"(?:(?:[A-Z][\w’'-]*|[a-z]{1,3})\s+){1,5}[A-Z][\w’'-]*")
-_KEYWORDS_LINE = re.compile(r"^\s*(?:key\s?words|index terms)\s*[:.—–]", re.I)
+KEYWORDS_LINE = re.compile(r"^\s*(?:key\s?words|index terms)\s*[:.—–]", re.I)
 _INTRODUCTION = re.compile(r"^\s*(?:(?:\d{1,2}|[IVX]{1,5})\.?\s*)?introduction\s*$", re.I)
 
 
