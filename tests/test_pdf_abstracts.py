@@ -1388,6 +1388,7 @@ def test_keywords_over_an_unlabelled_abstract_and_a_component_doi() -> None:
     assert printed_doi("DOI: 10.7554/eLife.17290.001") == "10.7554/eLife.17290"
     assert printed_doi("doi:10.1371/journal.pone.0123456.g001") == "10.1371/journal.pone.0123456"
     assert printed_doi("doi: 10.1000/abc.001") == "10.1000/abc.001"
+    assert printed_doi("(doi: 10.5281/zenodo.11243763):") == "10.5281/zenodo.11243763"
 
 
 def test_a_title_begun_in_the_top_margin_and_one_name_to_a_line() -> None:

@@ -59,7 +59,7 @@ def printed_doi(text: str) -> str:
     "10.1109/ACCESS.2017.DOI")."""
     found: list[tuple[str, bool]] = []
     for m in _PRINTED.finditer(text):
-        value = (m.group(1) + m.group(2) + (m.group(3) or "")).rstrip(".,;)]")
+        value = (m.group(1) + m.group(2) + (m.group(3) or "")).rstrip(".,;:)]")
         if "arxiv" not in value.lower() and not _PLACEHOLDER.search(value):
             found.append((value, bool(_LINKED.search(text[max(0, m.start() - 120) : m.start()]))))
     if not found:
