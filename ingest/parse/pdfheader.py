@@ -205,6 +205,7 @@ _TITLE_MARKS = " *∗†‡✩☆★⋆✝§¶"  # footnote marks set after a ti
 _RUNS_ON = frozenset(
     "the an and or of for to in on with from by at via under over between among across into".split()  # noqa: SIM905
 )
+_NO_BYLINE_END = _RUNS_ON - {"and", "or"}  # a byline broken after "and" goes on too
 
 
 def _runs_on(text: str) -> bool:
@@ -218,7 +219,7 @@ def _names_at(top: list[Line], at: int) -> bool:
     """The line at ``at`` is a line of authors' names (not one running on past its last
     word: "Depicting Germanness and Combating Foreigners in" is a subtitle's)."""
     last = top[at].text.split()[-1:] if at < len(top) else []
-    if not last or last[0].casefold() in _RUNS_ON - {"and", "or"}:
+    if not last or last[0].casefold() in _NO_BYLINE_END:
         return False  # (a byline broken after "and" goes on too: "Yifan Zhang and")
     names = line_names(top[at].text, first=True)
     return bool(names) and any(full_name(n) for n in names or ())

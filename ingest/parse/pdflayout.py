@@ -289,21 +289,35 @@ def _end_mark(runs: list[_Run], size: float) -> str:
     """The raised digits or footnote signs that end the line, after a letter ("data¹",
     "Networks*,†"), else "": the last run's glyphs smaller and set above the rest."""
     last = next((g for r in reversed(runs) for g in reversed(r.glyphs) if g), None)
-    if last is None or last[0] >= 0.8 * size + 0.05:
+    if last is None or not _small(last, size):
         return ""  # most lines: their last glyph in the line's type
-    glyphs = [(c, g) for r in runs for c, g in zip(r.chars, r.glyphs, strict=True) if g]
-    normal = sorted(b for _, g in glyphs if g[0] >= 0.9 * size for b in g[1:])
-    if not normal:
+    base = _baseline(runs, size)
+    if base is None:
         return ""
-    base, tail = normal[len(normal) // 2], []
+    glyphs = [(c, g) for r in runs for c, g in zip(r.chars, r.glyphs, strict=True) if g]
+    tail = []
     for char, glyph in reversed(glyphs):
-        if glyph[0] < 0.8 * size + 0.05 and glyph[1] > base + 0.25 * size:
-            tail.append(char)
-        else:
+        if not _raised(glyph, size, base):
             break
+        tail.append(char)
     mark = "".join(reversed(tail)).strip()
     before = glyphs[-len(tail) - 1][0] if len(tail) < len(glyphs) else ""
     return mark if re.fullmatch(r"[\d,*∗†‡§¶]+", mark) and before.isalpha() else ""
+
+
+def _baseline(runs: list[_Run], size: float) -> float | None:
+    """The median bottom of the line's glyphs set in its own type; None with none."""
+    normal = sorted(b for r in runs for g in r.glyphs if g and g[0] >= 0.9 * size for b in g[1:])
+    return normal[len(normal) // 2] if normal else None
+
+
+def _small(glyph: tuple[float, float], size: float) -> bool:
+    return glyph[0] < 0.8 * size + 0.05  # four fifths of the type or less
+
+
+def _raised(glyph: tuple[float, float] | None, size: float, base: float) -> bool:
+    """A glyph set smaller than the line's type and above its baseline: a superscript."""
+    return glyph is not None and _small(glyph, size) and glyph[1] > base + 0.25 * size
 
 
 def _text(runs: list[_Run], size: float) -> str:
@@ -316,8 +330,7 @@ def _apart(runs: list[_Run], size: float) -> str:
     marks "a,c" raised after it): a mark is no part of the word it follows. Raised numbers
     right after a punctuation mark ("S2ORC,¹ a corpus", "structures.¹² However") are a
     footnote's or a citation's number, not text: they go."""
-    normal = sorted(b for r in runs for g in r.glyphs if g and g[0] >= 0.9 * size for b in g[1:])
-    base = normal[len(normal) // 2] if normal else 0.0
+    base = _baseline(runs, size) or 0.0
     out: list[str] = []
     mark = -1  # where a raised group after a punctuation mark starts in ``out``
 
@@ -328,9 +341,7 @@ def _apart(runs: list[_Run], size: float) -> str:
     for run in runs:
         raised = False
         for char, glyph in zip(run.chars, run.glyphs, strict=True):
-            now = (
-                glyph is not None and glyph[0] < 0.8 * size + 0.05 and glyph[1] > base + 0.25 * size
-            )
+            now = _raised(glyph, size, base)
             if glyph is not None and now != raised:
                 if raised:
                     close()
