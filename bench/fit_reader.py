@@ -121,17 +121,24 @@ def fit_ranking(groups: list[tuple[np.ndarray, np.ndarray]], l2: float) -> np.nd
     return w
 
 
+def ranking_groups(
+    questions: list[list[dict[str, Any]]],
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Each question's (reader log-odds, hand score) rows and which hold a key fact, for the
+    questions with one at least (:func:`fit_ranking`'s input)."""
+    return [
+        (np.asarray([[r["read"], r["hand"]] for r in rs]), np.asarray([r["label"] for r in rs]) > 0)
+        for rs in questions
+        if any(r["label"] for r in rs)
+    ]
+
+
 def fit_blend(qs: dict[tuple[str, str], list[dict[str, Any]]], l2: float) -> dict[str, float]:
     """The reader's and the hand ranker's weights as a ranking of each answerable question's
     sentences (:func:`fit_ranking`), then scaled and shifted by a logistic fit of that
     score to the labels, so the blend stays a log-odds (``params.prose["floor"]`` is one)."""
     answerable = [rs for rs in qs.values() if rs[0]["answerable"]]
-    groups = [
-        (np.asarray([[r["read"], r["hand"]] for r in rs]), np.asarray([r["label"] for r in rs]) > 0)
-        for rs in answerable
-        if any(r["label"] for r in rs)
-    ]
-    direction = fit_ranking(groups, l2)
+    direction = fit_ranking(ranking_groups(answerable), l2)
     rows = [r for rs in answerable for r in rs]
     score = np.asarray([[r["read"], r["hand"]] for r in rows]) @ direction
     y = np.asarray([float(r["label"]) for r in rows])

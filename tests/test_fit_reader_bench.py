@@ -42,7 +42,7 @@ def test_the_blend_is_fitted_as_a_ranking_within_each_question() -> None:
     (its logistic scale and bias fitted after)."""
     import numpy as np
 
-    from bench.fit_reader import fit_blend, fit_ranking
+    from bench.fit_reader import fit_blend, fit_ranking, ranking_groups
 
     rng = np.random.default_rng(0)
     qs: dict[tuple[str, str], list[dict[str, Any]]] = {}
@@ -54,11 +54,7 @@ def test_the_blend_is_fitted_as_a_ranking_within_each_question() -> None:
             rows.append({"read": 2.0 * label + rng.normal(0, 0.5), "label": label,
                          "hand": level + rng.normal(0, 0.5), "answerable": True})  # fmt: skip
         qs[("lib", f"q{q}")] = rows
-    groups = [
-        (np.asarray([[r["read"], r["hand"]] for r in rs]), np.asarray([r["label"] for r in rs]) > 0)
-        for rs in qs.values()
-    ]
-    w = fit_ranking(groups, l2=1.0)
+    w = fit_ranking(ranking_groups(list(qs.values())), l2=1.0)
     assert w[0] > 4 * abs(w[1])  # the reader ranks; the hand score hardly moves the order
     blend = fit_blend(qs, l2=1.0)
     assert blend["reader"] > 0 and abs(blend["hand"]) < blend["reader"] / 4

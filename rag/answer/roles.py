@@ -189,25 +189,25 @@ def roles(sentences: Sequence[str]) -> tuple[str, ...]:
 def _roles(sentences: tuple[str, ...]) -> tuple[str, ...]:
     out: list[str] = []
     current = ""  # the role a heading set, for the sentences under it
-    structured = False
+    under_headings = False
     # Read as structured when two headings or more are printed; a lone one ("AIM:" left in
     # running text) gives its own sentence its role and the cues read the rest.
     headed = [_heading(s) for s in sentences]
-    sectioned = sum(bool(role) for role, _, _ in headed) >= 2
+    sectioned = structured(sentences)
     seen_aim = seen_result = mixed = False
     for role, text, joins in headed:
         if role:
-            current, structured, mixed = role, sectioned, joins and sectioned
+            current, under_headings, mixed = role, sectioned, joins and sectioned
             if not mixed:
                 out.append(role)
                 seen_aim = seen_aim or role == "aim"
                 seen_result = seen_result or role == "result"
                 continue
-        if structured and mixed:  # "METHODS AND FINDINGS": methods until the first result
+        if under_headings and mixed:  # "METHODS AND FINDINGS": methods until the first result
             seen_result = seen_result or bool(_RESULT.search(text))
             out.append("result" if seen_result else "method")
             continue
-        if structured and current:
+        if under_headings and current:
             out.append(current)
             continue
         if (
