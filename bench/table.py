@@ -286,6 +286,11 @@ def main() -> None:
                     help="a table reader trained without some training fields (its card "
                     "says which): those fields' cells are read by it, so that the second "
                     "stage can be fitted on them too (repeat for each fold)")  # fmt: skip
+    ap.add_argument("--choose", action="store_true",
+                    help="with --fold: the choice between the second stage and the table "
+                    "reader alone, on the training fields only (each read by the fold reader "
+                    "that did not see it, the second stage fitted leaving it out); no "
+                    "reported field is read for it")  # fmt: skip
     ap.add_argument("--pairs", type=Path, metavar="FILE",
                     help="only write the training fields' reader pairs to FILE")  # fmt: skip
     args = ap.parse_args()
@@ -322,6 +327,8 @@ def main() -> None:
         folds.append({"reader": str(fold), "fields": sorted(unseen), "card": other.card})
     reader.use_table(used)
     fields = sorted({r["field"] for r in records if not r["train"]})
+    if args.choose and (not args.fold or seen):
+        ap.error("--choose needs a --fold reader for every training field")
     result: dict[str, Any] = {
         "columns": COLUMNS,
         "features": list(FEATURES),
@@ -340,6 +347,8 @@ def main() -> None:
             "held_out": judge(held, weights),
             "reader_alone": judge(held, {}),
         }
+    if args.choose:
+        result["choice"] = choose([r for r in records if r["train"]])
     result["held_out_all"] = _pool(result, "held_out")
     result["reader_alone_all"] = _pool(result, "reader_alone")
     shipped = fit([r for r in records if r["field"] not in seen])
@@ -356,6 +365,30 @@ def main() -> None:
         data = current.to_json() | {"table": table}
         path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
         print(f"wrote {path}", file=sys.stderr)
+
+
+def choose(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """The second stage against the table reader alone on the training fields (read out of
+    sample: ``--fold``), each field judged with the second stage fitted on the other five.
+    The criterion, fixed before it was first measured (docs/benchmarks.md, "Review tables"):
+    more cells right (a labelled cell quoting a labelled sentence, or an empty one said "not
+    stated"), pooled; a tie keeps the second stage."""
+    out: dict[str, Any] = {"fields": {}}
+    for field in sorted({r["field"] for r in records}):
+        held = [r for r in records if r["field"] == field]
+        weights = fit([r for r in records if r["field"] != field])
+        out["fields"][field] = {"second_stage": judge(held, weights),
+                                "reader_alone": judge(held, {})}  # fmt: skip
+    for which in ("second_stage", "reader_alone"):
+        out[which] = _pool(out, which)
+        t = out[which]["all"]
+        t["right"] = t.get("stated_right", 0) + t.get("not_stated_right", 0)
+        t["worst_field_right"] = min(
+            (f[which]["all"].get("stated_right", 0) + f[which]["all"].get("not_stated_right", 0))
+            / f[which]["all"]["cells"] for f in out["fields"].values())  # fmt: skip
+    second, alone = out["second_stage"]["all"]["right"], out["reader_alone"]["all"]["right"]
+    out["chosen"] = "reader_alone" if alone > second else "second_stage"
+    return out
 
 
 def _pool(result: dict[str, Any], which: str) -> dict[str, Any]:
@@ -381,6 +414,12 @@ def _print(result: dict[str, Any]) -> None:
     for key in ["all", *COLUMNS]:
         print(line(f"pooled held out: {key}", result["held_out_all"][key]))
     print(line("pooled reader alone", result["reader_alone_all"]["all"]))
+    if "choice" in result:
+        for which in ("second_stage", "reader_alone"):
+            t = result["choice"][which]["all"]
+            print(line(f"training fields, {which}", t), f"right {t['right']}/{t['cells']}",
+                  f"worst field right {t['worst_field_right']:.3f}")  # fmt: skip
+        print("chosen:", result["choice"]["chosen"])
     print("shipped weights:", result["shipped"])
     if "time" in result:
         print("time:", result["time"])

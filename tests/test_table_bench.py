@@ -1,0 +1,73 @@
+"""bench/table.py's choice between the second stage and the table reader alone, on made-up
+cells: each training field judged with the second stage fitted on the others, cells right
+counted as the criterion says, a tie keeping the second stage."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from bench.table import COLUMNS, choose
+
+FIELDS = ("f1", "f2", "f3", "f4", "f5", "f6")
+
+
+def _cell(field: str, column: str, feats: list[list[float]], gold: list[int]) -> dict[str, Any]:
+    y = np.zeros(len(feats))
+    y[gold] = 1.0
+    return {"field": field, "train": True, "paper": f"{field}-p", "column": column,
+            "x": np.array(feats, dtype=float), "y": y, "labelled": bool(gold)}  # fmt: skip
+
+
+def _records(reader: bool) -> list[dict[str, Any]]:
+    """Every field: each column one labelled cell (its second sentence) and one empty one.
+    With ``reader`` the reader's log-odds tell them (-0.5 on the answer, -4 elsewhere: read
+    alone, log-odds >= -1 quote); without, the reader says -4 everywhere and only the cue
+    feature marks the answer."""
+    out = []
+    for field in FIELDS:
+        for column in COLUMNS:
+            hit = [-0.5 if reader else -4.0, 0.0, 0.0, 0.0 if reader else 1.0, 0.0]
+            miss = [-4.0, 0.0, 0.0, 0.0, 0.0]
+            out.append(_cell(field, column, [miss, hit, miss], [1]))
+            out.append(_cell(field, column, [miss, miss, miss], []))
+    return out
+
+
+def test_a_reader_that_reads_nothing_loses_to_the_second_stage_and_the_cells_are_counted() -> None:
+    got = choose(_records(reader=False))
+    alone, second = got["reader_alone"]["all"], got["second_stage"]["all"]
+    cells = len(FIELDS) * len(COLUMNS) * 2
+    # the reader alone quotes nothing: right only on the empty cells
+    assert alone["cells"] == cells and alone["right"] == cells // 2
+    assert alone["worst_field_right"] == 0.5
+    # the second stage learns the cue on five fields and applies it to the sixth
+    assert second["right"] == cells and second["worst_field_right"] == 1.0
+    assert got["chosen"] == "second_stage"
+    assert set(got["fields"]) == set(FIELDS)
+
+
+def test_a_tie_keeps_the_second_stage() -> None:
+    got = choose(_records(reader=True))
+    assert got["reader_alone"]["all"]["right"] == got["second_stage"]["all"]["right"]
+    assert got["chosen"] == "second_stage"
+
+
+def test_the_reader_alone_wins_where_the_second_stage_leans_on_a_cue_that_fails_held_out() -> None:
+    """The reader alone is right everywhere (-0.9 on the answer, -1.1 elsewhere); a cue word
+    marks the answer too, a wider signal the second stage leans on, but in the field held
+    out it marks a wrong sentence instead: read alone, every cell is still right."""
+    out = []
+    for field in FIELDS:
+        for column in COLUMNS:
+            hit, miss = [-0.9, 0.0, 0.0, 1.0, 0.0], [-1.1, 0.0, 0.0, 0.0, 0.0]
+            out.append(_cell(field, column, [miss, hit, miss], [1]))
+            out.append(_cell(field, column, [miss, miss, miss], []))
+    for r in out[: len(COLUMNS) * 2 : 2]:  # the first field's labelled cells, cue moved
+        r["x"][:, 3] = [1.0, 0.0, 0.0]
+    got = choose(out)
+    assert got["reader_alone"]["all"]["right"] == len(out)
+    assert got["second_stage"]["all"]["right"] < len(out)
+    assert got["second_stage"]["all"]["worst_field_right"] < 1.0
+    assert got["chosen"] == "reader_alone"
