@@ -71,3 +71,39 @@ def test_the_reader_alone_wins_where_the_second_stage_leans_on_a_cue_that_fails_
     assert got["second_stage"]["all"]["right"] < len(out)
     assert got["second_stage"]["all"]["worst_field_right"] < 1.0
     assert got["chosen"] == "reader_alone"
+
+
+def test_every_labels_file_passes_the_writers_check_and_the_training_rounds_never_overlap() -> None:
+    """Each labels file against the papers it labels (bench/table_set.py --check): every
+    best among its sentences, every value verbatim; no paper drawn twice."""
+    from pathlib import Path
+
+    from bench.table_set import _jsonl, check
+
+    data = Path(__file__).resolve().parent.parent / "bench/data/table"
+    papers = {p["id"]: p for f in data.glob("papers*.jsonl") for p in _jsonl(f)}
+    drawn = [p["id"] for f in data.glob("papers*.jsonl") for p in _jsonl(f)]
+    assert len(drawn) == len(set(drawn)) == 48 + 6 * 72
+    for path in sorted(data.glob("labels_*.jsonl")):
+        labels = _jsonl(path)
+        assert check([papers[r["id"]] for r in labels], labels) == [], path.name
+    labelled = {r["id"] for f in data.glob("labels_*.jsonl") for r in _jsonl(f)}
+    assert labelled == set(papers)
+
+
+def test_the_check_names_what_is_wrong() -> None:
+    from bench.table_set import check
+
+    paper = {"id": "p1", "field": "f", "sentences": ["We ran a trial.", "It worked."]}
+    cell = {"sentences": [], "best": None, "value": None}
+    row = {"id": "p1", "field": "f", "columns": {c: dict(cell) for c in COLUMNS}}
+    assert check([paper], [row]) == []
+    row["columns"]["Method"] = {"sentences": [0], "best": 0, "value": "a survey"}
+    row["columns"]["Main result"] = {"sentences": [1], "best": 0, "value": "worked"}
+    row["columns"]["Sample size"] = {"sentences": [5], "best": 5, "value": "5"}
+    assert check([paper], [row]) == [
+        "p1 Method: value not verbatim in sentence 0",
+        "p1 Main result: best 0 is not among [1]",
+        "p1 Sample size: sentences must be indices 0..1",
+    ]
+    assert check([paper, paper | {"id": "p2"}], [row])[-1] == "p2: no label line"
