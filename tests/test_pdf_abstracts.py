@@ -1483,3 +1483,61 @@ def test_an_abstract_ended_by_its_keywords_is_not_cut_at_the_length_cap() -> Non
     paper = _read(_TWENTY_SEVENTH / "haine_misclassification_bias_frontiers_vet.pdf")
     assert paper.abstract.endswith("the null value, even with near perfect diagnosis.")
     assert len(paper.abstract.split()) > 350
+
+
+_TWENTY_EIGHTH = Path(__file__).parents[1] / "bench/data/real_pdfs28/heldout"
+
+
+def test_a_subtitle_in_smaller_type_above_the_byline_and_console_output_are_no_names() -> None:
+    """Quarto's title page: a subtitle in smaller type between the title and a larger author
+    line is no byline ("Probabilities Across Ethnic Groups" / "Akshat Aneja"), while names
+    in smaller type with something between them and a larger line (a heading) stay; R's
+    console output knitted under a byline ("## [1] FALSE TRUE") names nobody."""
+    from ingest.parse.pdfnames import authors, line_names
+
+    paper = _read(_TWENTY_EIGHTH / "aneja_toronto_arrest_booking_racial_bias.pdf")
+    assert paper.authors == ("Akshat Aneja",)
+    paper = _read(_TWENTY_EIGHTH / "chen_interview_disruptions_survey_quality.pdf")
+    assert paper.authors == ("Dezhen Chen",)
+    paper = _read(_TWENTY_EIGHTH / "alkhalili_trauma_audit_filters_manuscript.pdf")
+    assert paper.authors == ("Josef Al-Khalili",)
+    assert line_names('## [1] "ISS TE"') is None and line_names("[12] A. Smith, B. Jones") is None
+    subtitle = [_at("Family Interference and Survey Methods", 12, 700),
+                _at("Respondent Comprehension", 12, 686),
+                _at("Dezhen Chen", 14.3, 668)]  # fmt: skip
+    assert authors(subtitle, frozenset()) == ("Dezhen Chen",)
+    apart = [_at("Joel Constantin Arenz", 12, 700), _at("March 1, 2026", 12, 686),
+             _at("Theoretical Framework", 14.3, 668)]  # fmt: skip
+    assert authors(apart, frozenset())[0] == "Joel Constantin Arenz"
+
+
+def test_a_doi_named_as_a_deposit_of_code_data_or_a_replication_is_not_the_papers() -> None:
+    """A replication's footnote ("Full Replication on Social Science Reproduction platform
+    available at https://doi.org/10.48152/...") and a data set's DOI cited in parentheses in
+    the prose ("(Zenodo 10.5281/zenodo.11243763)") are deposits' DOIs; a preprint's own Zenodo
+    DOI in its citation line and a published version "available at" its DOI are the paper's."""
+    from ingest.parse.ids import printed_doi
+
+    paper = _read(_TWENTY_EIGHTH / "jain_covid_school_closures_replication.pdf")
+    assert paper.doi == ""
+    paper = _read(_TWENTY_EIGHTH / "zermeno_cardiac_positronium_pet_preprint.pdf")
+    assert paper.doi == ""
+    assert printed_doi("Code is deposited at doi:10.5281/zenodo.42 and the data too") == ""
+    assert printed_doi("Cite as: A. Lee (2024). Title. Zenodo. https://doi.org/10.5281/zenodo.1")
+    assert printed_doi("Published version available at https://doi.org/10.1016/j.x.2020.01.001")
+
+
+def test_an_abstract_heading_set_larger_after_a_table_of_contents_opens_the_abstract() -> None:
+    """A knitted manuscript: "Contents" lists "1 Abstract", "2 Introduction" ... in the
+    body's type, then "1 Abstract" stands larger under it: that heading is the text's own,
+    the entries are not (neither the abstract's heading nor an introduction's)."""
+    from ingest.parse.pdfabstract import heading_at
+    from ingest.parse.pdfcontents import toc_entry
+
+    paper = _read(_TWENTY_EIGHTH / "skog_trauma_shock_ofi_manuscript.pdf")
+    assert paper.abstract.startswith("Background: Hemorrhagic shock is the leading cause")
+    assert paper.abstract.endswith("using validated shock classifications in future research.")
+    page = [_at("Contents", 14.3, 700), _at("Abstract", 10, 686), _at("1", 10, 686, 500),
+            _at("2 Introduction", 10, 672), _at("Abstract", 14.3, 640)]  # fmt: skip
+    assert [toc_entry(page, i) for i in range(1, 5)] == [True, True, True, False]
+    assert not heading_at(page, 1) and heading_at(page, 4)

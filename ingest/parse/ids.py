@@ -50,6 +50,20 @@ _PLACEHOLDER = re.compile(
 )
 
 
+# What names a DOI as a deposit's, not the paper's, in the sentence before it: code, data or a
+# replication "available at" it ("Full Replication on Social Science Reproduction platform
+# available at https://doi.org/10.48152/..."), or a repository in parentheses in the prose
+# ("an in-vivo cardiac acquisition (Zenodo 10.5281/zenodo.11243763)").
+_DEPOSIT = re.compile(
+    r"\b(?:code|data(?:\s?sets?)?|replication|software|scripts?)\b[^.]{0,120}\b"
+    r"(?:available|deposited|archived)\W*(?:at|from|in|on|via)?\s*"
+    r"(?:(?:https?://)?(?:dx\.)?doi\.org/\S+\s*(?:,|and)\s*)*"  # a list of them
+    r"(?:(?:https?://)?(?:dx\.)?doi\.org/|doi:?\s*)?$"
+    r"|\(\s*(?:zenodo|figshare|dryad|dataverse|osf)\s*:?\s*$",
+    re.I,
+)
+
+
 def printed_doi(text: str) -> str:
     """The paper's own DOI among those its pages print: the first, passing over one inside
     another site's link (a download stamp's landing page, a JSTOR stable URL) while the
@@ -60,6 +74,8 @@ def printed_doi(text: str) -> str:
     found: list[tuple[str, bool]] = []
     for m in _PRINTED.finditer(text):
         value = (m.group(1) + m.group(2) + (m.group(3) or "")).rstrip(".,;:)]")
+        if _DEPOSIT.search(text[max(0, m.start() - 200) : m.start()]):
+            continue
         if "arxiv" not in value.lower() and not _PLACEHOLDER.search(value):
             found.append((value, bool(_LINKED.search(text[max(0, m.start() - 120) : m.start()]))))
     if not found:

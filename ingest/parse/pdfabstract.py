@@ -16,6 +16,7 @@ from dataclasses import replace
 from rag.answer.roles import ROLES, heading, inline_heading
 
 from .pdfbody import Captions, is_heading
+from .pdfcontents import LEADERS, toc_entry
 from .pdflayout import Line
 from .pdfnames import AFFILIATION, line_names
 from .typeset import HYPHEN_MARK
@@ -42,8 +43,6 @@ ABSTRACT = re.compile(
 # "Documentation: http://..."): a label of a few words, then the address alone.
 _LINK_FIELD = re.compile(r"^\s*[A-Z][\w ]{0,30}:\s*(?:https?://|www\.)\S+\s*$")
 # A table of contents: its heading, and an entry's dot leaders ("Abstract . . . . 11").
-_CONTENTS = re.compile(r"^\s*(?:table of )?contents\s*$", re.I)
-_LEADERS = re.compile(r"(?:\s?\.){4,}\s*(?:\d{1,4}|[ivxlc]{1,6})?\s*$", re.I)
 
 
 def heading_at(lines: Sequence[Line], i: int) -> bool:
@@ -53,11 +52,11 @@ def heading_at(lines: Sequence[Line], i: int) -> bool:
     after it (a title's "Abstract error analysis for ...")."""
     line = lines[i]
     found = ABSTRACT.match(line.text)
-    if not found or _LEADERS.search(line.text):
+    if not found or LEADERS.search(line.text):
         return False
     if not re.search(r"[-—–:.]", found[0]) and line.text[found.end() :][:1].islower():
         return False  # a word of a sentence or a title: "Abstract error analysis for ..."
-    return not any(_CONTENTS.match(x.text) for x in lines[:i] if x.page == line.page)
+    return not toc_entry(lines, i)
 
 
 # A publisher's rights line after the abstract ("© 2005 Elsevier B.V. All rights reserved.";
@@ -280,7 +279,14 @@ def introduction_at(lines: Sequence[Line], after: int, opening: int) -> int | No
     """Where an "Introduction" heading stands between the title block and the first prose:
     that prose is the introduction's, and the paper has no abstract (a working paper, a
     research letter); None when there is no such heading."""
-    return next((i for i in range(after, opening) if _INTRODUCTION.match(lines[i].text)), None)
+    return next(
+        (
+            i
+            for i in range(after, opening)
+            if _INTRODUCTION.match(lines[i].text) and not toc_entry(lines, i)
+        ),
+        None,
+    )
 
 
 _THESIS = re.compile(r"\b(?:thesis|dissertation|thèse|mémoire)\b", re.I)

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from rag.words import common_words
 
+from .namecase import APOSTROPHE_T, FAMILY_CAPS, PARTICLES, case_name, family_in_capitals
 from .pdfaffiliation import AFFILIATION, NOT_A_PERSON
 from .pdflayout import Line
 from .typeset import HYPHEN_MARK
@@ -26,11 +27,6 @@ VENUE = re.compile(
     r"published|manuscript\b|pages?\s+\d|pp\.|\d+\s*[-–]\s*\d+\s*$",
     re.I,
 )
-# (Dutch "van 't", "van’t", "ter", "ten" among them: "Mascha van’t Wout")
-_APOSTROPHE_T = ("'t", "’t")
-_PARTICLES = frozenset(
-    "van von der den de del della di da dos das du le la y bin al el ter ten van't van’t".split()  # noqa: SIM905
-) | set(_APOSTROPHE_T)
 _INSIDE = frozenset("of the for with from into via".split())  # noqa: SIM905 (never in a name)
 _FUNCTION_WORDS = frozenset("a an the of with for in on to from by at as or via into".split())  # noqa: SIM905
 # A labelled line of the title page's margin or footer, not a list of authors.
@@ -44,6 +40,9 @@ _LABEL = re.compile(
     re.I,
 )
 _DOT_LEADERS = re.compile(r"(?:\s?\.){4,}")  # a table of contents' entry, no byline
+# A line opening on a number in brackets: a reference's, or R's console output printed in
+# a knitted manuscript ("## [1] FALSE TRUE"), no byline.
+_NUMBERED = re.compile(r"^\s*#*\s*\[\d+\]\s")
 _CONTACT = re.compile(r"(?:^|(?<=\d)|(?<=\d\s))\s*\([\w.+-]+@[\w.-]+\)")  # "Sushma 2 (s@pes.edu)"
 # A side panel's label for the names under it, who are no authors ("Edited by" / "Karthik
 # Ram", "Reviewed by" / "Leah Wang"), and a thesis's for its supervisors ("supervised by").
@@ -91,6 +90,7 @@ def authors(
     affiliations, addresses and marks left out, a name broken across lines ("Edward Van" /
     "Keuren") joined."""
     texts: list[str] = []
+    sizes: list[float] = []  # each text's type size
     for line in lines:  # a name hyphenated across lines ("Paulo Ro-" / "cha") joined
         # Names in a row parted by wide gaps only ("Sergey Levine   Pieter Abbeel").
         text = ", ".join(line.parts) if _apart_only(line) else line.text
@@ -98,7 +98,10 @@ def authors(
             texts[-1] = texts[-1][:-1] + text
         else:
             texts.append(text)
+            sizes.append(line.size)
     names: list[str] = []
+    found_in: list[float] = []  # the type size of the line each name was read from
+    found_at: list[int] = []  # and that line's place
     carry = ""  # a name the line ended before finishing
     held = True  # the line before held names (not an affiliation, an address)
     editors = False  # under an "Edited by" label, to the next line that is no names
@@ -143,13 +146,32 @@ def authors(
             carry = found.pop()
         held = bool(found)
         names.extend(found)
+        found_in.extend([sizes[i]] * len(found))
+        found_at.extend([i] * len(found))
     if carry:
         names.append(carry)
+        found_in.append(sizes[-1])
+        found_at.append(len(texts) - 1)
+    names = _byline_type(names, found_in, found_at)
     kept: list[str] = []
-    for name in dict.fromkeys(_case(n) for n in names if full_name(n)):
+    for name in dict.fromkeys(case_name(n) for n in names if full_name(n)):
         if not any(_initialled(name, k) for k in kept):
             kept.append(name)  # not "A. Gelman" again after "Andrew Gelman" (a footnote's)
     return tuple(kept)
+
+
+def _byline_type(names: list[str], sizes: list[float], at: list[int]) -> list[str]:
+    """A byline is set in one type: words read as names on the lines just above it, in
+    smaller type, are a subtitle's (Quarto's, between the title and a larger author line:
+    "Probabilities Across Ethnic Groups" / "Akshat Aneja")."""
+    whole = [i for i, name in enumerate(names) if full_name(name)]
+    if not whole:
+        return names
+    top = max(sizes[i] for i in whole)
+    first = next(i for i in whole if sizes[i] >= top / 1.1)
+    if first and at[first] == at[first - 1] + 1 and sizes[first - 1] < top / 1.1:
+        return names[first:]
+    return names
 
 
 def _initialled(name: str, full: str) -> bool:
@@ -177,6 +199,8 @@ def line_names(text: str, *, first: bool = False, byline: bool = False) -> list[
     text = _CONTACT.sub(" ", text)  # a name's e-mail after its mark: no affiliation
     if len(text) > 250 or VENUE.search(text) or _LABEL.match(text) or _DOT_LEADERS.search(text):
         return None
+    if _NUMBERED.match(text):
+        return None
     if AFFILIATION.search(text):
         if not first:
             return None
@@ -201,7 +225,7 @@ def line_names(text: str, *, first: bool = False, byline: bool = False) -> list[
         text,
         flags=re.I,
     )
-    lower = [w for w in text.split() if w[:1].islower() and w not in _PARTICLES and w != "and"]
+    lower = [w for w in text.split() if w[:1].islower() and w not in PARTICLES and w != "and"]
     if sum(1 for w in lower if not re.fullmatch(r"[a-z](?:[,;](?:[a-z]|\d{1,2}))*[,;*]*", w)) > 1:
         return None  # prose or an address, not names ("and", raised marks like "b,c" or
         # PNAS's "a,b,1" aside)
@@ -218,7 +242,7 @@ def line_names(text: str, *, first: bool = False, byline: bool = False) -> list[
     # LI, Shouchao WEI, Zhou LIU"): then the two-letter ones are family names too, not a
     # Vancouver list's initials ("Alhadainy HA, Darrag AM").
     last = [p.split()[-1] for p in parts if len(p.split()) >= 2]
-    caps = sum(1 for t in last if len(t) >= 3 and _FAMILY_CAPS.fullmatch(t)) >= 2
+    caps = sum(1 for t in last if len(t) >= 3 and FAMILY_CAPS.fullmatch(t)) >= 2
     # A family name and one initial ("Suburaaj R") is Vancouver's only in a list of them.
     listed = sum(len(p.split()) >= 2 for p in parts) >= 2
     names = [n for n in (_name(p, byline=byline, caps=caps, listed=listed) for p in parts) if n]
@@ -244,7 +268,7 @@ def _unfinished(name: str) -> bool:
     tokens = name.split()
     lone = len(tokens) == 1 and re.fullmatch(r"[A-Z][a-zà-ÿ]+(?:-[A-Z][a-zà-ÿ]+)?", tokens[0])
     initial = len(tokens) >= 2 and re.fullmatch(r"[A-Z]\.", tokens[-1])  # "Joel J." / "Adamson"
-    return bool(lone or initial) or tokens[-1].casefold() in _PARTICLES
+    return bool(lone or initial) or tokens[-1].casefold() in PARTICLES
 
 
 # A name's mark before the next name: numbers (with LNCS's envelope, "1 ( )"), symbols or a
@@ -277,47 +301,6 @@ def full_name(name: str) -> bool:
 
 
 _RAISED = re.compile(r"\s*[a-z]{1,2}\s*")  # raised letters after a name ("DING1,a , ...")
-_FAMILY_CAPS = re.compile(r"(?=[A-Z]*[AEIOUY])[A-Z]{2,}(?:-[A-Z]{2,})?")  # not initials ("DJ")
-_GROUPS = frozenset("collaboration consortium group team initiative investigators project".split())  # noqa: SIM905
-
-
-def _case(name: str) -> str:
-    """A name printed in capitals, as people write it ("MOHAMMAD A. NEMATBAKHSH" ->
-    "Mohammad A. Nematbakhsh")."""
-    if not any(c.islower() for c in name):
-        tokens = name.split()
-        return " ".join(
-            t.lower()
-            if 0 < i < len(tokens) - 1 and t.lower() in _PARTICLES  # "DANIEL DE KADT"
-            else t
-            if len(t) <= 2
-            else _capitalised(t)
-            for i, t in enumerate(tokens)
-        )
-    return name
-
-
-def _capitalised(token: str) -> str:
-    """Each part of a hyphenated name capitalised ("GOMEZ-URIBE" -> "Gomez-Uribe"), "Mc"
-    as such names are written ("MCKAY" -> "McKay")."""
-    return "-".join(
-        f"Mc{part[2:].capitalize()}" if part[:2] == "MC" and len(part) > 3 else part.capitalize()
-        for part in token.split("-")
-    )
-
-
-def _family_in_capitals(tokens: list[str], shortest: int = 4) -> list[str]:
-    """A family name printed in capitals before or after whole given names ("LI Kanglan",
-    "Wanjuan PENG"): last, in the name's case ("Kanglan Li"). Not initials after a name
-    ("Alhadainy HA", Vancouver style) nor a group ("ALEPH Collaboration")."""
-    given = [re.fullmatch(r"[A-Z][a-zà-ÿ'’]+(?:-[A-Za-zà-ÿ]+)*", t) for t in tokens]
-    if len(tokens) < 2 or any(t.casefold() in _GROUPS for t in tokens):
-        return tokens
-    if _FAMILY_CAPS.fullmatch(tokens[0]) and all(given[1:]):
-        return [*tokens[1:], tokens[0].capitalize()]
-    if len(tokens[-1]) >= shortest and _FAMILY_CAPS.fullmatch(tokens[-1]) and all(given[:-1]):
-        return [*tokens[:-1], tokens[-1].capitalize()]
-    return tokens
 
 
 def _name(part: str, *, byline: bool = False, caps: bool = False, listed: bool = True) -> str:
@@ -327,7 +310,7 @@ def _name(part: str, *, byline: bool = False, caps: bool = False, listed: bool =
         return ""  # a course's or a room's number ("HIS 492 Sec 02"), a mark is shorter
     tokens = []
     for raw in part.split():
-        token = raw if raw in _APOSTROPHE_T else raw.strip(_MARK_CHARS)  # "van ’t Wout"
+        token = raw if raw in APOSTROPHE_T else raw.strip(_MARK_CHARS)  # "van ’t Wout"
         # a mark drawn from a symbol font ("☯": these authors contributed equally; AEA's
         # "⃝r", a circle drawn round an r: the authors' order is random)
         token = "".join(c for c in token if unicodedata.category(c)[0] != "S" and c != "\u20dd")
@@ -356,9 +339,9 @@ def _name(part: str, *, byline: bool = False, caps: bool = False, listed: bool =
         # a possessive: a subtitle's ("On Livengood and Sytsma’s Revolver Case")
     if tokens[0].casefold() in _NOT_FIRST or any(t.casefold() in _INSIDE for t in tokens[1:]):
         return ""  # "COMBINATORICS OF PARKING FUNCTIONS": a title's words, no name's
-    if not all(_NAME_WORD.match(t) or t.casefold() in _PARTICLES for t in tokens):
+    if not all(_NAME_WORD.match(t) or t.casefold() in PARTICLES for t in tokens):
         return ""
-    if tokens[0].casefold() in _PARTICLES and len(tokens) == 1:
+    if tokens[0].casefold() in PARTICLES and len(tokens) == 1:
         return ""
     if (
         not byline
@@ -366,7 +349,7 @@ def _name(part: str, *, byline: bool = False, caps: bool = False, listed: bool =
         and all(t.casefold() in common_words() for t in tokens if len(t) > 2)
     ):
         return ""  # "OVERVIEW OF THE": a heading in capitals, not a name
-    tokens = _family_in_capitals(tokens, 2 if caps else 4)
+    tokens = family_in_capitals(tokens, 2 if caps else 4)
     if (  # (one initial after two words is a given name's: "Senthil Rajan S")
         ((len(tokens) == 2 and listed) or re.fullmatch(r"[A-Z]{2,3}", tokens[-1]))
         and re.fullmatch(r"[A-Z]{1,3}", tokens[-1])

@@ -1,0 +1,55 @@
+"""How a person's name is written: the particles inside it ("van", "de", "van 't"), a name
+printed in capitals written as people write it, a family name in capitals put last."""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["APOSTROPHE_T", "FAMILY_CAPS", "PARTICLES", "case_name", "family_in_capitals"]
+
+# (Dutch "van 't", "van’t", "ter", "ten" among them: "Mascha van’t Wout")
+APOSTROPHE_T = ("'t", "’t")
+PARTICLES = frozenset(
+    "van von der den de del della di da dos das du le la y bin al el ter ten van't van’t".split()  # noqa: SIM905
+) | set(APOSTROPHE_T)
+FAMILY_CAPS = re.compile(r"(?=[A-Z]*[AEIOUY])[A-Z]{2,}(?:-[A-Z]{2,})?")  # not initials ("DJ")
+_GROUPS = frozenset("collaboration consortium group team initiative investigators project".split())  # noqa: SIM905
+
+
+def case_name(name: str) -> str:
+    """A name printed in capitals, as people write it ("MOHAMMAD A. NEMATBAKHSH" ->
+    "Mohammad A. Nematbakhsh")."""
+    if not any(c.islower() for c in name):
+        tokens = name.split()
+        return " ".join(
+            t.lower()
+            if 0 < i < len(tokens) - 1 and t.lower() in PARTICLES  # "DANIEL DE KADT"
+            else t
+            if len(t) <= 2
+            else _capitalised(t)
+            for i, t in enumerate(tokens)
+        )
+    return name
+
+
+def _capitalised(token: str) -> str:
+    """Each part of a hyphenated name capitalised ("GOMEZ-URIBE" -> "Gomez-Uribe"), "Mc"
+    as such names are written ("MCKAY" -> "McKay")."""
+    return "-".join(
+        f"Mc{part[2:].capitalize()}" if part[:2] == "MC" and len(part) > 3 else part.capitalize()
+        for part in token.split("-")
+    )
+
+
+def family_in_capitals(tokens: list[str], shortest: int = 4) -> list[str]:
+    """A family name printed in capitals before or after whole given names ("LI Kanglan",
+    "Wanjuan PENG"): last, in the name's case ("Kanglan Li"). Not initials after a name
+    ("Alhadainy HA", Vancouver style) nor a group ("ALEPH Collaboration")."""
+    given = [re.fullmatch(r"[A-Z][a-zà-ÿ'’]+(?:-[A-Za-zà-ÿ]+)*", t) for t in tokens]
+    if len(tokens) < 2 or any(t.casefold() in _GROUPS for t in tokens):
+        return tokens
+    if FAMILY_CAPS.fullmatch(tokens[0]) and all(given[1:]):
+        return [*tokens[1:], tokens[0].capitalize()]
+    if len(tokens[-1]) >= shortest and FAMILY_CAPS.fullmatch(tokens[-1]) and all(given[:-1]):
+        return [*tokens[:-1], tokens[-1].capitalize()]
+    return tokens

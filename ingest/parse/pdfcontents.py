@@ -1,0 +1,28 @@
+"""A table of contents on a paper's first pages: its entries name headings ("1 Abstract",
+"2 Introduction ........ 2") that are not there; the text's own headings come after it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from .pdfline import Line
+
+__all__ = ["CONTENTS", "LEADERS", "toc_entry"]
+
+CONTENTS = re.compile(r"^\s*(?:table of )?contents\s*$", re.I)
+# Dot leaders to an entry's page number ("2.1 Data Source . . . . 4", "Preface ..... iv").
+LEADERS = re.compile(r"(?:\s?\.){4,}\s*(?:\d{1,4}|[ivxlc]{1,6})?\s*$", re.I)
+
+
+def toc_entry(lines: Sequence[Line], i: int) -> bool:
+    """Whether ``lines[i]`` is an entry of a table of contents: a "Contents" heading stands
+    above it on its page, and it is set no larger than the entries between them (a heading
+    set larger after the table is the text's own: a manuscript's "1 Abstract" under its
+    contents)."""
+    line = lines[i]
+    above = [j for j in range(i) if lines[j].page == line.page and CONTENTS.match(lines[j].text)]
+    if not above:
+        return False
+    entries = sorted(x.size for x in lines[above[-1] + 1 : i])
+    return not entries or line.size <= 1.1 * entries[len(entries) // 2]
