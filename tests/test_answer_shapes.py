@@ -701,3 +701,18 @@ def test_a_question_about_two_described_papers_quotes_both(engine: Engine) -> No
         "what does each propose?"
     )
     assert _cited(answer)[0] == "KCache" and "Llumnix" in _cited(answer)
+
+
+def test_a_missing_name_is_said_as_it_was_looked_up_not_with_the_word_a_hyphen_adds(
+    engine: Engine,
+) -> None:
+    """ "vLLM-style" is looked up as "vLLM": no paper holds it, and the answer (or the
+    refusal) says "vLLM", not "vLLM-style"."""
+    asked = "How does PagedAttention in a vLLM-style server manage KV cache memory?"
+    final = engine.ask(asked).final
+    said = final.answer + " " + (final.refusal_reason or "")
+    assert "vLLM" in said and "vLLM-style" not in said
+    from rag.answer.gather import _as_named
+
+    assert [_as_named(w) for w in ("vLLM-style", "CRISPR-based", "N-doped", "YOLO-World")] == [
+        "vLLM", "CRISPR", "N-doped", "YOLO-World"]  # fmt: skip

@@ -239,6 +239,13 @@ FOCUS = 2
 NEAR_PASSAGES = 1
 
 
+def _as_named(word: str) -> str:
+    """The name a question's word is looked up by, to say it is missing ("vLLM" for
+    "vLLM-style"); the word itself when that leaves no name ("N" of "N-doped")."""
+    core = name_core(word)
+    return core if len(core) > 2 and _NAME.search(core) else word
+
+
 def evidence(
     query: str,
     hits: Sequence[Hit],
@@ -271,8 +278,10 @@ def evidence(
         and df.get(key, 1) == 0
     ]
     read = " ".join(f"{s.paper.title}. {s.paper.abstract}" for s in sources) if unheard else ""
-    absent = tuple(w for w in unheard if not spelled_out(w, read))  # "UCST" written out: not
-    unknown = tuple(word for word in absent if _MIXED_CASE.search(word))
+    missing = [w for w in unheard if not spelled_out(w, read)]  # "UCST" written out: not
+    # named as the question's word is looked up: "vLLM" for "vLLM-style"
+    absent = tuple(_as_named(w) for w in missing)
+    unknown = tuple(_as_named(w) for w in missing if _MIXED_CASE.search(w))
     denses = sorted((h.dense for h in hits if h.dense is not None), reverse=True)
     dense = denses[0] if denses else -1.0
     top = sources[0]
