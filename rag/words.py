@@ -18,7 +18,14 @@ import re
 
 from rag.terms import STOPWORDS
 
-__all__ = ["common_words", "distinctive", "distinctive_word", "is_date", "name_core"]
+__all__ = [
+    "common_words",
+    "distinctive",
+    "distinctive_word",
+    "is_date",
+    "looked_up",
+    "name_core",
+]
 
 log = logging.getLogger("paperchat.words")
 
@@ -64,6 +71,13 @@ def name_core(name: str) -> str:
     if "-" not in name:
         return name
     return "-".join(p for p in name.split("-") if p and not (p.isalpha() and p.islower()))
+
+
+def looked_up(word: str) -> str:
+    """The name a question's word is looked up by, to say no paper holds it ("vLLM" for
+    "vLLM-style"); the word itself when that leaves no name ("N-doped")."""
+    core = name_core(word)
+    return core if len(core) > 2 and distinctive_word(core) else word
 
 
 def distinctive_word(word: str) -> bool:

@@ -712,7 +712,7 @@ def test_a_missing_name_is_said_as_it_was_looked_up_not_with_the_word_a_hyphen_a
     final = engine.ask(asked).final
     said = final.answer + " " + (final.refusal_reason or "")
     assert "vLLM" in said and "vLLM-style" not in said
-    from rag.answer.gather import _as_named
+    from rag.words import looked_up
 
-    assert [_as_named(w) for w in ("vLLM-style", "CRISPR-based", "N-doped", "YOLO-World")] == [
+    assert [looked_up(w) for w in ("vLLM-style", "CRISPR-based", "N-doped", "YOLO-World")] == [
         "vLLM", "CRISPR", "N-doped", "YOLO-World"]  # fmt: skip

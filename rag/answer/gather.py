@@ -48,7 +48,7 @@ from rag.index.layout import sentence_vectors
 from rag.passages import body_passages
 from rag.sentences import split_sentences
 from rag.terms import STOPWORDS, share
-from rag.words import name_core
+from rag.words import looked_up, name_core
 
 if TYPE_CHECKING:
     from rag.records import PaperRow
@@ -239,13 +239,6 @@ FOCUS = 2
 NEAR_PASSAGES = 1
 
 
-def _as_named(word: str) -> str:
-    """The name a question's word is looked up by, to say it is missing ("vLLM" for
-    "vLLM-style"); the word itself when that leaves no name ("N" of "N-doped")."""
-    core = name_core(word)
-    return core if len(core) > 2 and _NAME.search(core) else word
-
-
 def evidence(
     query: str,
     hits: Sequence[Hit],
@@ -279,9 +272,8 @@ def evidence(
     ]
     read = " ".join(f"{s.paper.title}. {s.paper.abstract}" for s in sources) if unheard else ""
     missing = [w for w in unheard if not spelled_out(w, read)]  # "UCST" written out: not
-    # named as the question's word is looked up: "vLLM" for "vLLM-style"
-    absent = tuple(_as_named(w) for w in missing)
-    unknown = tuple(_as_named(w) for w in missing if _MIXED_CASE.search(w))
+    absent = tuple(looked_up(w) for w in missing)  # said as looked up: "vLLM" ("vLLM-style")
+    unknown = tuple(looked_up(w) for w in missing if _MIXED_CASE.search(w))
     denses = sorted((h.dense for h in hits if h.dense is not None), reverse=True)
     dense = denses[0] if denses else -1.0
     top = sources[0]
@@ -305,18 +297,9 @@ def evidence(
         for word, key in names.items()
         if len(word) > 2 and key in have  # "QA", "US": two capitals stand for too many things
     )
-    return Evidence(
-        dense,
-        dense - noise,
-        share(idf, have),
-        share({t: idf[t] for t in rare}, have),
-        gap,
-        max(share(idf, w) for w in windows),
-        nearest - noise,
-        unknown,
-        known,
-        absent,
-    )
+    return Evidence(dense, dense - noise, share(idf, have), share({t: idf[t] for t in rare}, have),
+                    gap, max(share(idf, w) for w in windows), nearest - noise, unknown, known,
+                    absent)  # fmt: skip
 
 
 def _unheard(terms: Sequence[str], retriever: Retriever) -> bool:
