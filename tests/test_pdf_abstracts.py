@@ -1541,3 +1541,59 @@ def test_an_abstract_heading_set_larger_after_a_table_of_contents_opens_the_abst
             _at("2 Introduction", 10, 672), _at("Abstract", 14.3, 640)]  # fmt: skip
     assert [toc_entry(page, i) for i in range(1, 5)] == [True, True, True, False]
     assert not heading_at(page, 1) and heading_at(page, 4)
+
+
+_TWENTY_NINTH = Path(__file__).parents[1] / "bench/data/real_pdfs29/heldout"
+
+
+def test_an_institutions_name_is_no_title_and_a_titles_words_are_no_institution() -> None:
+    """ "Johns Hopkins University" set under a title, over the author, is neither the title
+    nor its subtitle; "Laboratory Test Volumes Using Time-series Analysis" is the title's
+    second line, not an institution's; a title of six lines beside a side column is whole;
+    a byline in the title's type ends it."""
+    from ingest.parse.pdfheader import _INSTITUTION, _INSTITUTION_NAME
+
+    paper = _read(_TWENTY_NINTH / "du_unemployment_scarring_jmp.pdf")
+    assert paper.title == "The Macroeconomic Consequences of Unemployment Scarring"
+    paper = _read(_TWENTY_NINTH / "mohammed_lab_test_volume_forecasting_jpi.pdf")
+    assert paper.title.endswith("of Clinical Laboratory Test Volumes Using Time-series Analysis")
+    paper = _read(_TWENTY_NINTH / "nekmat_connective_action_social_media_comres.pdf")
+    assert paper.title.endswith("Perceived Source Credibility on Personalness of Source")
+    assert _INSTITUTION_NAME.match("University of Virginia")
+    assert not _INSTITUTION_NAME.match("Evidence from University Admissions")
+    assert _INSTITUTION.search("Swedish University of Agricultural Sciences")
+    assert _INSTITUTION.search("School of Medicine") and not _INSTITUTION.search("School Closures")
+    assert not _INSTITUTION.search("Institutional Investors and Laboratory Tests")
+    seventh = Path(__file__).parents[1] / "bench/data/real_pdfs7/heldout"
+    paper = _read(seventh / "imgan_J_Biol_Chem-2008-Brocker-10559-67.pdf")
+    assert paper.authors[:2] == ("Markus J. Bröcker", "Simone Virus")
+
+
+def test_a_name_with_a_combining_accent_a_proofs_query_mark_and_a_side_panels_reviewers() -> None:
+    """ "Su" + U+0308 + "ltmann" is "Sültmann" (NFC), not a word that is no name; a proof's
+    "Q1" in the margin beside the title's last line does not hide the byline under it;
+    ReScience's side panel: its reviewers under their label, with a reference's lines
+    between ("→ Benincà, E., Huisman, J., ..."), and its "Licence CC-BY" are no authors."""
+    from ingest.parse.pdfnames import line_names
+
+    paper = _read(_TWENTY_NINTH / "praveen_ampk_egfr_lung_cancer_scirep.pdf")
+    assert "Holger Sültmann" in paper.authors and len(paper.authors) == 5
+    paper = _read(_TWENTY_NINTH / "westcott_16s_otu_clustering_peerj_proof.pdf")
+    assert paper.authors == ("Sarah L. Westcott", "Patrick Schloss")
+    paper = _read(_TWENTY_NINTH / "petchey_plankton_chaos_rescience.pdf")
+    assert paper.authors == ("Owen Petchey", "Marco Plebani", "Frank Pennekamp")
+    assert line_names("Benincà, E., Huisman, J., Heerkloss, R., Jöhnk, K.D.,") is None
+    assert line_names("R. Barate, D. Buskulic, D. Decamp, P. Ghez") == [
+        "R. Barate", "D. Buskulic", "D. Decamp", "P. Ghez"]  # fmt: skip
+
+
+def test_a_power_ending_a_title_and_a_structured_abstracts_part_over_the_page() -> None:
+    """A raised "2" ending a title is a power ("... on S 2 × S 2"), not its first note; a
+    structured abstract whose "Results:" ends at the page's foot goes on with
+    "Conclusion:" over the footnote and the next page's running head."""
+    paper = _read(_TWENTY_NINTH / "mcneice_hopf_product_metric_senior_thesis.pdf")
+    assert paper.title.endswith("Product Metric on S 2 × S 2")
+    paper = _read(_TWENTY_NINTH / "garren_kurtosis_ttest_wilcoxon_cjast.pdf")
+    assert "Results: The false positive rate" in paper.abstract
+    assert paper.abstract.endswith("the t-test is preferred over all three mixture tests.")
+    assert "Corresponding author" not in paper.abstract and "CJAST" not in paper.abstract

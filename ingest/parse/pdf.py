@@ -64,6 +64,7 @@ from .pdfabstract import (
     with_heading_colons,
 )
 from .pdfbody import FRONT_MATTER_AFTER, body_sections, cap_sections
+from .pdfbyline import between, off_title
 from .pdfcover import MAX_COVERS, cover_words, stamped
 from .pdfheader import find_title, labelled_title, repeated_title
 from .pdflayout import Line, page_lines
@@ -178,12 +179,6 @@ def parse_pdf(path: Path, *, full_text: bool = True) -> Iterator[Draft | Skipped
                       printed, heads)  # fmt: skip
 
 
-def _off_title(lines: list[Line], title: str) -> list[Line]:
-    """The lines but those of two words or more that are a piece of the (casefolded) title."""
-    pieces = (" ".join(x.text.casefold().split()).strip(" *∗†‡") for x in lines)
-    return [x for x, p in zip(lines, pieces, strict=True) if len(p.split()) < 2 or p not in title]
-
-
 def _page_text(pdf: Any, index: int) -> str:
     """A page's whole text in PDFium's order, the margins' stamps included."""
     page = pdf[index]
@@ -273,7 +268,7 @@ def _paper(
         first = ABSTRACT.sub("", lines[start].text, count=1)
         head = [_with_text(lines[start], first)] if first else []
         rest = head + lines[start + 1 :]
-        named = authors(_off_title(_between(lines, after, start), retitled), words)
+        named = authors(off_title(between(lines, after, start), retitled), words)
         kept, end = abstract_end(rest, body_size, anchor=lines[start], names=frozenset(named))
         abstract = _TRAILING_MARK.sub(
             "", join_lines(with_heading_colons([line.text for line in kept]), words)
@@ -299,7 +294,7 @@ def _paper(
         keyed = end < len(lines) and bool(KEYWORDS_LINE.match(lines[end].text))  # its end found
         if not keyed:
             abstract = cut_words(abstract, _MAX_PARTS_WORDS if parts else _MAX_OPENING_WORDS)
-        named = authors(_off_title(lines[after:opening], retitled), words)
+        named = authors(off_title(lines[after:opening], retitled), words)
         body_lines = lines[end:]
         first_read = opening
         if thesis:  # its title page is front matter: its author, its date
@@ -363,26 +358,6 @@ def _file_hash(path: Path) -> str:
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()[:16]
-
-
-def _between(lines: list[Line], after: int, start: int) -> list[Line]:
-    """The lines set between the title (ending before ``lines[after]``) and the abstract's
-    heading (``lines[start]``): by their place on the page, so an author block beside the
-    abstract's column (two columns) is not read after it."""
-    if start < after:
-        return []
-    heading = lines[start]
-    title = lines[after - 1] if after else None
-    if title is None or title.page != heading.page:
-        return lines[after:start]
-    return [
-        line
-        for line in lines
-        if line.page == heading.page
-        and line is not heading
-        and line.y1 <= title.y0 + 1.0
-        and line.y0 >= heading.y1 - 1.0
-    ]
 
 
 def _with_text(line: Line, text: str) -> Line:

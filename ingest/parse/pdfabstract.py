@@ -19,6 +19,7 @@ from .pdfbody import Captions, is_heading
 from .pdfcontents import LEADERS, toc_entry
 from .pdflayout import Line
 from .pdfnames import AFFILIATION, line_names
+from .pdfoverleaf import inline_part, next_part_overleaf, runs_on_overleaf
 from .typeset import HYPHEN_MARK
 
 __all__ = [
@@ -86,7 +87,17 @@ def abstract_end(
 
     skipped = len(list(itertools.takewhile(beside, lines)))  # a column beside its heading
     kept, end = _abstract_lines(lines[skipped:], body, heading, beside, anchor, names)
-    return kept, end + skipped
+    end += skipped
+    # A structured abstract whose parts go on over the page's foot ("Results: ...
+    # procedures." / a footnote, the next page's head / "Conclusion: When a small ...").
+    parts = [p for p in map(inline_part, kept) if p is not None]
+    if parts and end < len(lines) and kept[-1].text.rstrip().endswith((".", "?", "!")):
+        size = sorted(x.size for x in kept)[len(kept) // 2]
+        on = next_part_overleaf(lines, end, kept[-1], size, parts[-1])
+        if on:
+            more, stop = _abstract_lines(lines[on:], body, heading, beside, None, names)
+            return kept + more, on + stop
+    return kept, end
 
 
 def _abstract_lines(
@@ -122,7 +133,7 @@ def _abstract_lines(
         ended = previous.text.rstrip().endswith((".", "?", "!", ":")) and _part(previous) is None
         if line.margin and not ended:
             continue  # a footer or running head where a sentence runs on to the next page
-        if not ended and line.size < size - 0.6 and _runs_on_overleaf(lines, i, previous, size):
+        if not ended and line.size < size - 0.6 and runs_on_overleaf(lines, i, previous, size):
             continue  # a sentence broken by the page's foot: its notes, the next page's head
         if is_heading(line, previous, body) or line.margin or _RIGHTS.search(line.text):
             return kept, i
@@ -173,21 +184,6 @@ def _part(line: Line) -> int | None:
         return len(ROLES)
     role, rest = heading(f"{label}: x")
     return ROLES.index(role) if role and rest == "x" else None
-
-
-_OVERLEAF_LINES = 40  # a page's foot (notes, dates, licence) and the next page's head
-
-
-def _runs_on_overleaf(lines: Sequence[Line], i: int, previous: Line, size: float) -> bool:
-    """Whether the unfinished sentence of ``previous`` goes on after the smaller lines from
-    ``lines[i]`` (footnotes, a licence, the next page's running head): the next line in the
-    abstract's type is on a later page, or at the top of the next column (above it), and
-    opens in lower case."""
-    for line in lines[i : i + _OVERLEAF_LINES]:
-        if abs(line.size - size) <= 0.6:
-            later = line.page > previous.page or line.y0 > previous.y1
-            return later and line.text.lstrip()[:1].islower()
-    return False
 
 
 def _capital_part(line: Line) -> int | None:

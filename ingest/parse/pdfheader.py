@@ -66,12 +66,18 @@ def find_title(
         while end < len(top) and _beside(top[end], top[first]) and top[end].y1 >= last.y0 - size:
             end += 1  # a side column's lines level with the title: the byline is under it
         texts = [top[i].text for i in members]
-        if top[members[-1]].mark:  # the footnote's number raised after it ("... data¹")
-            texts[-1] = texts[-1][: -len(top[members[-1]].mark)]
+        # The footnote's number raised after it ("... data¹"); not a power ("... on S² × S²":
+        # a title's first note is numbered 1).
+        mark = top[members[-1]].mark
+        if mark and not (mark.isdigit() and mark != "1"):
+            texts[-1] = texts[-1][: -len(mark)]
         text = join_lines(_unnumbered(texts), words).strip(_TITLE_MARKS)
         named = [n for n in line_names(top[first].text) or () if full_name(n)]
         byline = len(named) >= 2  # "M. S. Hagger,* N. L. D. Chatzisarantis,* H. Alberts"
-        if (len(text.split()) >= 2 or len(text) >= 12) and not byline:
+        # (an institution's name alone is the author's, never a title: "Johns Hopkins
+        # University" set under the title, over the author)
+        wordy = len(text.split()) >= 2 or len(text) >= 12
+        if wordy and not byline and not _INSTITUTION_NAME.match(text):
             blocks.append((text, end, first))
     # The largest such block, unless a smaller one stands right above the authors' names
     # and it does not: a journal's banner ("Alternative Medicine") is set larger than the
@@ -169,7 +175,7 @@ def _label_over(line: Line, below: Line) -> bool:
 
 
 def _title_lines(top: list[Line], first: int) -> list[int]:
-    """The lines of the title opening at ``top[first]``: up to four in its type, one under
+    """The lines of the title opening at ``top[first]``: up to six in its type, one under
     the other, passing over lines of another type set beside them (a side column's
     copyright lines between a title's two lines, as Science Advances prints them)."""
     size, head = top[first].size, top[first]
@@ -178,7 +184,12 @@ def _title_lines(top: list[Line], first: int) -> list[int]:
         line = top[j]
         last = top[members[-1]]
         under = line.page == last.page and last.y0 - line.y1 < 2 * size
-        if abs(line.size - size) < 0.5 and len(members) < 4 and under:
+        if abs(line.size - size) < 0.5 and len(members) < 6 and under:
+            if (
+                "," in line.text
+                and len([n for n in line_names(line.text) or () if full_name(n)]) >= 2
+            ):
+                break  # the byline in the title's type ("Markus J. Bröcker, Simone Virus, ...")
             members.append(j)
         elif not _beside(line, head):
             break  # another type under the title: its end
@@ -329,9 +340,24 @@ def _institution_after(line: Line, below: Line) -> bool:
     return not _runs_on(line.text) and bool(_INSTITUTION.search(below.text))
 
 
-_INSTITUTION = re.compile(r"universit|institut|college|school\b|academy|laborator", re.I)
+# An institution's name: a university or an institute anywhere in it; a college, school,
+# academy or laboratory as its head word ("School of Medicine", "Jet Propulsion
+# Laboratory"), not a title's word ("Laboratory Test Volumes Using ...", "Institutional").
+_INSTITUTION = re.compile(
+    r"universit|\binstitut(?:e|o|et)?\b|"
+    r"\b(?:college|school|academy|laborator(?:y|ies))\b(?=\s+(?:of|for)\b|\s*,|\s*$)",
+    re.I,
+)
 
 
+# A line that is an institution's name and nothing else: the author's, under a title, no
+# subtitle ("Johns Hopkins University", "University of Virginia", "Institute for Fiscal
+# Studies").
+_INSTITUTION_NAME = re.compile(
+    r"^(?:(?:[A-Z][\w'’.&-]*|of|the|and|for)\s+){0,6}"
+    r"(?:Universit\w*|Institute?|College|School|Laborator(?:y|ies)|Academy)$"
+    r"|^(?:Universit\w*|Institute?|College|School|Academy)\s+(?:of|for)\s+[A-Z][^:;.?!]*$"
+)
 _NEXT_LABEL = re.compile(r"^\s*(?:abstract|authors?|by|date|keywords?)\b", re.I)
 # "Title:", "Title -", "Title- " (not "Title-based ...", a title's own word)
 _LABELLED = re.compile(r"^\s*title\s*(?::|\s[-–—]|[-–—](?=\s))\s*(?=\S)", re.I)

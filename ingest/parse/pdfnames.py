@@ -33,7 +33,8 @@ _FUNCTION_WORDS = frozenset("a an the of with for in on to from by at as or via 
 _LABEL = re.compile(
     r"^\s*(?:citation|academic editor|editors?|handling editor|received|accepted|published|"
     r"copyright|correspondence|corresponding|funding|competing|data availability|open access|"
-    r"key\s?words?|abstract|how to cite|running (?:title|head)|short title|affiliations?)\b"
+    r"key\s?words?|abstract|how to cite|running (?:title|head)|short title|affiliations?|"
+    r"licen[cs]e)\b"
     r"|^\s*(?:table of )?contents\s*$"
     # a title page's field and its figure ("Word Count: 701", "Phone: 650.736.9477")
     r"|^\s*[A-Z][A-Za-z ]{0,30}:\s*[\d.,/() +-]+$",
@@ -42,6 +43,9 @@ _LABEL = re.compile(
 _DOT_LEADERS = re.compile(r"(?:\s?\.){4,}")  # a table of contents' entry, no byline
 # A line opening on a number in brackets: a reference's, or R's console output printed in
 # a knitted manuscript ("## [1] FALSE TRUE"), no byline.
+# A reference's authors, family name first and initials after ("Benincà, E., Huisman, J.,
+# Heerkloss, R., ..."): a cited work's, set beside the byline in a side box.
+_CITED = re.compile(r"(?:[A-Z][^\s,]+,\s*(?:[A-Z]\.-?\s?){1,3},\s*(?:&\s*)?){3,}")
 _NUMBERED = re.compile(r"^\s*#*\s*\[\d+\]\s")
 _CONTACT = re.compile(r"(?:^|(?<=\d)|(?<=\d\s))\s*\([\w.+-]+@[\w.-]+\)")  # "Sushma 2 (s@pes.edu)"
 # A side panel's label for the names under it, who are no authors ("Edited by" / "Karthik
@@ -91,6 +95,7 @@ def authors(
     "Keuren") joined."""
     texts: list[str] = []
     sizes: list[float] = []  # each text's type size
+    spans: list[tuple[float, float]] = []  # and its left and right edges
     for line in lines:  # a name hyphenated across lines ("Paulo Ro-" / "cha") joined
         # Names in a row parted by wide gaps only ("Sergey Levine   Pieter Abbeel").
         text = ", ".join(line.parts) if _apart_only(line) else line.text
@@ -99,23 +104,28 @@ def authors(
         else:
             texts.append(text)
             sizes.append(line.size)
+            spans.append((line.x0, line.x1))
     names: list[str] = []
     found_in: list[float] = []  # the type size of the line each name was read from
     found_at: list[int] = []  # and that line's place
     carry = ""  # a name the line ended before finishing
     held = True  # the line before held names (not an affiliation, an address)
-    editors = False  # under an "Edited by" label, to the next line that is no names
+    # Under an "Edited by" label, its edges: to the next line under it that is no names (a
+    # side panel's names, whatever lines of another column come between).
+    editors: tuple[float, float] | None = None
     for i, text in enumerate(texts):
         if _NOT_AUTHORS.match(text):
-            editors = True
+            editors = spans[i]
             continue
         if _SUPERVISOR.match(text):  # "Thesis Advisor: Patrick Cozzi"
             continue
         text = _SUPERVISED.sub("", text)  # "Oishani Bandopadhyay, supervised by Professor ..."
         found = line_names(text, first=not names and not carry)
-        if editors and found:
+        panel = editors is not None and spans[i][0] < editors[1] and spans[i][1] > editors[0]
+        if panel and found:
             continue
-        editors = False
+        if panel:
+            editors = None
         first_line = under_title and i == 0 and ":" not in text  # no label ("SUBJECT AREAS:")
         over_affiliation = i + 1 < len(texts) and bool(AFFILIATION.search(texts[i + 1]))
         # names in capitals, one to a line (not a title's words: "INTERACTIONS WITH ...")
@@ -199,7 +209,7 @@ def line_names(text: str, *, first: bool = False, byline: bool = False) -> list[
     text = _CONTACT.sub(" ", text)  # a name's e-mail after its mark: no affiliation
     if len(text) > 250 or VENUE.search(text) or _LABEL.match(text) or _DOT_LEADERS.search(text):
         return None
-    if _NUMBERED.match(text):
+    if _NUMBERED.match(text) or _CITED.search(text):
         return None
     if AFFILIATION.search(text):
         if not first:

@@ -1,0 +1,43 @@
+"""Where a PDF's first page prints its byline: the lines set between the title and the
+abstract's heading, by their place on the page, less those that repeat the title."""
+
+from __future__ import annotations
+
+from .pdflayout import Line
+
+__all__ = ["between", "off_title"]
+
+
+def off_title(lines: list[Line], title: str) -> list[Line]:
+    """The lines but those of two words or more that are a piece of the (casefolded) title."""
+    pieces = (" ".join(x.text.casefold().split()).strip(" *∗†‡") for x in lines)
+    return [x for x, p in zip(lines, pieces, strict=True) if len(p.split()) < 2 or p not in title]
+
+
+def between(lines: list[Line], after: int, start: int) -> list[Line]:
+    """The lines set between the title (ending before ``lines[after]``) and the abstract's
+    heading (``lines[start]``): by their place on the page, so an author block beside the
+    abstract's column (two columns) is not read after it."""
+    if start < after:
+        return []
+    heading = lines[start]
+    title = lines[after - 1] if after else None
+    while title is not None and after > 1 and _aside(title, lines[after - 2]):
+        after -= 1  # a query's or a note's mark in the margin beside the title ("Q1")
+        title = lines[after - 1]
+    if title is None or title.page != heading.page:
+        return lines[after:start]
+    return [
+        line
+        for line in lines
+        if line.page == heading.page
+        and line is not heading
+        and line.y1 <= title.y0 + 1.0
+        and line.y0 >= heading.y1 - 1.0
+    ]
+
+
+def _aside(line: Line, above: Line) -> bool:
+    """Whether ``line`` is set in smaller type beside the line before it, sharing none of
+    its width (a proof's "Q1" in the margin by a title's last line)."""
+    return line.size < above.size and (line.x1 <= above.x0 + 2 or line.x0 >= above.x1 - 2)
