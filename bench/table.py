@@ -290,7 +290,8 @@ def main() -> None:
                     help="with --fold: the choice between the second stage and the table "
                     "reader alone, on the training fields only (each read by the fold reader "
                     "that did not see it, the second stage fitted leaving it out); no "
-                    "reported field is read for it")  # fmt: skip
+                    "reported field is read for it. With --write, the chosen one is "
+                    "shipped (params.table 'alone')")  # fmt: skip
     ap.add_argument("--pairs", type=Path, metavar="FILE",
                     help="only write the training fields' reader pairs to FILE")  # fmt: skip
     args = ap.parse_args()
@@ -361,6 +362,11 @@ def main() -> None:
     if args.write:
         current = params.load()
         table = {"read": float(params.current().table.get("read", 3))} | shipped
+        if args.choose and result["choice"]["chosen"] == "reader_alone":
+            # the reader's log-odds decide; the weights the records were read with (what
+            # the reader reads) stay as they were measured
+            kept = {k: v for k, v in params.current().table.items() if k != "alone"}
+            table = kept | {"alone": 1.0}
         path = params.PATH
         data = current.to_json() | {"table": table}
         path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")

@@ -165,6 +165,34 @@ def test_a_table_over_a_collection_quotes_each_paper_verbatim(engine) -> None:  
     assert pool[best].text == "We enrolled 1,204 adults from 36 villages."
 
 
+def test_the_reader_alone_decides_a_cell_when_the_parameters_say_so(engine) -> None:  # type: ignore[no-untyped-def]
+    """With ``alone`` in params.table the table reader's log-odds score the sentences (a
+    cell stated from -1), the fitted weights only choosing what it reads; without, the
+    second stage's weights and the column's bias score them."""
+    from dataclasses import replace
+
+    import numpy as np
+
+    from rag.answer import params
+    from rag.answer.table import TableReader
+
+    x = np.array([[-2.0, 0.0, 0.0, 1.0, 0.0],   # no reader support, the column's cue words
+                  [-0.5, 0.0, 0.0, 0.0, 0.0],   # the reader's best, just past the threshold
+                  [-1.5, 0.0, 0.0, 0.0, 0.0]], dtype=np.float32)  # fmt: skip
+    shipped = params.current()
+    second = {"read": 3.0, "bias.method": 0.0, "w_reader": 0.1, "w_cue": 3.0}
+    try:
+        params.use(replace(shipped, table=second))
+        reader = TableReader(columns(["Method"]), engine.answer_embedder)
+        assert int(reader.scores(0, x).argmax()) == 0  # the cue words win
+        params.use(replace(shipped, table=second | {"alone": 1.0}))
+        reader = TableReader(columns(["Method"]), engine.answer_embedder)
+        assert reader.scores(0, x).tolist() == [-1.0, 0.5, -0.5]
+        assert int(reader.scores(0, x).argmax()) == 1
+    finally:
+        params.use(shipped)
+
+
 def test_rows_filled_together_come_in_order_as_one_at_a_time_and_stop_with_the_table(
     engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:  # type: ignore[no-untyped-def]

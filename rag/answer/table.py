@@ -11,10 +11,12 @@ table reader's log-odds (:func:`rag.answer.reader.table_reader`, a cross-encoder
 on labelled tables; it reads the ``read`` sentences the other features put first), the
 hand ranker's score for the column's question (:mod:`rag.answer.rank`), how well its role in
 the abstract fits the column (:mod:`rag.answer.roles`), whether it has the column's cue
-words, and for "Sample size" a count of what was studied. A logistic model of them, one bias
-per column (``params.table``, fitted leaving fields out by ``bench/table.py`` on papers
-labelled blind to the code), scores each sentence: the best is the cell when its score is
-positive, else the cell says "not stated" rather than quote a sentence that does not say it.
+words, and for "Sample size" a count of what was studied. The reader reads the sentences a
+logistic model of the other features puts first (``params.table``, fitted leaving fields
+out by ``bench/table.py`` on papers labelled blind to the code), and its log-odds score them
+(``alone``; or, as a second stage, the logistic model of all five with one bias per column):
+the best is the cell when its log-odds pass the threshold, else the cell says "not stated"
+rather than quote a sentence that does not say it.
 """
 
 from __future__ import annotations
@@ -349,14 +351,20 @@ class TableReader:
         for x, top in zip(out, tops, strict=True):
             if len(top):
                 got = read[at : at + len(top)]
-                x[:, 0] = float(got.min())
+                # (the unread a hair under the least read: never quoted over one read)
+                x[:, 0] = float(got.min()) - 1e-3
                 x[top, 0] = got
                 at += len(top)
         return out
 
     def scores(self, column: int, x: np.ndarray) -> np.ndarray:
-        """The log-odds that each sentence (features ``x``) is the column's cell."""
+        """The log-odds that each sentence (features ``x``) is the column's cell: the
+        table reader's own, a cell stated from THRESHOLD, when ``params.table`` says
+        ``alone`` (its weights then only choose what the reader reads); else the second
+        stage's, the weighted features and the column's bias."""
         w = self.weights
+        if w.get("alone"):
+            return np.asarray(x[:, 0] - THRESHOLD, dtype=np.float32)
         weights = np.array([w.get(f"w_{f}", 1.0 if f == "reader" else 0.0) for f in FEATURES])
         bias = w.get(_bias_key(self._asked[column].column), -THRESHOLD)
         return np.asarray(x @ weights + bias, dtype=np.float32)
