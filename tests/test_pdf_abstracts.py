@@ -1597,3 +1597,27 @@ def test_a_power_ending_a_title_and_a_structured_abstracts_part_over_the_page() 
     assert "Results: The false positive rate" in paper.abstract
     assert paper.abstract.endswith("the t-test is preferred over all three mixture tests.")
     assert "Corresponding author" not in paper.abstract and "CJAST" not in paper.abstract
+
+
+_THIRTIETH = Path(__file__).parents[1] / "bench/data/real_pdfs30/heldout"
+
+
+def test_a_titles_pairs_of_common_words_are_no_byline_and_a_name_before_its_contact() -> None:
+    """ "Visual Environment, Attention Allocation," opens a title in its large type: pairs of
+    common words, no initial and no name's word, are no byline, so the title runs on over
+    its three lines; SSRN's "Pablo Fernández. Professor of Corporate Finance. e-mail: ..."
+    is a name closed by a full stop before its position and e-mail (or its institution),
+    not "Radford M." before "Neal, University of Toronto"."""
+    from ingest.parse.pdfheader import _byline
+    from ingest.parse.pdfnames import line_names
+
+    paper = _read(_THIRTIETH / "fisher_classroom_visual_environment_psychsci.pdf")
+    assert paper.title.endswith("Young Children: When Too Much of a Good Thing May Be Bad")
+    assert paper.authors == ("Anna V. Fisher", "Karrie E. Godwin", "Howard Seltman")
+    assert not _byline("Visual Environment, Attention Allocation,")
+    assert _byline("M. S. Hagger,* N. L. D. Chatzisarantis,* H. Alberts")
+    paper = _read(_THIRTIETH / "fernandez_beat_sp500_ssrn.pdf")
+    assert paper.authors == ("Pablo Fernández", "Pablo Fernández Acín")
+    assert line_names("Ann Lee. Professor of Economics. e-mail: ann@uni.edu") == ["Ann Lee"]
+    assert line_names("Radford M. Neal, University of Toronto", first=True) == ["Radford M. Neal"]
+    assert line_names("Universidad de Chile. Dr. Carlos Lorca Tobar 999, Santiago") is None

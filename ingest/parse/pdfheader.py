@@ -8,6 +8,7 @@ import re
 from collections.abc import Sequence
 
 from rag.records import normalise_text
+from rag.words import common_words
 
 from .pdfabstract import heading_at
 from .pdflayout import Line
@@ -72,8 +73,7 @@ def find_title(
         if mark and not (mark.isdigit() and mark != "1"):
             texts[-1] = texts[-1][: -len(mark)]
         text = join_lines(_unnumbered(texts), words).strip(_TITLE_MARKS)
-        named = [n for n in line_names(top[first].text) or () if full_name(n)]
-        byline = len(named) >= 2  # "M. S. Hagger,* N. L. D. Chatzisarantis,* H. Alberts"
+        byline = _byline(top[first].text)  # "M. S. Hagger,* N. L. D. Chatzisarantis,* ..."
         # (an institution's name alone is the author's, never a title: "Johns Hopkins
         # University" set under the title, over the author)
         wordy = len(text.split()) >= 2 or len(text) >= 12
@@ -185,15 +185,23 @@ def _title_lines(top: list[Line], first: int) -> list[int]:
         last = top[members[-1]]
         under = line.page == last.page and last.y0 - line.y1 < 2 * size
         if abs(line.size - size) < 0.5 and len(members) < 6 and under:
-            if (
-                "," in line.text
-                and len([n for n in line_names(line.text) or () if full_name(n)]) >= 2
-            ):
+            if "," in line.text and _byline(line.text):
                 break  # the byline in the title's type ("Markus J. Bröcker, Simone Virus, ...")
             members.append(j)
         elif not _beside(line, head):
             break  # another type under the title: its end
     return members
+
+
+def _byline(text: str) -> bool:
+    """Whether a line in the title's type is a byline: two names or more, one of them a
+    person's by an initial or a word no English list holds ("Karrie E. Godwin"), not a
+    title's pairs of capitalised words ("Visual Environment, Attention Allocation,")."""
+    named = [n for n in line_names(text) or () if full_name(n)]
+    return len(named) >= 2 and any(
+        re.search(r"\b[A-Z]\.", n) or any(t.casefold() not in common_words() for t in n.split())
+        for n in named
+    )
 
 
 def _beside(line: Line, title: Line) -> bool:

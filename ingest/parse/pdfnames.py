@@ -46,6 +46,10 @@ _DOT_LEADERS = re.compile(r"(?:\s?\.){4,}")  # a table of contents' entry, no by
 # A reference's authors, family name first and initials after ("Benincà, E., Huisman, J.,
 # Heerkloss, R., ..."): a cited work's, set beside the byline in a side box.
 _CITED = re.compile(r"(?:[A-Z][^\s,]+,\s*(?:[A-Z]\.-?\s?){1,3},\s*(?:&\s*)?){3,}")
+# A name closed by a full stop, then its position and e-mail or its institution on the same
+# line (SSRN's "Pablo Fernández. Professor of Corporate Finance. e-mail: ...").
+_NAME_THEN_CONTACT = re.compile(r"^\s*([^.,;:@]{3,60}?[^\W\d_]{2})\.\s+(.+)$")  # not "Radford M."
+_EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+\.")
 _NUMBERED = re.compile(r"^\s*#*\s*\[\d+\]\s")
 _CONTACT = re.compile(r"(?:^|(?<=\d)|(?<=\d\s))\s*\([\w.+-]+@[\w.-]+\)")  # "Sushma 2 (s@pes.edu)"
 # A side panel's label for the names under it, who are no authors ("Edited by" / "Karthik
@@ -211,6 +215,14 @@ def line_names(text: str, *, first: bool = False, byline: bool = False) -> list[
         return None
     if _NUMBERED.match(text) or _CITED.search(text):
         return None
+    contact = _NAME_THEN_CONTACT.match(text)  # "Pablo Fernández. Professor of ... e-mail:"
+    if (
+        contact
+        and not AFFILIATION.search(contact[1])  # "Universidad de Chile. Dr. Carlos Lorca ..."
+        and (_EMAIL.search(contact[2]) or AFFILIATION.search(contact[2]))
+    ):
+        name = _name(contact[1], byline=True)
+        return [name] if full_name(name) else None
     if AFFILIATION.search(text):
         if not first:
             return None
