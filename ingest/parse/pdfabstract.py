@@ -43,7 +43,6 @@ ABSTRACT = re.compile(
 # A labelled link set after the abstract ("Source code: https://github.com/...",
 # "Documentation: http://..."): a label of a few words, then the address alone.
 _LINK_FIELD = re.compile(r"^\s*[A-Z][\w ]{0,30}:\s*(?:https?://|www\.)\S+\s*$")
-# A table of contents: its heading, and an entry's dot leaders ("Abstract . . . . 11").
 
 
 def heading_at(lines: Sequence[Line], i: int) -> bool:

@@ -43,6 +43,7 @@ _LABEL = re.compile(
 _DOT_LEADERS = re.compile(r"(?:\s?\.){4,}")  # a table of contents' entry, no byline
 # A line opening on a number in brackets: a reference's, or R's console output printed in
 # a knitted manuscript ("## [1] FALSE TRUE"), no byline.
+_NUMBERED = re.compile(r"^\s*#*\s*\[\d+\]\s")
 # A reference's authors, family name first and initials after ("Benincà, E., Huisman, J.,
 # Heerkloss, R., ..."): a cited work's, set beside the byline in a side box.
 _CITED = re.compile(r"(?:[A-Z][^\s,]+,\s*(?:[A-Z]\.-?\s?){1,3},\s*(?:&\s*)?){3,}")
@@ -50,7 +51,6 @@ _CITED = re.compile(r"(?:[A-Z][^\s,]+,\s*(?:[A-Z]\.-?\s?){1,3},\s*(?:&\s*)?){3,}
 # line (SSRN's "Pablo Fernández. Professor of Corporate Finance. e-mail: ...").
 _NAME_THEN_CONTACT = re.compile(r"^\s*([^.,;:@]{3,60}?[^\W\d_]{2})\.\s+(.+)$")  # not "Radford M."
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+\.")
-_NUMBERED = re.compile(r"^\s*#*\s*\[\d+\]\s")
 _CONTACT = re.compile(r"(?:^|(?<=\d)|(?<=\d\s))\s*\([\w.+-]+@[\w.-]+\)")  # "Sushma 2 (s@pes.edu)"
 # A side panel's label for the names under it, who are no authors ("Edited by" / "Karthik
 # Ram", "Reviewed by" / "Leah Wang"), and a thesis's for its supervisors ("supervised by").
