@@ -1621,3 +1621,17 @@ def test_a_titles_pairs_of_common_words_are_no_byline_and_a_name_before_its_cont
     assert line_names("Ann Lee. Professor of Economics. e-mail: ann@uni.edu") == ["Ann Lee"]
     assert line_names("Radford M. Neal, University of Toronto", first=True) == ["Radford M. Neal"]
     assert line_names("Universidad de Chile. Dr. Carlos Lorca Tobar 999, Santiago") is None
+
+
+def test_a_labelled_titles_lines_are_joined_as_lines_are_and_a_degree_before_its_field() -> None:
+    """ "Title: ... meta-community pro-" / "cesses to assembly ..." is "processes" (the
+    labelled title's lines joined as any lines are); "Jesse Koivu, PhD Mathematics" names
+    no "PhD Mathematics", while "Md Amiruzzaman" keeps his given name's short form."""
+    from ingest.parse.pdfnames import authors
+
+    thirty_first = Path(__file__).parents[1] / "bench/data/real_pdfs31/heldout"
+    paper = _read(thirty_first / "gravel_neutral_metacommunity_manuscript.pdf")
+    assert "meta-community processes to assembly" in paper.title
+    assert authors([_at("Jesse Koivu, PhD Mathematics", 11, 600)], frozenset()) == ("Jesse Koivu",)
+    byline = _at("Priyanka Logasubramanian, Md Amiruzzaman * , Ashik Ahmed Bhuiyan", 11, 600)
+    assert "Md Amiruzzaman" in authors([byline], frozenset())

@@ -249,7 +249,7 @@ def _paper(
     words = vocabulary(line.text for line in lines)
     opening_page = min((line.page for line in lines), default=0)  # a blank cover aside
     first_page = [line for line in lines if line.page == opening_page]
-    title, after = labelled_title(first_page)  # "Title- ..."
+    title, after = labelled_title(first_page, words)  # "Title- ..."
     title, after = (title, after) if title else find_title(first_page, body_size, metadata, words)
     title, after = (title, after) if title else repeated_title(first_page, lines)
     title = _TITLE_LABEL.sub("", title)  # a manuscript's "1 Title: ..."

@@ -371,10 +371,11 @@ _NEXT_LABEL = re.compile(r"^\s*(?:abstract|authors?|by|date|keywords?)\b", re.I)
 _LABELLED = re.compile(r"^\s*title\s*(?::|\s[-–—]|[-–—](?=\s))\s*(?=\S)", re.I)
 
 
-def labelled_title(page: Sequence[Line]) -> tuple[str, int]:
+def labelled_title(page: Sequence[Line], words: frozenset[str]) -> tuple[str, int]:
     """(title, index of the line after it) when one of the page's first lines labels it
     ("Title- The Psychological Impact of ..." and its next lines in the same type, up to a
-    heading); ("", 0) else."""
+    heading, joined as lines are: "meta-community pro-" / "cesses" is "processes"); ("", 0)
+    else."""
     at = next((i for i, x in enumerate(page[:6]) if _LABELLED.match(x.text)), None)
     if at is None:
         return "", 0
@@ -385,5 +386,5 @@ def labelled_title(page: Sequence[Line]) -> tuple[str, int]:
         and not (heading_at(page, end) or _NEXT_LABEL.match(page[end].text))
     ):
         end += 1
-    text = " ".join(x.text for x in page[at:end])
+    text = join_lines([x.text for x in page[at:end]], words)
     return _LABELLED.sub("", text).rstrip(" ."), end

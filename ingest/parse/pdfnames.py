@@ -76,6 +76,7 @@ _DEGREES = frozenset(
     "phd ph.d md m.d mres msc m.sc bsc b.sc mbchb mbbs mph dphil frcs frcp frcpc facs mba drph "  # noqa: SIM905
     "scd pharmd dvm dds mpp mpa llm jd m.tech b.tech mtech btech".split()
 )
+_FIELD_DEGREES = frozenset("phd ph.d mres msc m.sc bsc b.sc dphil mphil".split())  # noqa: SIM905
 # Words that begin a heading or a phrase, never a person's name ("The Site"); not "A", an
 # initial written without its point ("A Kumar").
 _NOT_FIRST = frozenset("the an of in on for with to at from our this these its".split())  # noqa: SIM905
@@ -346,7 +347,13 @@ def _name(part: str, *, byline: bool = False, caps: bool = False, listed: bool =
         tokens[0] = re.sub(r"^(?:Dr|Prof)\.(?=[A-Z][a-z])", "", tokens[0])
     while tokens and tokens[0].casefold().rstrip(".") in _HONORIFICS:
         tokens.pop(0)
-    while len(tokens) > 2 and tokens[0].casefold().rstrip(".,") in _DEGREES:
+    # (a degree printed before its field goes before a single word too: "PhD Mathematics";
+    # not "Md Amiruzzaman", a given name's short form)
+    while (
+        tokens
+        and tokens[0].casefold().rstrip(".,") in _DEGREES
+        and (len(tokens) > 2 or tokens[0].casefold().rstrip(".,") in _FIELD_DEGREES)
+    ):
         tokens.pop(0)
     while tokens and re.fullmatch(r"[a-z]", tokens[-1]):
         tokens.pop()  # an affiliation mark set apart ("Lane a"): the layout raised it
