@@ -1635,3 +1635,19 @@ def test_a_labelled_titles_lines_are_joined_as_lines_are_and_a_degree_before_its
     assert authors([_at("Jesse Koivu, PhD Mathematics", 11, 600)], frozenset()) == ("Jesse Koivu",)
     byline = _at("Priyanka Logasubramanian, Md Amiruzzaman * , Ashik Ahmed Bhuiyan", 11, 600)
     assert "Md Amiruzzaman" in authors([byline], frozenset())
+
+
+def test_a_citation_whose_bracket_opens_on_the_line_before_gives_no_year() -> None:
+    """A REVTeX abstract cites "[J. Fluid Mech. 407, 27 (2000); PRL" / "86, 3316 (2001)]":
+    another work's year, its bracket opened on the line before; "(Dated: August 22, 2024)"
+    above it is the paper's."""
+    from ingest.parse.pdfyear import find_year
+
+    thirty_first = Path(__file__).parents[1] / "bench/data/real_pdfs31/heldout"
+    assert _read(thirty_first / "sanjay_drop_impact_scaling_prl.pdf").year == 2024
+    cited = (
+        "(Dated: May 2, 2024)\nas in turbulence [J. Fluid Mech. 407, 27 (2000); PRL\n"
+        "86, 3316 (2001)]"
+    )
+    assert find_year(cited, None) == 2024
+    assert find_year("[Journal of Labor Economics, 2021, vol. 39]\nA Title", None) == 2021

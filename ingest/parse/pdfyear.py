@@ -173,9 +173,12 @@ def _elsewhere(text: str, found: re.Match[str]) -> bool:
     start = text.rfind("\n", 0, found.start()) + 1
     end = text.find("\n", found.end())
     line = text[start : end if end >= 0 else len(text)]
-    before = text[start : found.start()]
+    # (the bracket may open on a line before: "... turbulence [J. Fluid Mech. 407, 27 (2000);
+    # PRL" / "86, 3316 (2001)]")
+    before = text[max(0, found.start() - 200) : found.start()]
     opened = before.rfind("[")  # in a sentence; a line of its own in brackets is the paper's
-    cited = opened > before.rfind("]") and bool(before[:opened].strip())
+    own_line = before.rfind("\n", 0, opened) + 1 if opened >= 0 else 0
+    cited = opened > before.rfind("]") and bool(before[own_line:opened].strip())
     # its sentence, across lines: "This project was presented at the ... / the 2022 EHES
     # conference, ..." (a history of the paper's talks, not its date)
     opens = text.rfind(". ", 0, found.start())
