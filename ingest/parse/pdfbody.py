@@ -16,7 +16,7 @@ from dataclasses import replace
 from rag.records import Section
 
 from .pdflayout import Line
-from .pdfnames import AFFILIATION
+from .pdfnames import AFFILIATION, EMAIL
 from .typeset import join_lines
 
 __all__ = [
@@ -31,7 +31,6 @@ __all__ = [
 _FRONT_MATTER_LINES = 16  # keywords and CCS concepts take a few lines, never a page
 COLUMN_SLACK = 7.0  # points: lines of one column start this close to its left edge
 CONTACT_WORDS = 12  # a line of a contact footnote or an author's address, at most
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 
 _NAMED_HEADING = re.compile(
     r"^\s*(?:(?:\d{1,2}|[IVX]{1,5})\.?\s*)?(?:introduction|background|related work|references"
@@ -220,7 +219,7 @@ def _without_contacts(lines: list[Line]) -> list[Line]:
     merged into a line of text) is taken out of it."""
     drop: set[int] = set()
     for i, line in enumerate(lines):
-        if not _EMAIL.search(line.text) or line.words > CONTACT_WORDS:
+        if not EMAIL.search(line.text) or line.words > CONTACT_WORDS:
             continue
         drop.add(i)
         for step in (-1, 1):
@@ -229,8 +228,8 @@ def _without_contacts(lines: list[Line]) -> list[Line]:
                 drop.add(j)
                 j += step
     return [
-        replace(line, text=" ".join(_EMAIL.sub(" ", line.text).split()))
-        if _EMAIL.search(line.text)
+        replace(line, text=" ".join(EMAIL.sub(" ", line.text).split()))
+        if EMAIL.search(line.text)
         else line
         for i, line in enumerate(lines)
         if i not in drop

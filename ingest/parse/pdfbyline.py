@@ -3,6 +3,7 @@ abstract's heading, by their place on the page, less those that repeat the title
 
 from __future__ import annotations
 
+from .pdfheader import beside
 from .pdflayout import Line
 
 __all__ = ["between", "off_title"]
@@ -40,4 +41,4 @@ def between(lines: list[Line], after: int, start: int) -> list[Line]:
 def _aside(line: Line, above: Line) -> bool:
     """Whether ``line`` is set in smaller type beside the line before it, sharing none of
     its width (a proof's "Q1" in the margin by a title's last line)."""
-    return line.size < above.size and (line.x1 <= above.x0 + 2 or line.x0 >= above.x1 - 2)
+    return line.size < above.size and beside(line, above)

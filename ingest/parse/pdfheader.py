@@ -16,7 +16,7 @@ from .pdfnames import VENUE, full_name, line_names
 from .pdfyear import MONTH_YEAR
 from .typeset import fix_characters, join_lines
 
-__all__ = ["find_title", "labelled_title", "repeated_title"]
+__all__ = ["beside", "find_title", "labelled_title", "repeated_title"]
 
 
 def find_title(
@@ -64,7 +64,7 @@ def find_title(
             members.append(end)
             end += 1
         last = top[members[-1]]
-        while end < len(top) and _beside(top[end], top[first]) and top[end].y1 >= last.y0 - size:
+        while end < len(top) and beside(top[end], top[first]) and top[end].y1 >= last.y0 - size:
             end += 1  # a side column's lines level with the title: the byline is under it
         texts = [top[i].text for i in members]
         # The footnote's number raised after it ("... data¹"); not a power ("... on S² × S²":
@@ -188,7 +188,7 @@ def _title_lines(top: list[Line], first: int) -> list[int]:
             if "," in line.text and _byline(line.text):
                 break  # the byline in the title's type ("Markus J. Bröcker, Simone Virus, ...")
             members.append(j)
-        elif not _beside(line, head):
+        elif not beside(line, head):
             break  # another type under the title: its end
     return members
 
@@ -204,8 +204,9 @@ def _byline(text: str) -> bool:
     )
 
 
-def _beside(line: Line, title: Line) -> bool:
-    """Whether ``line`` is set beside the title's line, sharing none of its width."""
+def beside(line: Line, title: Line) -> bool:
+    """Whether ``line`` is set beside ``title`` (the title's line, or any line above it),
+    sharing none of its width."""
     return line.x0 >= title.x1 - 2 or line.x1 <= title.x0 + 2
 
 

@@ -16,7 +16,7 @@ from .pdfaffiliation import AFFILIATION, NOT_A_PERSON
 from .pdflayout import Line
 from .typeset import HYPHEN_MARK
 
-__all__ = ["AFFILIATION", "VENUE", "authors", "full_name", "line_names"]
+__all__ = ["AFFILIATION", "EMAIL", "VENUE", "authors", "full_name", "line_names"]
 
 VENUE = re.compile(
     # (the venue's words in the singular: a title may be about "preprints" or "journals";
@@ -50,7 +50,7 @@ _CITED = re.compile(r"(?:[A-Z][^\s,]+,\s*(?:[A-Z]\.-?\s?){1,3},\s*(?:&\s*)?){3,}
 # A name closed by a full stop, then its position and e-mail or its institution on the same
 # line (SSRN's "Pablo Fernández. Professor of Corporate Finance. e-mail: ...").
 _NAME_THEN_CONTACT = re.compile(r"^\s*([^.,;:@]{3,60}?[^\W\d_]{2})\.\s+(.+)$")  # not "Radford M."
-_EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+\.")
+EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _CONTACT = re.compile(r"(?:^|(?<=\d)|(?<=\d\s))\s*\([\w.+-]+@[\w.-]+\)")  # "Sushma 2 (s@pes.edu)"
 # A side panel's label for the names under it, who are no authors ("Edited by" / "Karthik
 # Ram", "Reviewed by" / "Leah Wang"), and a thesis's for its supervisors ("supervised by").
@@ -220,7 +220,7 @@ def line_names(text: str, *, first: bool = False, byline: bool = False) -> list[
     if (
         contact
         and not AFFILIATION.search(contact[1])  # "Universidad de Chile. Dr. Carlos Lorca ..."
-        and (_EMAIL.search(contact[2]) or AFFILIATION.search(contact[2]))
+        and (EMAIL.search(contact[2]) or AFFILIATION.search(contact[2]))
     ):
         name = _name(contact[1], byline=True)
         return [name] if full_name(name) else None
