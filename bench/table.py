@@ -41,6 +41,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench import table_cut  # noqa: E402
 from bench.answers import open_domain  # noqa: E402
 from bench.domains import domains  # noqa: E402
 from rag.answer import params, reader  # noqa: E402
@@ -292,6 +293,12 @@ def main() -> None:
                     "that did not see it, the second stage fitted leaving it out); no "
                     "reported field is read for it. With --write, the chosen one is "
                     "shipped (params.table 'alone')")  # fmt: skip
+    ap.add_argument("--choose-cut", action="store_true",
+                    help="with --fold: where the table reader alone says 'stated' and whether "
+                    "a sentence may fill several columns of a row (bench/table_cut.py), chosen "
+                    "on the training fields only; the reported fields are then read each way. "
+                    "With --write, the chosen way is shipped (params.table 'cut.*', "
+                    "'exclusive')")  # fmt: skip
     ap.add_argument("--pairs", type=Path, metavar="FILE",
                     help="only write the training fields' reader pairs to FILE")  # fmt: skip
     args = ap.parse_args()
@@ -328,8 +335,8 @@ def main() -> None:
         folds.append({"reader": str(fold), "fields": sorted(unseen), "card": other.card})
     reader.use_table(used)
     fields = sorted({r["field"] for r in records if not r["train"]})
-    if args.choose and (not args.fold or seen):
-        ap.error("--choose needs a --fold reader for every training field")
+    if (args.choose or args.choose_cut) and (not args.fold or seen):
+        ap.error("--choose and --choose-cut need a --fold reader for every training field")
     result: dict[str, Any] = {
         "columns": COLUMNS,
         "features": list(FEATURES),
@@ -350,6 +357,10 @@ def main() -> None:
         }
     if args.choose:
         result["choice"] = choose([r for r in records if r["train"]])
+    if args.choose_cut:
+        result["cut_choice"] = table_cut.choose([r for r in records if r["train"]])
+        result["cut_reported"] = cut_reported(result["cut_choice"]["cuts"],
+                                              [r for r in records if not r["train"]])  # fmt: skip
     result["held_out_all"] = _pool(result, "held_out")
     result["reader_alone_all"] = _pool(result, "reader_alone")
     shipped = fit([r for r in records if r["field"] not in seen])
@@ -362,7 +373,14 @@ def main() -> None:
     if args.write:
         current = params.load()
         table = {"read": float(params.current().table.get("read", 3))} | shipped
-        if args.choose and result["choice"]["chosen"] == "reader_alone":
+        if args.choose_cut:
+            way = result["cut_choice"]["chosen"]
+            kept = {k: v for k, v in params.current().table.items()
+                    if not k.startswith("cut.") and k != "exclusive"}  # fmt: skip
+            cuts = result["cut_choice"]["cuts"] if way.startswith("cuts") else {}
+            table = kept | {f"cut.{c.casefold()}": v for c, v in cuts.items()}
+            table |= {"exclusive": 1.0} if way.endswith("exclusive") else {}
+        elif args.choose and result["choice"]["chosen"] == "reader_alone":
             # the reader's log-odds decide; the weights the records were read with (what
             # the reader reads) stay as they were measured
             kept = {k: v for k, v in params.current().table.items() if k != "alone"}
@@ -397,6 +415,19 @@ def choose(records: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def cut_reported(cuts: dict[str, float], records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Each way of bench/table_cut.py on the reported fields (cuts fitted on the training
+    fields), per field and pooled."""
+    out: dict[str, Any] = {}
+    for way in table_cut.WAYS:
+        use = cuts if way.startswith("cuts") else {}
+        per = {f: table_cut.judge([r for r in records if r["field"] == f], use,
+                                  way.endswith("exclusive"))
+               for f in sorted({r["field"] for r in records})}  # fmt: skip
+        out[way] = {"fields": per, "all": table_cut.judge(records, use, way.endswith("exclusive"))}
+    return out
+
+
 def _pool(result: dict[str, Any], which: str) -> dict[str, Any]:
     total: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for f in result["fields"].values():
@@ -426,6 +457,21 @@ def _print(result: dict[str, Any]) -> None:
             print(line(f"training fields, {which}", t), f"right {t['right']}/{t['cells']}",
                   f"worst field right {t['worst_field_right']:.3f}")  # fmt: skip
         print("chosen:", result["choice"]["chosen"])
+    if "cut_choice" in result:
+        got = result["cut_choice"]
+        for way in table_cut.WAYS:
+            t = {**got["pooled"][way]["all"]}
+            print(line(f"training fields, {way}", _rates(t)), f"right {t['right']}/{t['cells']}",
+                  f"worst field right {got['pooled'][way]['worst_field_right']:.3f}")  # fmt: skip
+        print("chosen:", got["chosen"], "cuts fitted on the six:", got["cuts"])
+        for way in table_cut.WAYS:
+            rep = result["cut_reported"][way]
+            print(line(f"reported fields, {way}", _rates({**rep["all"]["all"]})))
+            for field, t in rep["fields"].items():
+                print(line(f"  {field}", _rates({**t["all"]})))
+            for c in COLUMNS:
+                if c in rep["all"]:
+                    print(line(f"  column {c}", _rates({**rep["all"][c]})))
     print("shipped weights:", result["shipped"])
     if "time" in result:
         print("time:", result["time"])

@@ -107,3 +107,70 @@ def test_the_check_names_what_is_wrong() -> None:
         "p1 Sample size: sentences must be indices 0..1",
     ]
     assert check([paper, paper | {"id": "p2"}], [row])[-1] == "p2: no label line"
+
+
+# bench/table_cut.py: where the reader alone says "stated", and one sentence per column.
+
+
+def _row(field: str, paper: str, cells: list[tuple[str, list[float], list[int]]]
+         ) -> list[dict[str, Any]]:  # fmt: skip
+    """One paper's records: per column, the reader's log-odds of the same three sentences
+    and which are labelled."""
+    out = []
+    for column, logodds, gold in cells:
+        r = _cell(field, column, [[v, 0, 0, 0, 0] for v in logodds], gold)
+        out.append(r | {"paper": paper, "texts": ["s0", "s1", "s2"]})
+    return out
+
+
+def test_a_sentence_fills_one_column_when_exclusive_the_best_scored_pair_first() -> None:
+    from bench.table_cut import quoted
+
+    # s1 is best for both columns; Method wants it more (2.0 against 1.5)
+    row = _row("f1", "p", [("Method", [-3, 2.0, -3], [1]), ("Main result", [-3, 1.5, 0.5], [2])])
+    assert quoted(row, {}, exclusive=False) == [1, 1]
+    assert quoted(row, {}, exclusive=True) == [1, 2]
+    # nothing else over the cut: the second column says "not stated"
+    row[1]["x"][2, 0] = -2.0
+    assert quoted(row, {}, exclusive=True) == [1, None]
+    # a cut of its own moves where a column is stated
+    assert quoted(row, {"Main result": 2.0}, exclusive=False) == [1, None]
+
+
+def test_a_fitted_cut_gets_most_cells_right_and_stays_nearest_the_shipped_one_of_equals() -> None:
+    from bench.table_cut import CUT, fit_cuts
+
+    records = []
+    for k in range(6):  # labelled cells read at 0.5, empty ones at -0.5: any cut in between
+        records += _row("f1", f"a{k}", [("Method", [0.5, -4, -4], [0])])
+        records += _row("f1", f"b{k}", [("Method", [-0.5, -4, -4], [])])
+    # every cut in (-0.5, 0.5] gets all twelve right; the one nearest -1 is the midpoint
+    assert fit_cuts(records) == {"Method": 0.0}
+    # no empty cells: every cut under 0.5 gets all right, so the shipped -1 stands
+    assert fit_cuts([r for r in records if r["labelled"]]) == {"Method": CUT}
+
+
+def test_the_cut_choice_counts_cells_per_way_and_a_tie_goes_to_the_way_shipped() -> None:
+    from bench.table_cut import WAYS, choose
+
+    def library(result_cut: float) -> list[dict[str, Any]]:
+        out = []
+        for field in FIELDS:
+            for k in range(3):  # Main result: labelled cells at 0, empty ones at `result_cut`
+                out += _row(field, f"a{k}", [("Method", [1, -4, -4], [0]),
+                                             ("Main result", [-4, 0.0, -4], [1])])  # fmt: skip
+                empty = [-4, result_cut, -4]
+                out += _row(field, f"b{k}", [("Method", [1, -4, -4], [0]),
+                                             ("Main result", empty, [])])  # fmt: skip
+        return out
+
+    # empty Main result cells read at -2, under the shipped cut: every way right everywhere
+    got = choose(library(-2.0))
+    assert {got["pooled"][w]["all"]["right"] for w in WAYS} == {len(FIELDS) * 12}
+    assert got["chosen"] == "shared"
+    # read at -0.5 they are quoted by the shipped cut; a fitted cut says "not stated"
+    got = choose(library(-0.5))
+    assert got["pooled"]["shared"]["all"]["right"] == len(FIELDS) * 9
+    assert got["pooled"]["cuts"]["all"]["right"] == len(FIELDS) * 12
+    assert got["chosen"] == "cuts" and -0.5 < got["cuts"]["Main result"] <= 0.0
+    assert set(got["fields"]) == set(FIELDS)
