@@ -51,6 +51,9 @@ def main() -> None:
     ap.add_argument("--index-dir", type=Path,
                     default=Path(tempfile.gettempdir()) / "paperchat-bench-indexes")  # fmt: skip
     ap.add_argument("--out", type=Path, default=ROOT / "bench/results/reader_cost.json")
+    ap.add_argument("--top", type=int, nargs="*", default=[],
+                    help="also answer reading this many sentences (params.reader 'top'; the "
+                    "gate reading as many as shipped), alternating with the others")  # fmt: skip
     args = ap.parse_args()
     domain = domains([args.domain], pubmedqa=args.pubmedqa, scifact=args.scifact)[args.domain]
     app = open_domain(domain, args.index_dir)
@@ -73,10 +76,16 @@ def main() -> None:
     loaded = reader.packaged()
     assert loaded is not None
     loaded._seen.clear()  # nothing read before is remembered: each pair is read when timed
-    seconds: dict[str, list[float]] = {"ranker": [], "reader": []}
+    modes = [("ranker", without), ("reader", shipped)]
+    gate_top = shipped.reader.get("gate_top", shipped.reader.get("top", 16))
+    modes += [(f"reader_top{n}", replace(shipped, reader={**shipped.reader, "top": float(n),
+                                                          "gate_top": gate_top}))
+              for n in args.top]  # fmt: skip
+    seconds: dict[str, list[float]] = {name: [] for name, _ in modes}
     for q in questions:
-        for name, p in (("ranker", without), ("reader", shipped)):
+        for name, p in modes:
             params.use(p)
+            loaded._seen.clear()  # each mode reads its pairs anew (an answer's own reads kept)
             clock = time.perf_counter()
             collect(app.engine.answer(q))
             seconds[name].append(time.perf_counter() - clock)

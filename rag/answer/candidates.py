@@ -148,10 +148,11 @@ def scored(question: Question, sentences: Sequence[Sentence], qvec: np.ndarray) 
 
 
 def _read_first(
-    question: Question, sentences: Sequence[Sentence], hand: np.ndarray
+    question: Question, sentences: Sequence[Sentence], hand: np.ndarray, top_key: str = "top"
 ) -> tuple[np.ndarray, np.ndarray] | None:
-    """(the positions of the ``top`` sentences the ranker scores highest, the reader's
-    log-odds for each), or None without a reader or its weights. A question naming papers
+    """(the positions of the sentences the ranker scores highest, as many as
+    ``params.reader[top_key]`` says, the reader's log-odds for each), or None without a
+    reader or its weights. A question naming papers
     is answered from their sentences only (:mod:`rag.answer.extractive`): the reader reads
     theirs, not another paper's that cannot be quoted ("Which languages was it trained on?"
     about PLATO-XL lost its answer, ninth by the ranker, to three of other papers)."""
@@ -163,7 +164,7 @@ def _read_first(
     if not quotable.any():
         quotable[:] = True
     order = np.argsort(-np.where(quotable, hand, -np.inf), kind="stable")
-    top = order[: min(int(weights.get("top", 16)), int(quotable.sum()))]
+    top = order[: min(int(weights.get(top_key, weights.get("top", 16))), int(quotable.sum()))]
     asked = question.own or question.text
     read = reader.score(asked, [(sentences[i].source.name, sentences[i].text) for i in top])
     return top, read
@@ -192,12 +193,14 @@ def best_read(
     keep: Callable[[Sentence], bool] | None = None,
 ) -> float | None:
     """The reader's highest log-odds over the sentences the ranker puts first (vectors
-    attached): how surely any of them states what is asked; over those ``keep`` accepts
-    only, when given (minus infinity when it accepts none). None without a reader."""
+    attached; as many as ``params.reader["gate_top"]`` says, the gate's own reading, else
+    as many as an answer reads): how surely any of them states what is asked; over those
+    ``keep`` accepts only, when given (minus infinity when it accepts none). None without a
+    reader."""
     if not sentences:
         return None
     hand = rank.score(features_of(question, sentences, qvec))
-    read = _read_first(question, sentences, hand)
+    read = _read_first(question, sentences, hand, "gate_top")
     if read is None:
         return None
     kept = [float(r) for i, r in zip(*read, strict=True) if keep is None or keep(sentences[i])]
