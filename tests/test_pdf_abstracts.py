@@ -868,7 +868,7 @@ def test_a_thesis_title_page_holds_no_abstract() -> None:
     then the supervisors, the chair, the school and a date) has no abstract on it: its lines
     are not passed off as one. A dissertation whose abstract opens its first page ("In this
     dissertation, I investigate ...") keeps it."""
-    from ingest.parse.pdfabstract import thesis_title_page
+    from ingest.parse.pdfthesis import thesis_title_page
 
     at = _at("M A S T E R ’ S T H E S I S", 13.8, 700.0)
     prose = _at("In this dissertation, I investigate the nature of grammatical features", 12, 600)

@@ -60,16 +60,16 @@ from .pdfabstract import (
     first_prose,
     heading_at,
     introduction_at,
-    thesis_title_page,
     with_heading_colons,
 )
 from .pdfbody import FRONT_MATTER_AFTER, body_sections, cap_sections
-from .pdfbyline import between, off_title
-from .pdfcover import MAX_COVERS, cover_words, stamped
+from .pdfbyline import between, off_title, under_title_again
+from .pdfcover import MAX_COVERS, cover_words, covered_title, stamped
 from .pdfheader import find_title, labelled_title, repeated_title
 from .pdflayout import Line, page_lines
-from .pdfmeta import byline_above, metadata_authors, not_the_venue, thesis_author, thesis_title
+from .pdfmeta import byline_above, metadata_authors, not_the_venue
 from .pdfnames import authors
+from .pdfthesis import thesis_author, thesis_title, thesis_title_page
 from .pdfyear import find_year, latest_year, printed_apart
 from .typeset import HYPHEN_MARK, fix_characters, join_lines, vocabulary
 
@@ -252,6 +252,7 @@ def _paper(
     title, after = labelled_title(first_page, words)  # "Title- ..."
     title, after = (title, after) if title else find_title(first_page, body_size, metadata, words)
     title, after = (title, after) if title else repeated_title(first_page, lines)
+    title, after = covered_title(title, after, first_page, stamp[: len(stamp) - len(printed)])
     title = _TITLE_LABEL.sub("", title)  # a manuscript's "1 Title: ..."
     title = re.sub(r"(?<=[?!.])\s+[A-Z0-9]$", "", title)  # a mark read as a letter ("error? I")
     if re.search(r"(?<![.\s])(?<!\b[A-Z])\.$", title) and "." not in title.split()[-1][:-1]:
@@ -273,6 +274,8 @@ def _paper(
         abstract = _TRAILING_MARK.sub(
             "", join_lines(with_heading_colons([line.text for line in kept]), words)
         )
+        if not named and retitled:  # a repository's page of the abstract, then the paper's
+            named = authors(under_title_again(rest[end:], retitled), words)
         body_lines = rest[end:]
         first_read = start
     else:

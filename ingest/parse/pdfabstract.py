@@ -20,6 +20,7 @@ from .pdfcontents import LEADERS, toc_entry
 from .pdflayout import Line
 from .pdfnames import AFFILIATION, line_names
 from .pdfoverleaf import inline_part, next_part_overleaf, runs_on_overleaf
+from .pdfside import off_side, side_edge
 from .typeset import HYPHEN_MARK
 
 __all__ = [
@@ -29,7 +30,6 @@ __all__ = [
     "cut_words",
     "first_prose",
     "introduction_at",
-    "thesis_title_page",
     "with_heading_colons",
 ]
 
@@ -42,6 +42,7 @@ ABSTRACT = re.compile(
 )
 # A labelled link set after the abstract ("Source code: https://github.com/...",
 # "Documentation: http://..."): a label of a few words, then the address alone.
+_FOLIO = re.compile(r"\s*(?:\d{1,4}|[ivxlc]{1,7}|[IVXLC]{1,7})\s*")
 _LINK_FIELD = re.compile(r"^\s*[A-Z][\w ]{0,30}:\s*(?:https?://|www\.)\S+\s*$")
 
 
@@ -85,7 +86,9 @@ def abstract_end(
         return anchor is not None and not _under(anchor, line)
 
     skipped = len(list(itertools.takewhile(beside, lines)))  # a column beside its heading
-    kept, end = _abstract_lines(lines[skipped:], body, heading, beside, anchor, names)
+    edge = side_edge(anchor, lines[:skipped])  # its lines read into the abstract's
+    lines = lines if edge is None else [off_side(x, edge) for x in lines]
+    kept, end = _abstract_lines(lines[skipped:], body, heading, beside, anchor, names, edge)
     end += skipped
     # A structured abstract whose parts go on over the page's foot ("Results: ...
     # procedures." / a footnote, the next page's head / "Conclusion: When a small ...").
@@ -106,6 +109,7 @@ def _abstract_lines(
     beside: Callable[[Line], bool],
     anchor: Line | None,
     names: frozenset[str],
+    edge: float | None = None,
 ) -> tuple[list[Line], int]:
     if not lines:
         return [], 0
@@ -126,12 +130,14 @@ def _abstract_lines(
         # Beside the abstract's width: wholly left of it (a side column of affiliations and
         # dates), or far right of it (a justified line's piece is near it).
         block = min(k.x0 for k in kept) - line.size, max(k.x1 for k in kept) + 5 * line.size
-        apart = line.x1 < block[0] or line.x0 > block[1]
+        apart = line.x1 < block[0] or line.x0 > min(block[1], edge or block[1])
         if apart and (anchor is None or beside(line)) and _alongside(line, previous, anchor):
             continue
         ended = previous.text.rstrip().endswith((".", "?", "!", ":")) and _part(previous) is None
         if line.margin and not ended:
             continue  # a footer or running head where a sentence runs on to the next page
+        if _FOLIO.fullmatch(line.text):
+            continue  # a page's number, above the margin (a thesis's "ii")
         if not ended and line.size < size - 0.6 and runs_on_overleaf(lines, i, previous, size):
             continue  # a sentence broken by the page's foot: its notes, the next page's head
         if is_heading(line, previous, body) or line.margin or _RIGHTS.search(line.text):
@@ -282,35 +288,6 @@ def introduction_at(lines: Sequence[Line], after: int, opening: int) -> int | No
         ),
         None,
     )
-
-
-_THESIS = re.compile(r"\b(?:thesis|dissertation|thèse|mémoire)\b", re.I)
-_DEGREE = re.compile(
-    r"\bdegree of (?:doctor|master|bachelor)|\bpartial fulfil+ment\b|\bmembres du jury\b"
-    r"|\bexamination committee\b",
-    re.I,
-)
-
-
-def thesis_title_page(lines: Sequence[Line], body: float) -> bool:
-    """Whether ``lines`` (a first page) are a thesis's title page: a line in the body's type
-    or larger names it, as a label or the opening of one ("MASTER'S THESIS", its letters
-    spaced or not; "A Dissertation", "A thesis submitted ..."; not prose's "In this
-    dissertation, I ..."), or a line states the degree ("for the degree of Doctor of
-    Philosophy", "Membres du jury"). Its prose is front matter, not an abstract."""
-    for line in lines:
-        tokens = line.text.split()
-        if _DEGREE.search(line.text):
-            return True
-        spaced = len(tokens) >= 4 and sum(len(t) == 1 for t in tokens) >= 0.6 * len(tokens)
-        if spaced:
-            named = bool(re.search("thesis|dissertation", "".join(tokens), re.I))
-        else:
-            opening = " ".join(tokens[:2]) if len(tokens) > 6 else line.text
-            named = bool(_THESIS.search(opening))
-        if named and line.size >= body - 0.5:
-            return True
-    return False
 
 
 def _continues(previous: Line, line: Line) -> bool:

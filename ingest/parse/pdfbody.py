@@ -50,6 +50,7 @@ FRONT_MATTER = re.compile(
     r"^\s*(?:keywords?|key\s?words|index terms|ccs concepts|acm reference format|general terms"
     r"|categories and subject descriptors|pacs\b|jel\b|msc\b|(?:ams\s+)?(?:\d{4}\s+)?"
     r"mathematics subject classification|ams subject classification|subject areas?"
+    r"|(?:\d{4}\s+)?acm subject classification|acm computing classification"
     r"|arxiv e-?print|mots[- ]cl[ée]s|palabras? clave|palavras?[- ]chave|parole chiave"
     r"|schl[üu]sselw[öo]rter)",
     re.I,

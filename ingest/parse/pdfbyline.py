@@ -6,7 +6,7 @@ from __future__ import annotations
 from .pdfheader import beside
 from .pdflayout import Line
 
-__all__ = ["between", "off_title"]
+__all__ = ["between", "off_title", "under_title_again"]
 
 
 def off_title(lines: list[Line], title: str) -> list[Line]:
@@ -42,3 +42,18 @@ def _aside(line: Line, above: Line) -> bool:
     """Whether ``line`` is set in smaller type beside the line before it, sharing none of
     its width (a proof's "Q1" in the margin by a title's last line)."""
     return line.size < above.size and beside(line, above)
+
+
+def under_title_again(lines: list[Line], title: str) -> list[Line]:
+    """The few lines under the (casefolded) title where the next page sets it again on a
+    line or two of its own, not in a margin (the paper's own title page, after a
+    repository's page of its abstract); [] where it does not."""
+    first = lines[0].page if lines else 0
+    for i, line in enumerate(lines):
+        if line.page > first + 1:
+            break
+        for n in (1, 2):
+            piece = " ".join(" ".join(x.text for x in lines[i : i + n]).casefold().split())
+            if not line.margin and piece.strip(" *∗†‡") == title:
+                return lines[i + n : i + n + 4]
+    return []

@@ -12,8 +12,11 @@ cover too. A download stamp, which every page of the article carries too, is no 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
-__all__ = ["MAX_COVERS", "cover_words", "stamped"]
+from .pdflayout import Line
+
+__all__ = ["MAX_COVERS", "cover_words", "covered_title", "stamped"]
 
 MAX_COVERS = 2
 _COVER = re.compile(
@@ -22,14 +25,21 @@ _COVER = re.compile(
     r"personal repec archive|use of the jstor archive|see discussions, stats,? and author "
     r"profiles|requested enhancement of the downloaded file|follow this and additional works "
     r"at|has created a covid-19 resource centre|view table of contents|articles you may be "
-    r"interested in|this (?:paper|article|journal article|thesis|dissertation) is (?:posted|"
+    r"interested in|view online\W+export citation|"
+    r"this (?:paper|article|journal article|thesis|dissertation) is (?:posted|"
     r"available) at".replace(" ", r"\s+"),  # (Digital Commons' cover; Elsevier's COVID-19
-    # permission cover; AIP's "View online: ... View Table of Contents: ...")
+    # permission cover; AIP's "View online: ... View Table of Contents: ...", and its later
+    # "View Online / Export Citation" beside a CrossMark)
     re.IGNORECASE,
 )
 _ABSTRACT_LINE = re.compile(r"^\s*abstract\b", re.I | re.M)
 _ISSUE = re.compile(r"\bISSN\b[\s\S]{0,200}?\bvolume\s+\d+\s+(?:number|issue)\s+\d+", re.I)
 _ISSUE_COVER_WORDS = 80  # an issue's cover holds few words; an article's page many
+# A paper series' cover: its name and the paper's number ("Discussion Papers / No. 131",
+# "IZA DP No. 12345") on a page of few words, the paper's own title page after it.
+_SERIES = re.compile(r"\b(?:discussion|working)\s+papers?\b|\bDP\b(?=\s+No\.)", re.I)
+_NUMBER = re.compile(r"\bNo\.\s*\d+")
+_SERIES_COVER_WORDS = 150
 _CARD_WORDS = 6  # fewer words on a page than a title and a name take: a card, not the article
 
 
@@ -43,6 +53,8 @@ def cover_words(page: str) -> re.Match[str] | None:
         said = re.search(r"\S[\s\S]*\S|\S", page)
     if said is None and len(page.split()) < _ISSUE_COVER_WORDS:
         said = _ISSUE.search(page)
+    if said is None and len(page.split()) < _SERIES_COVER_WORDS and _NUMBER.search(page):
+        said = _SERIES.search(page)
     return said
 
 
@@ -55,3 +67,21 @@ def stamped(said: re.Match[str], page: str, following: str) -> bool:
         return False
     around = " ".join(page[max(0, said.start() - 40) : said.end() + 20].split()).casefold()
     return around in " ".join(following.split()).casefold()
+
+
+def covered_title(title: str, after: int, page: Sequence[Line], cover: str) -> tuple[str, int]:
+    """The title found on the article's first page (ending before ``page[after]``) with the
+    line under it when the cover sheet before it (``cover``, its text) prints the two as
+    one title: a subtitle in the title's type is not its byline ("Customer Acquisition via
+    Display Advertising" / "Using Multi-Armed Bandit Experiments")."""
+    if not title or not cover or not 0 < after < len(page):
+        return title, after
+    line, last = page[after], page[after - 1]
+    longer = f"{title} {line.text}"
+    if abs(line.size - last.size) < 0.5 and _letters(longer) in _letters(cover):
+        return longer, after + 1
+    return title, after
+
+
+def _letters(text: str) -> str:
+    return "".join(c for c in text.casefold() if c.isalnum())

@@ -235,6 +235,13 @@ def _runs_on(text: str) -> bool:
     return bool(words) and (words[-1].casefold() in _RUNS_ON or text.rstrip().endswith(":"))
 
 
+def _opens_on(text: str) -> bool:
+    """Whether a line opens on a word no name does (an article, a preposition; not "by",
+    a byline's, nor "an", a given name)."""
+    words = text.split()
+    return bool(words) and words[0].casefold() in _RUNS_ON - {"by", "an"}
+
+
 def _names_at(top: list[Line], at: int) -> bool:
     """The line at ``at`` is a line of authors' names (not one running on past its last
     word: "Depicting Germanness and Combating Foreigners in" is a subtitle's)."""
@@ -261,7 +268,8 @@ def _title_above_names(
         names = line_names(line.text, byline=end > first and line.size < top[first].size - 0.5)
         same = line.size == top[first].size and line.bold == top[first].bold
         # Names right under a line ending "... AND THE" are the title's ("LIQUIDITY TRAP").
-        runs_on = end > first and _runs_on(top[end - 1].text)
+        # and so are names opening on a word no name opens on ("OVER GENERAL TRIANGULAR")
+        runs_on = end > first and (_runs_on(top[end - 1].text) or _opens_on(line.text))
         byline = names and any(full_name(n) for n in names) and not (own and same)
         if end > first and byline and not runs_on:
             title = join_lines(_unnumbered([x.text for x in top[first:end]]), words)
@@ -375,8 +383,8 @@ _LABELLED = re.compile(r"^\s*title\s*(?::|\s[-–—]|[-–—](?=\s))\s*(?=\S)"
 def labelled_title(page: Sequence[Line], words: frozenset[str]) -> tuple[str, int]:
     """(title, index of the line after it) when one of the page's first lines labels it
     ("Title- The Psychological Impact of ..." and its next lines in the same type, up to a
-    heading, joined as lines are: "meta-community pro-" / "cesses" is "processes"); ("", 0)
-    else."""
+    heading or a byline, joined as lines are: "meta-community pro-" / "cesses" is
+    "processes"); ("", 0) else."""
     at = next((i for i, x in enumerate(page[:6]) if _LABELLED.match(x.text)), None)
     if at is None:
         return "", 0
@@ -385,6 +393,7 @@ def labelled_title(page: Sequence[Line], words: frozenset[str]) -> tuple[str, in
         end < min(len(page), at + 4)
         and abs(page[end].size - page[at].size) < 0.5
         and not (heading_at(page, end) or _NEXT_LABEL.match(page[end].text))
+        and not _byline(page[end].text)  # the authors under it, in its type
     ):
         end += 1
     text = join_lines([x.text for x in page[at:end]], words)

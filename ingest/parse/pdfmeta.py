@@ -1,18 +1,17 @@
 """Authors read from outside the byline under the title (beside :mod:`ingest.parse.pdfnames`,
 which reads a byline): the byline some journals print above the title, a thesis's author
-named after "presented by" on its title page, the names a PDF's document information gives,
-and the journal's name told from a name; and a thesis's title set in the body's type."""
+the names a PDF's document information gives, and the journal's name told from a name (a
+thesis's title page: :mod:`ingest.parse.pdfthesis`)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import replace
 
 from .pdfline import Line
-from .pdfnames import AFFILIATION, VENUE, authors, full_name, line_names
+from .pdfnames import authors, full_name, line_names
 
-__all__ = ["byline_above", "metadata_authors", "not_the_venue", "thesis_author", "thesis_title"]
+__all__ = ["byline_above", "metadata_authors", "not_the_venue"]
 
 # A computer's or a template's account, not a person ("Windows User", "A. Author").
 _ACCOUNT = re.compile(
@@ -65,34 +64,3 @@ def byline_above(lines: Sequence[Line], after: int, words: frozenset[str]) -> tu
         above = [line for line in lines[max(0, first - 6) : first] if line.size < size - 0.5]
         found = authors(above, words, under_title=False)
     return found
-
-
-# A thesis's title page names its author after a label: "presented by" / "ALEXANDER FRANCIS
-# MASSEY", "Submitted by Jane Doe", "by" alone on its line.
-_BY = re.compile(r"^\s*(?:(?:presented|submitted|written|prepared)\s+)?by\b\s*:?\s*(.*)$", re.I)
-
-
-def thesis_author(lines: Sequence[Line], words: frozenset[str]) -> tuple[str, ...]:
-    """The author a thesis's title page names after "presented by" or "by" (on the label's
-    line or the next), in capitals or not; none when no such label stands there."""
-    for i, line in enumerate(lines):
-        match = _BY.match(line.text)
-        if match and (match[1] or i + 1 < len(lines)):
-            named = replace(line, text=match[1]) if match[1] else lines[i + 1]
-            if names := authors([named], words):
-                return names
-    return ()
-
-
-_THESIS_LABEL = re.compile(r"\b(?:thesis|dissertation|essay)\b", re.I)
-
-
-def thesis_title(lines: Sequence[Line]) -> str:
-    """The title a thesis's title page sets in no larger type than its other lines: the
-    lines above the one naming the thesis ("COMBINATORICS OF PARKING FUNCTIONS" / "An Honors
-    Thesis Presented"), but a university's or a venue's; "" when no such line stands there."""
-    label = next((i for i, x in enumerate(lines[:12]) if _THESIS_LABEL.search(x.text)), 0)
-    kept = [x.text for x in lines[:label] if not AFFILIATION.search(x.text)
-            and not VENUE.search(x.text) and not x.margin]  # fmt: skip
-    title = " ".join(kept[-3:])
-    return title if 2 <= len(title.split()) <= 30 else ""

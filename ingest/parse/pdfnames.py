@@ -249,15 +249,15 @@ def line_names(text: str, *, first: bool = False, byline: bool = False) -> list[
         flags=re.I,
     )
     lower = [w for w in text.split() if w[:1].islower() and w not in PARTICLES and w != "and"]
-    if sum(1 for w in lower if not re.fullmatch(r"[a-z](?:[,;](?:[a-z]|\d{1,2}))*[,;*]*", w)) > 1:
+    if sum(1 for w in lower if not re.fullmatch(r"[a-z](?:[,;](?:[a-z]|\d{1,2}))*[,;*)]*", w)) > 1:
         return None  # prose or an address, not names ("and", raised marks like "b,c" or
         # PNAS's "a,b,1" aside)
     # Names are parted by commas, "and", or the marks after each ("Cohan† ∗ Feldman†",
     # "Jonas Fritzsch 1 Justus Bogner 1": an affiliation's number set apart).
-    # (or a raised letter set apart, "S. Haneuse a, b J. Schildcrout g P. Crane"; not the
-    # "e" or "y" of Italian, Portuguese or Spanish: "Dipartimento di Matematica e Fisica")
+    # (or a raised letter set apart, "S. Haneuse a, b J. Schildcrout g P. Crane", AIP's "a)";
+    # not Italian, Portuguese or Spanish "e", "y": "Dipartimento di Matematica e Fisica")
     parts = re.split(
-        r",|\band\b|;|&|·|•|\s{3,}|\||[*†‡§¶∗⋆♯✉]+|(?<!\S)\d{1,2}(?!\S)|(?<!\S)(?-i:[a-df-xz])(?!\S)",
+        r",|\band\b|;|&|·|•|\s{3,}|\||[*†‡§¶∗⋆♯✉]+|(?<!\S)\d{1,2}(?!\S)|(?<!\S)(?-i:[a-df-xz])\)?(?!\S)",
         text,
         flags=re.I,
     )
@@ -357,8 +357,9 @@ def _name(part: str, *, byline: bool = False, caps: bool = False, listed: bool =
         tokens.pop(0)
     while tokens and re.fullmatch(r"[a-z]", tokens[-1]):
         tokens.pop()  # an affiliation mark set apart ("Lane a"): the layout raised it
-    while tokens and re.fullmatch(r"[a-z]", tokens[0]):
-        tokens.pop(0)  # the same mark after the name before ("Hulse,[ a ] Mohammadali ...")
+    while tokens and re.fullmatch(r"[a-z]|st|nd|rd|th", tokens[0]):
+        tokens.pop(0)  # the same mark after the name before ("Hulse,[ a ] Mohammadali ..."),
+        # or an ordinal's raised letters (IEEE's "1 st Zhitong LI", its number a part apart)
     if not tokens or len(tokens) > 5 or any(t.casefold() in _NOT_NAMES for t in tokens):
         return ""
     if any(re.fullmatch(r"[^\W\d_]{4,}\.", t) for t in tokens[:-1]):
@@ -378,7 +379,8 @@ def _name(part: str, *, byline: bool = False, caps: bool = False, listed: bool =
         and all(t.casefold() in common_words() for t in tokens if len(t) > 2)
     ):
         return ""  # "OVERVIEW OF THE": a heading in capitals, not a name
-    tokens = family_in_capitals(tokens, 2 if caps else 4)
+    # (alone on its line, a name's two capitals are its family's: IEEE's "Zhitong LI")
+    tokens = family_in_capitals(tokens, 2 if caps or not listed else 4)
     if (  # (one initial after two words is a given name's: "Senthil Rajan S")
         ((len(tokens) == 2 and listed) or re.fullmatch(r"[A-Z]{2,3}", tokens[-1]))
         and re.fullmatch(r"[A-Z]{1,3}", tokens[-1])

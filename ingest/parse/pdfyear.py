@@ -56,14 +56,15 @@ _CITATION_YEAR = re.compile(
 )
 # A venue's short name with a two-digit year, printed in a footer ("IJCAI-07", "ACL'18"),
 # or with the whole year ("To appear in OSDI 2004").
-_VENUE_SHORT = re.compile(r"\b[A-Z]{3,}(?:-[A-Z]{2,})?[-'’](\d{2})\b")
+# (not "COVID-19", a disease's name in any field's keywords or title)
+_VENUE_SHORT = re.compile(r"\b(?!COVID-19\b)[A-Z]{3,}(?:-[A-Z]{2,})?[-'’](\d{2})\b")
 # ("in OSDI 2004", "Anonymous submission to INTERSPEECH 2023", a review copy's banner
 # "CVPR 2017 Submission #1047")
 _VENUE_ACRONYM = re.compile(
     r"\b(?:in|at|to)\s+(?:the\s+)?[A-Z]{3,}\s+((?:19|20)\d{2})\b"
     r"|\b[A-Z]{3,}\s+((?:19|20)\d{2})\s+(?i:submission)\b"
 )
-_MANUSCRIPT = re.compile(r"received|submitted|revised|accepted|requested", re.I)
+_MANUSCRIPT = re.compile(r"received|submi(?:tted|ssion)|revised|accept(?:ed|ance)|requested", re.I)
 # A date that is not the paper's: the file's, fetched or made ("This content downloaded from
 # 132.174.251.002 on January 14, 2020"), or a statement's ("As of March 2022, [16] has ...").
 _NOT_ITS_DATE = re.compile(r"downloaded|accessed|retrieved|printed|generated|\bas of\b", re.I)
@@ -90,6 +91,13 @@ _ISO_DATE = re.compile(
     r"[ \t]*$",
     re.M,
 )
+# A date in numbers after its label ("PUBLICATION DATE: 16/07/2017", "Accepted 3.2.2019"):
+# unlabelled, "12/05/2017" might be a day's or a month's first.
+_LABELLED_DATE = re.compile(
+    r"\b(?:publi(?:shed|cation)|received|submi(?:tted|ssion)|revised|accept(?:ed|ance))"
+    r"(?:\s+(?:date|on|online))?\s*:?\s*\d{1,2}[./]\d{1,2}[./]((?:19|20)\d{2})\b",
+    re.I,
+)
 
 
 def find_year(text: str, arxiv: re.Match[str] | None) -> int | None:
@@ -108,9 +116,10 @@ def find_year(text: str, arxiv: re.Match[str] | None) -> int | None:
         found = next((m for m in pattern.finditer(text) if not _elsewhere(text, m)), None)
         if found:
             return int(next(g for g in found.groups() if g))
-    dates = sorted([*MONTH_YEAR.finditer(text), *_ISO_DATE.finditer(text)], key=lambda m: m.start())
+    found = [*MONTH_YEAR.finditer(text), *_ISO_DATE.finditer(text), *_LABELLED_DATE.finditer(text)]
+    dates = sorted(found, key=lambda m: m.start())
     dated = [
-        (bool(_MANUSCRIPT.search(text[max(0, m.start() - 40) : m.start()])), int(m.group(1)))
+        (_manuscript(text, m), int(m.group(1)))
         for m in dates
         if not _NOT_ITS_DATE.search(text[max(0, m.start() - 60) : m.start()])
     ]
@@ -148,6 +157,12 @@ _DEGREE_YEAR = re.compile(
     r"^\s*(?:[^\n]*\b(?:universit\w*|college|institute|school)\b[^\n]*,\s*)?((?:19|20)\d{2})\s*$",
     re.I | re.M,
 )
+
+
+def _manuscript(text: str, date: re.Match[str]) -> bool:
+    """Whether a date is the manuscript's (received, submitted, accepted), by its label."""
+    return bool(_MANUSCRIPT.match(date.group()) or
+                _MANUSCRIPT.search(text[max(0, date.start() - 40) : date.start()]))  # fmt: skip
 
 
 def _short_line(text: str, found: re.Match[str]) -> bool:
