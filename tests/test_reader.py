@@ -108,6 +108,30 @@ def test_best_read_is_the_readers_highest_log_odds(blended: object) -> None:
     assert candidates.best_read(analyse("When was it found?"), sents, np.zeros(4)) == -4.0
 
 
+def test_an_answer_reads_top_sentences_and_the_gate_its_own_gate_top() -> None:
+    """An answer's reading (``top``) and the gate's (``gate_top``, the reading it was
+    calibrated on) are set apart: an answer reading more finds a sentence further down the
+    ranker's list without the gate passing more questions."""
+    base = params.current()
+    texts = ["First of all, a sentence.", "Second, another one.", "Third: it was found in 1999."]
+    sents = _sentences(texts)
+    question = analyse("When was it found?")
+    try:
+        params.use(replace(base, reader={**BLEND, "top": 3.0, "gate_top": 2.0}))
+        fake = FakeReader("found")
+        reader.use(fake)  # type: ignore[arg-type]
+        hand = np.asarray([2.0, 1.0, 0.0], dtype=np.float32)
+        assert int(np.argmax(candidates._with_reader(question, sents, hand))) == 2
+        candidates.best_read(question, sents, np.zeros(4))  # the gate: the first two only
+        assert fake.calls == [3, 2]
+        params.use(replace(base, reader={**BLEND, "top": 3.0}))  # unset: as many as answers
+        assert candidates.best_read(question, sents, np.zeros(4)) == 4.0
+        assert fake.calls == [3, 2, 3]
+    finally:
+        params.use(base)
+        reader.use(reader.packaged())
+
+
 @pytest.mark.skipif(reader.packaged() is None, reason="no reader shipped")
 def test_the_shipped_reader_scores_pairs_and_says_where_it_came_from() -> None:
     shipped = reader.packaged()
