@@ -36,7 +36,8 @@ FIELDS = (
 # A structured abstract's first label is kept in the stored text (the answer stage reads
 # it); the truth gives the words after it.
 _STRUCTURED = re.compile(
-    r"^(?:background|objectives?|purpose|aims?|context|introduction|importance)(?:\s*/\s*\w+)?"
+    r"^(?:background|objectives?|purpose|aims?|context|introduction|importance|motivation)"
+    r"(?:\s*/\s*\w+)?"
     r"\s*[:.–—-]\s*",
     re.I,
 )

@@ -1551,7 +1551,8 @@ def test_an_institutions_name_is_no_title_and_a_titles_words_are_no_institution(
     nor its subtitle; "Laboratory Test Volumes Using Time-series Analysis" is the title's
     second line, not an institution's; a title of six lines beside a side column is whole;
     a byline in the title's type ends it."""
-    from ingest.parse.pdfheader import _INSTITUTION, _INSTITUTION_NAME
+    from ingest.parse.pdfaffiliation import INSTITUTION as _INSTITUTION
+    from ingest.parse.pdfaffiliation import INSTITUTION_NAME as _INSTITUTION_NAME
 
     paper = _read(_TWENTY_NINTH / "du_unemployment_scarring_jmp.pdf")
     assert paper.title == "The Macroeconomic Consequences of Unemployment Scarring"

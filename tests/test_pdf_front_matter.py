@@ -179,3 +179,101 @@ def test_covid_19_is_no_venue_and_a_labelled_date_in_numbers_is_the_papers() -> 
     assert find_year("measured on 12/05/2017 in the field", None) is None  # unlabelled
     assert _read(_32 / "orujov_broadband_price_elasticity_springer_preprint.pdf").year is None
     assert _read(_32 / "ugarteundurraga_household_workers_film_article.pdf").year == 2017
+
+
+_34, _35 = _SETS / "real_pdfs34/heldout", _SETS / "real_pdfs35/heldout"
+
+
+def test_a_group_in_the_byline_is_one_author_and_a_lancet_side_note_no_part_of_the_abstract() -> (
+    None
+):
+    from ingest.parse.pdfnames import line_names
+
+    line = "Russell Hope, Daniela De Angelis,the COVID-19 Genomics UK (COG-UK) consortium†,"
+    group = "the COVID-19 Genomics UK (COG-UK) consortium"
+    assert line_names(line, byline=True) == ["Russell Hope", "Daniela De Angelis", group]
+    assert line_names("Ann Lee, ALEPH Collaboration", byline=True) == [
+        "Ann Lee",
+        "ALEPH Collaboration",
+    ]
+    assert line_names("The study group met in March and the investigators found it") is None
+    paper = _read(_34 / "twohig_sars_cov2_delta_hospital_risk_article.pdf")
+    assert len(paper.authors) == 16 and paper.authors[13].endswith("(COG-UK) consortium")
+    assert paper.abstract.endswith("greater burden on health-care services than the alpha variant.")
+
+
+def test_bylines_as_wiley_and_others_set_them() -> None:
+    """One name in capitals and its affiliation to a line (Wiley); "Md" a Bangladeshi given
+    name's short form, not a degree; marks a font draws as "⁎" or "„"; a name hyphenated
+    at a line's end before a capital keeps its hyphen ("Shih-" / "Cheng")."""
+    from ingest.parse.pdfnames import line_names
+
+    assert line_names("STEWART W. BRECK, United States Department of Agriculture") == [
+        "STEWART W. BRECK"
+    ]
+    assert line_names("Royal Holloway, University of London") is None  # an address's line
+    assert line_names("Md Abdullah Al Maruf, Swakkahr Shatabda ⁎", first=True) == [
+        "Md Abdullah Al Maruf", "Swakkahr Shatabda"]  # fmt: skip
+    assert _read(_34 / "poessel_human_coyote_conflicts_article.pdf").authors == (
+        "Sharon A. Poessel", "Stewart W. Breck", "Tara L. Teel", "Stephanie Shwiff",
+        "Kevin R. Crooks", "Lisa Angeloni")  # fmt: skip
+    assert (
+        _read(_35 / "aristimunha_eeg_autoencoder_replication.pdf").authors[-1]
+        == "Raphael Y. de Camargo"
+    )
+    assert (
+        "Shih-Cheng Huang" in _read(_35 / "rule_jupyter_notebooks_ten_rules_editorial.pdf").authors
+    )
+
+
+def test_titles_in_small_capitals_labelled_alone_or_under_a_one_word_banner() -> None:
+    paper = _read(_34 / "goodman_bacon_childhood_medicaid_working_paper.pdf")
+    assert paper.title.startswith("THE LONG-RUN EFFECTS OF CHILDHOOD INSURANCE COVERAGE")
+    paper = _read(_35 / "layer_binary_interval_search_manuscript.pdf")  # "BIOINFORMATICS" over it
+    assert (
+        paper.title
+        == "Binary Interval Search (BITS): An Optimal Algorithm for Interval Intersection Counting"
+    )
+    assert paper.authors[0] == "Ryan M. Layer"
+    paper = _read(_35 / "tritt_spinsim_quantum_simulation_software_paper.pdf")  # "2 Title" alone
+    assert paper.title.startswith(
+        "Spinsim: a GPU optimized python package"
+    ) and paper.title.endswith("systems")
+    # a template's metadata title, not the printed one, and its placeholder authors
+    paper = _read(_35 / "chen_banded_semiseparable_qr_preprint.pdf")
+    assert paper.title.startswith("THE QR FACTORIZATION FOR BANDED-PLUS-SEMISEPARABLE")
+    assert paper.authors == ("Tao Chen", "Sheehan Olver")
+
+
+def test_a_portuguese_thesis_title_page() -> None:
+    """ "Universidade de São Paulo" / "Instituto de Física" is no title; "Orientador:" names
+    the supervisor; "Jeric ó" is one name with its accent; "Tese de Doutorado" names a
+    thesis, whose title page holds no abstract."""
+    from ingest.parse.pdfaffiliation import INSTITUTION_NAME
+
+    assert INSTITUTION_NAME.match("Universidade de São Paulo") and INSTITUTION_NAME.match(
+        "Instituto de Física"
+    )
+    paper = _read(_35 / "jerico_statistical_mechanics_economic_systems_thesis.pdf")
+    assert paper.title == "Statistical Mechanics of Economic Systems"
+    assert paper.authors == ("João Pedro Jericó",) and paper.abstract == ""
+
+
+def test_quotes_dates_dois_and_rights_as_printed() -> None:
+    from ingest.parse.pdfbody import FRONT_MATTER_AFTER
+    from ingest.parse.pdfyear import find_year
+    from ingest.parse.typeset import fix_characters
+
+    assert fix_characters("‘‘I’ll Take Chop Suey’’") == "“I’ll Take Chop Suey”"
+    assert find_year("Klaus Krippendorff\n2011.1.25", None) == 2011
+    assert find_year("tested 2011.1.25 in the lab", None) is None  # not a line of its own
+    assert FRONT_MATTER_AFTER.sub("", "to help reduce bias. 2012 The Wildlife Society.") == (
+        "to help reduce bias.")  # fmt: skip
+    assert (
+        FRONT_MATTER_AFTER.sub("", "We ran it. 2012 was the year.")
+        == "We ran it. 2012 was the year."
+    )
+    assert (
+        _read(_34 / "adda_p_hacking_clinical_trials_article.pdf").doi == "10.1073/pnas.1919906117"
+    )
+    assert _read(_34 / "krippendorff_alpha_reliability_postprint.pdf").year == 2011

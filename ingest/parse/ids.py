@@ -59,7 +59,9 @@ _DEPOSIT = re.compile(
     r"(?:available|deposited|archived)\W*(?:at|from|in|on|via)?\s*"
     r"(?:(?:https?://)?(?:dx\.)?doi\.org/\S+\s*(?:,|and)\s*)*"  # a list of them
     r"(?:(?:https?://)?(?:dx\.)?doi\.org/|doi:?\s*)?$"
-    r"|\(\s*(?:zenodo|figshare|dryad|dataverse|osf)\s*:?\s*$",
+    r"|\(\s*(?:zenodo|figshare|dryad|dataverse|osf)\s*:?\s*$"
+    # the repository named right before its link ("at the Harvard Dataverse (https://doi...")
+    r"|\b(?:zenodo|figshare|dryad|dataverse|osf)\s*\(\s*(?:https?://)?(?:dx\.)?doi\.org/$",
     re.I,
 )
 

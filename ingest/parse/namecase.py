@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["APOSTROPHE_T", "FAMILY_CAPS", "PARTICLES", "case_name", "family_in_capitals"]
+__all__ = [
+    "APOSTROPHE_T",
+    "FAMILY_CAPS",
+    "PARTICLES",
+    "case_name",
+    "family_in_capitals",
+    "unfinished",
+]
 
 # (Dutch "van 't", "van’t", "ter", "ten" among them: "Mascha van’t Wout")
 APOSTROPHE_T = ("'t", "’t")
@@ -53,3 +60,12 @@ def family_in_capitals(tokens: list[str], shortest: int = 4) -> list[str]:
     if len(tokens[-1]) >= shortest and FAMILY_CAPS.fullmatch(tokens[-1]) and all(given[:-1]):
         return [*tokens[:-1], tokens[-1].capitalize()]
     return tokens
+
+
+def unfinished(name: str) -> bool:
+    """A first name alone, a name ending in a particle ("Edward Van") or an initial ("Joel
+    J."): its line broke inside it."""
+    tokens = name.split()
+    lone = len(tokens) == 1 and re.fullmatch(r"[A-Z][a-zà-ÿ]+(?:-[A-Z][a-zà-ÿ]+)?", tokens[0])
+    initial = len(tokens) >= 2 and re.fullmatch(r"[A-Z]\.", tokens[-1])  # "Joel J." / "Adamson"
+    return bool(lone or initial) or tokens[-1].casefold() in PARTICLES

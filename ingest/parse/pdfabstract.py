@@ -146,6 +146,8 @@ def _abstract_lines(
             return kept, i  # "Source code: https://...": a record's field, not a sentence
         if (line.size < size - 0.6 and line.words <= 6) or caption.is_caption(line):
             continue  # a figure's label or caption
+        if line.size < size - 0.6 and line.x0 >= max(k.x1 for k in kept) - 1:
+            continue  # a side column's note in smaller type, right of the abstract (Lancet's)
         if abs(line.size - size) > 0.6 and (ended or line.size < size):
             return kept, i  # a footnote, a caption, the body set in another size
         if ended and _HEADING_WORDS.fullmatch(line.text.strip()):

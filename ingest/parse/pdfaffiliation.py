@@ -7,7 +7,17 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["AFFILIATION", "NOT_A_PERSON"]
+__all__ = [
+    "AFFILIATION",
+    "GROUP",
+    "INSTITUTION",
+    "INSTITUTION_NAME",
+    "NOT_AUTHORS",
+    "NOT_A_PERSON",
+    "SUPERVISED",
+    "SUPERVISOR",
+    "group_name",
+]
 
 # Countries and places an address closes with ("Abu Dhabi, United Arab Emirates").
 _PLACES = """usa u.s.a uk china japan germany france italy spain canada mexico brazil russia india
@@ -49,3 +59,64 @@ NOT_A_PERSON = frozenset(
     conceptualization methodology investigation validation visualization supervision curation
     """.split()  # noqa: SIM905 (the last line: CRediT's roles, set beside the names)
 )
+
+
+# An institution's name: a university or an institute anywhere in it; a college, school,
+# academy or laboratory as its head word ("School of Medicine", "Jet Propulsion
+# Laboratory"), not a title's word ("Laboratory Test Volumes Using ...", "Institutional").
+INSTITUTION = re.compile(
+    r"universit|\binstitut(?:e|o|et)?\b|"
+    r"\b(?:college|school|academy|laborator(?:y|ies))\b(?=\s+(?:of|for)\b|\s*,|\s*$)",
+    re.I,
+)
+
+
+# A line that is an institution's name and nothing else: the author's, under a title, no
+# subtitle ("Johns Hopkins University", "University of Virginia", "Institute for Fiscal
+# Studies", "Universidade de São Paulo", "Instituto de Física").
+INSTITUTION_NAME = re.compile(
+    r"^(?:(?:[A-Z][\w'’.&-]*|of|the|and|for)\s+){0,6}"
+    r"(?:Universit\w*|Institute?|College|School|Laborator(?:y|ies)|Academy)$"
+    r"|^(?:Universi\w*|Institut\w*|College|School|Academy|Escola|Faculdade|Facultad)"
+    r"\s+(?:of|for|de|di|da|do|del|della|des|du|für)\s+[A-ZÀ-Ý][^:;.?!]*$"
+)
+
+
+# A side panel's label for the names under it, who are no authors ("Edited by" / "Karthik
+# Ram", "Reviewed by" / "Leah Wang"), and a thesis's for its supervisors ("supervised by").
+NOT_AUTHORS = re.compile(
+    r"^\s*(?:edited|reviewed|handled|communicated|accepted|recommended|supervised|advised|"
+    r"directed) by\b|^\s*(?:academic |handling |section |associate )?editors?\s*:?\s*$|"
+    r"^\s*(?:reviewers?|(?:thesis )?(?:supervisors?|advisors?|directors?))\s*:?\s*$",
+    re.I,
+)
+# A thesis's supervisor on the author's line or a labelled line of their own, no author
+# ("Thesis Advisor:", Portuguese "Orientador:", German "Betreuer:", Italian "Relatore:").
+SUPERVISOR = re.compile(
+    r"^\s*(?:thesis |faculty |research )?"
+    r"(?:supervisor|advisor|adviser|director|mentor|orientadora?|betreuer(?:in)?|relatore)s?\s*:",
+    re.I,
+)
+SUPERVISED = re.compile(
+    r",?\s+(?:(?:supervised|advised|mentored) by|under the supervision of)\b.*$", re.I
+)
+
+
+# A group that is an author, named in the byline ("the COVID-19 Genomics UK (COG-UK)
+# consortium†", "ALEPH Collaboration"): one author, as printed.
+GROUP = re.compile(
+    r"(?:\bthe\s+)?(?:[^\s,;]+\s+){0,6}?(?:consortium|collaboration|study group|working group"
+    r"|investigators)\b[^\s,;]*",
+    re.I,
+)
+
+
+def group_name(part: str) -> str:
+    """The group a piece of a byline names, as printed without its marks; "" if none."""
+    found = GROUP.fullmatch(part.strip())
+    return (
+        found.group().rstrip(_GROUP_MARKS + " ") if found and len(found.group().split()) > 1 else ""
+    )
+
+
+_GROUP_MARKS = "*†‡§¶∗⋆⁎♯,;:0123456789"

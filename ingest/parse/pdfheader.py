@@ -11,6 +11,7 @@ from rag.records import normalise_text
 from rag.words import common_words
 
 from .pdfabstract import heading_at
+from .pdfaffiliation import INSTITUTION, INSTITUTION_NAME
 from .pdflayout import Line
 from .pdfnames import VENUE, full_name, line_names
 from .pdfyear import MONTH_YEAR
@@ -77,7 +78,8 @@ def find_title(
         # (an institution's name alone is the author's, never a title: "Johns Hopkins
         # University" set under the title, over the author)
         wordy = len(text.split()) >= 2 or len(text) >= 12
-        if wordy and not byline and not _INSTITUTION_NAME.match(text):
+        named = all(INSTITUTION_NAME.match(top[i].text.strip()) for i in members)
+        if wordy and not byline and not INSTITUTION_NAME.match(text) and not named:
             blocks.append((text, end, first))
     # The largest such block, unless a smaller one stands right above the authors' names
     # and it does not: a journal's banner ("Alternative Medicine") is set larger than the
@@ -87,12 +89,19 @@ def find_title(
     above = [b for b in blocks if _names_at(top, b[1])]
     if blocks:
         found, after, _ = above[0] if above and not _names_at(top, blocks[0][1]) else blocks[0]
-        if above and above[0] is not blocks[0] and blocks[0][1] == above[0][2]:
+        # (not a journal's one-word banner over it: "BIOINFORMATICS")
+        if (
+            above
+            and above[0] is not blocks[0]
+            and blocks[0][1] == above[0][2]
+            and " " in blocks[0][0]
+        ):
             found = f"{blocks[0][0].rstrip(':')}: {above[0][0]}"
     # A title set in the body's size, right above the authors: tried from each line at the
-    # top in turn (a journal's line in small type may come first), never in smaller type.
+    # top in turn (a journal's line in small type may come first), never in smaller type
+    # but in small capitals, drawn as smaller capitals ("THE LONG-RUN EFFECTS OF ...").
     for first in candidates if not found else ():
-        if top[first].size >= body - 0.3:
+        if top[first].size >= body - 0.3 or top[first].text.isupper():  # (or small capitals)
             found, after = _title_above_names(top, first, words, body)
             if found:
                 break
@@ -100,7 +109,8 @@ def find_title(
     junk = len(meta.split()) < 2 or _junk_title(meta)
     printed = _squash(meta) in _squash(" ".join(line.text for line in top)) if meta else False
     if meta and not junk and found and not printed:
-        printed = _interleaved(meta, found, top)
+        byline = next((i for i in range(after, len(top)) if _names_at(top, i)), len(top))
+        printed = _interleaved(meta, found, top[:byline])  # above the byline, not the body
     rest = _squash(found)[len(_squash(meta)) :] if meta else ""
     if printed and found and _squash(found).startswith(_squash(meta)) and _alpha(rest):
         return found, after  # the metadata keeps the printed title's start only (cut short)
@@ -246,8 +256,9 @@ def _names_at(top: list[Line], at: int) -> bool:
     """The line at ``at`` is a line of authors' names (not one running on past its last
     word: "Depicting Germanness and Combating Foreigners in" is a subtitle's)."""
     last = top[at].text.split()[-1:] if at < len(top) else []
-    if not last or last[0].casefold() in _NO_BYLINE_END:
-        return False  # (a byline broken after "and" goes on too: "Yifan Zhang and")
+    if not last or last[0].casefold() in _NO_BYLINE_END or last[0].endswith(":"):
+        return False  # (a byline broken after "and" goes on too: "Yifan Zhang and"; a
+        # title's first line closing on a colon goes on: "Binary Interval Search (BITS):")
     names = line_names(top[at].text, first=True)
     return bool(names) and any(full_name(n) for n in names or ())
 
@@ -354,40 +365,28 @@ def _spills(above: Line, line: Line) -> bool:
 def _institution_after(line: Line, below: Line) -> bool:
     """Whether ``below`` is an institution's name set after a finished title line ("...
     in Southern Sweden" / "Swedish University of Agricultural Sciences")."""
-    return not _runs_on(line.text) and bool(_INSTITUTION.search(below.text))
+    return not _runs_on(line.text) and bool(INSTITUTION.search(below.text))
 
 
-# An institution's name: a university or an institute anywhere in it; a college, school,
-# academy or laboratory as its head word ("School of Medicine", "Jet Propulsion
-# Laboratory"), not a title's word ("Laboratory Test Volumes Using ...", "Institutional").
-_INSTITUTION = re.compile(
-    r"universit|\binstitut(?:e|o|et)?\b|"
-    r"\b(?:college|school|academy|laborator(?:y|ies))\b(?=\s+(?:of|for)\b|\s*,|\s*$)",
-    re.I,
+_NEXT_LABEL = re.compile(
+    r"^\s*(?:\d{1,2}\.?\s+)?(?:paper\s+)?(?:abstract|authors?|by|date|keywords?)\b", re.I
 )
-
-
-# A line that is an institution's name and nothing else: the author's, under a title, no
-# subtitle ("Johns Hopkins University", "University of Virginia", "Institute for Fiscal
-# Studies").
-_INSTITUTION_NAME = re.compile(
-    r"^(?:(?:[A-Z][\w'’.&-]*|of|the|and|for)\s+){0,6}"
-    r"(?:Universit\w*|Institute?|College|School|Laborator(?:y|ies)|Academy)$"
-    r"|^(?:Universit\w*|Institute?|College|School|Academy)\s+(?:of|for)\s+[A-Z][^:;.?!]*$"
-)
-_NEXT_LABEL = re.compile(r"^\s*(?:abstract|authors?|by|date|keywords?)\b", re.I)
 # "Title:", "Title -", "Title- " (not "Title-based ...", a title's own word)
 _LABELLED = re.compile(r"^\s*title\s*(?::|\s[-–—]|[-–—](?=\s))\s*(?=\S)", re.I)
+_LABEL_ALONE = re.compile(r"^\s*(?:\d{1,2}\.?\s+)?title\s*:?\s*$", re.I)
 
 
 def labelled_title(page: Sequence[Line], words: frozenset[str]) -> tuple[str, int]:
     """(title, index of the line after it) when one of the page's first lines labels it
     ("Title- The Psychological Impact of ..." and its next lines in the same type, up to a
     heading or a byline, joined as lines are: "meta-community pro-" / "cesses" is
-    "processes"); ("", 0) else."""
+    "processes"), or the label stands alone on the line above them; ("", 0) else."""
     at = next((i for i, x in enumerate(page[:6]) if _LABELLED.match(x.text)), None)
-    if at is None:
-        return "", 0
+    if at is None:  # or the label alone on its line, a form's ("2 Title" / "Spinsim: ...")
+        alone = next((i for i, x in enumerate(page[:8]) if _LABEL_ALONE.match(x.text)), None)
+        if alone is None or alone + 1 >= len(page):
+            return "", 0
+        at = alone + 1
     end = at + 1
     while (
         end < min(len(page), at + 4)

@@ -11,8 +11,23 @@ from collections.abc import Sequence
 
 from rag.words import common_words
 
-from .namecase import APOSTROPHE_T, FAMILY_CAPS, PARTICLES, case_name, family_in_capitals
-from .pdfaffiliation import AFFILIATION, NOT_A_PERSON
+from .namecase import (
+    APOSTROPHE_T,
+    FAMILY_CAPS,
+    PARTICLES,
+    case_name,
+    family_in_capitals,
+    unfinished,
+)
+from .pdfaffiliation import (
+    AFFILIATION,
+    GROUP,
+    NOT_A_PERSON,
+    NOT_AUTHORS,
+    SUPERVISED,
+    SUPERVISOR,
+    group_name,
+)
 from .pdflayout import Line
 from .typeset import HYPHEN_MARK
 
@@ -52,21 +67,6 @@ _CITED = re.compile(r"(?:[A-Z][^\s,]+,\s*(?:[A-Z]\.-?\s?){1,3},\s*(?:&\s*)?){3,}
 _NAME_THEN_CONTACT = re.compile(r"^\s*([^.,;:@]{3,60}?[^\W\d_]{2})\.\s+(.+)$")  # not "Radford M."
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _CONTACT = re.compile(r"(?:^|(?<=\d)|(?<=\d\s))\s*\([\w.+-]+@[\w.-]+\)")  # "Sushma 2 (s@pes.edu)"
-# A side panel's label for the names under it, who are no authors ("Edited by" / "Karthik
-# Ram", "Reviewed by" / "Leah Wang"), and a thesis's for its supervisors ("supervised by").
-_NOT_AUTHORS = re.compile(
-    r"^\s*(?:edited|reviewed|handled|communicated|accepted|recommended|supervised|advised|"
-    r"directed) by\b|^\s*(?:academic |handling |section |associate )?editors?\s*:?\s*$|"
-    r"^\s*(?:reviewers?|(?:thesis )?(?:supervisors?|advisors?|directors?))\s*:?\s*$",
-    re.I,
-)
-# A thesis's supervisor on the author's line or a labelled line of their own, no author.
-_SUPERVISOR = re.compile(
-    r"^\s*(?:thesis |faculty |research )?(?:supervisor|advisor|adviser|director|mentor)s?\s*:", re.I
-)
-_SUPERVISED = re.compile(
-    r",?\s+(?:(?:supervised|advised|mentored) by|under the supervision of)\b.*$", re.I
-)
 _THANKS = re.compile(r"\b(?:thank|thanks|grateful|acknowledge)\b", re.I)  # a note's thanks
 _NOT_NAMES = frozenset(["abstract", "citation", "editor", "keywords", "introduction", "authors"])
 _HONORIFICS = frozenset("dr prof professor mr mrs ms sir by".split())  # noqa: SIM905
@@ -89,7 +89,7 @@ _NAME_WORD = re.compile(
     rf"|[{_CAPITAL}][a-z]{{1,3}}-[a-z]{{2,4}})$"  # a given name of two syllables: "Wen-tau"
 )
 # (and PDFium's hyphen mark inside a line: a raised mark some fonts give as one)
-_MARK_CHARS = "*†‡§¶∗⋆♯#$+&∥‖♭♮⊥✝✉•·?0123456789,;:()[]{}'\"″′‘’“”\x02"
+_MARK_CHARS = "*†‡§¶∗⋆⁎♯#$+&∥‖♭♮⊥✝✉•·?0123456789,;:()[]{}'\"″′‘’“”„\x02"
 
 
 def authors(
@@ -104,8 +104,8 @@ def authors(
     for line in lines:  # a name hyphenated across lines ("Paulo Ro-" / "cha") joined
         # Names in a row parted by wide gaps only ("Sergey Levine   Pieter Abbeel").
         text = ", ".join(line.parts) if _apart_only(line) else line.text
-        if texts and texts[-1].endswith((HYPHEN_MARK, "-")):
-            texts[-1] = texts[-1][:-1] + text
+        if texts and texts[-1].endswith((HYPHEN_MARK, "-")):  # (kept before a capital)
+            texts[-1] = texts[-1][:-1] + ("-" if text[:1].isupper() else "") + text
         else:
             texts.append(text)
             sizes.append(line.size)
@@ -119,12 +119,12 @@ def authors(
     # side panel's names, whatever lines of another column come between).
     editors: tuple[float, float] | None = None
     for i, text in enumerate(texts):
-        if _NOT_AUTHORS.match(text):
+        if NOT_AUTHORS.match(text):
             editors = spans[i]
             continue
-        if _SUPERVISOR.match(text):  # "Thesis Advisor: Patrick Cozzi"
+        if SUPERVISOR.match(text):  # "Thesis Advisor: Patrick Cozzi"
             continue
-        text = _SUPERVISED.sub("", text)  # "Oishani Bandopadhyay, supervised by Professor ..."
+        text = SUPERVISED.sub("", text)  # "Oishani Bandopadhyay, supervised by Professor ..."
         found = line_names(text, first=not names and not carry)
         panel = editors is not None and spans[i][0] < editors[1] and spans[i][1] > editors[0]
         if panel and found:
@@ -149,7 +149,7 @@ def authors(
             held = False
             continue
         if carry:
-            if found and (len(found[0].split()) == 1 or _unfinished(carry)):
+            if found and (len(found[0].split()) == 1 or unfinished(carry)):
                 found[0] = f"{carry} {found[0]}"
             else:
                 found = [carry, *found]  # a whole name after all ("Bob Lee" / "Ann Wu 2")
@@ -157,7 +157,7 @@ def authors(
         # A lone first name ends a line broken inside a name, and so does a name without the
         # mark every other name of its line has; a lone word under an affiliation is its last
         # line's tail ("... University of California," "Berkeley").
-        if found and (_unfinished(found[-1]) or _unmarked_last(text)) and (held or len(found) > 1):
+        if found and (unfinished(found[-1]) or _unmarked_last(text)) and (held or len(found) > 1):
             carry = found.pop()
         held = bool(found)
         names.extend(found)
@@ -224,14 +224,16 @@ def line_names(text: str, *, first: bool = False, byline: bool = False) -> list[
     ):
         name = _name(contact[1], byline=True)
         return [name] if full_name(name) else None
-    if AFFILIATION.search(text):
-        if not first:
-            return None
+    if AFFILIATION.search(GROUP.sub(" ", text)):  # (a group's "UK" is its name's)
         # "Radford M. Neal, University of Toronto", "YAXIONG XIE and KYLE JAMIESON, Princeton
         # University, USA": the names before the affiliation that closes the first line (a
-        # later line so made is an address: "Royal Holloway, University of London").
+        # later line so made is an address: "Royal Holloway, University of London"; not a
+        # name in capitals, one a line as Wiley sets them: "STEWART W. BRECK, United ...").
         parts = text.split(",")
-        lead = next(i for i, part in enumerate(parts) if AFFILIATION.search(part))
+        lead = next((i for i, part in enumerate(parts) if AFFILIATION.search(part)), 0)
+        capitals = lead == 1 and parts[0].strip().isupper() and len(parts[0].split()) >= 2
+        if not first and not capitals:
+            return None
         # (a byline by its place: common words in capitals are names here, "NEIL HUNT")
         names = line_names(",".join(parts[:lead]), byline=True) if lead else None
         # "DANIEL DE KADT London School of Economics": a name in capitals, its affiliation
@@ -248,7 +250,8 @@ def line_names(text: str, *, first: bool = False, byline: bool = False) -> list[
         text,
         flags=re.I,
     )
-    lower = [w for w in text.split() if w[:1].islower() and w not in PARTICLES and w != "and"]
+    plain = GROUP.sub(" ", text)  # a group's own words ("the COVID-19 ... consortium")
+    lower = [w for w in plain.split() if w[:1].islower() and w not in PARTICLES and w != "and"]
     if sum(1 for w in lower if not re.fullmatch(r"[a-z](?:[,;](?:[a-z]|\d{1,2}))*[,;*)]*", w)) > 1:
         return None  # prose or an address, not names ("and", raised marks like "b,c" or
         # PNAS's "a,b,1" aside)
@@ -257,7 +260,7 @@ def line_names(text: str, *, first: bool = False, byline: bool = False) -> list[
     # (or a raised letter set apart, "S. Haneuse a, b J. Schildcrout g P. Crane", AIP's "a)";
     # not Italian, Portuguese or Spanish "e", "y": "Dipartimento di Matematica e Fisica")
     parts = re.split(
-        r",|\band\b|;|&|·|•|\s{3,}|\||[*†‡§¶∗⋆♯✉]+|(?<!\S)\d{1,2}(?!\S)|(?<!\S)(?-i:[a-df-xz])\)?(?!\S)",
+        r",|\band\b|;|&|·|•|\s{3,}|\||[*†‡§¶∗⋆⁎♯✉]+|(?<!\S)\d{1,2}(?!\S)|(?<!\S)(?-i:[a-df-xz])\)?(?!\S)",
         text,
         flags=re.I,
     )
@@ -268,7 +271,8 @@ def line_names(text: str, *, first: bool = False, byline: bool = False) -> list[
     caps = sum(1 for t in last if len(t) >= 3 and FAMILY_CAPS.fullmatch(t)) >= 2
     # A family name and one initial ("Suburaaj R") is Vancouver's only in a list of them.
     listed = sum(len(p.split()) >= 2 for p in parts) >= 2
-    names = [n for n in (_name(p, byline=byline, caps=caps, listed=listed) for p in parts) if n]
+    names = [n for n in (group_name(p) or _name(p, byline=byline, caps=caps, listed=listed)
+                         for p in parts) if n]  # fmt: skip
     if (
         names
         and not byline
@@ -283,15 +287,6 @@ def line_names(text: str, *, first: bool = False, byline: bool = False) -> list[
 def _apart_only(line: Line) -> bool:
     """A line of pieces set apart by wide gaps, with no comma or "and" between them."""
     return len(line.parts) > 1 and not re.search(r",|\band\b|&", line.text)
-
-
-def _unfinished(name: str) -> bool:
-    """A first name alone, a name ending in a particle ("Edward Van") or an initial ("Joel
-    J."): its line broke inside it."""
-    tokens = name.split()
-    lone = len(tokens) == 1 and re.fullmatch(r"[A-Z][a-zà-ÿ]+(?:-[A-Z][a-zà-ÿ]+)?", tokens[0])
-    initial = len(tokens) >= 2 and re.fullmatch(r"[A-Z]\.", tokens[-1])  # "Joel J." / "Adamson"
-    return bool(lone or initial) or tokens[-1].casefold() in PARTICLES
 
 
 # A name's mark before the next name: numbers (with LNCS's envelope, "1 ( )"), symbols or a
@@ -339,7 +334,9 @@ def _name(part: str, *, byline: bool = False, caps: bool = False, listed: bool =
         token = "".join(c for c in token if unicodedata.category(c)[0] != "S" and c != "\u20dd")
         token = re.sub(r"(?<=[^\W\d_])\d+[a-z]?$|[*∗†‡§¶⋆¹²³\u2070-\u2079]+", "", token)
         token = _ORCID.sub("", token)
-        if token:
+        if tokens and re.fullmatch(r"[à-ÿ]", token) and tokens[-1][-1:].isalpha():
+            tokens[-1] += token  # an accented letter the text layer set apart ("Jeric ó")
+        elif token:
             tokens.append(token)
     if any(t.casefold() in NOT_A_PERSON for t in tokens):
         return ""
@@ -353,6 +350,7 @@ def _name(part: str, *, byline: bool = False, caps: bool = False, listed: bool =
         tokens
         and tokens[0].casefold().rstrip(".,") in _DEGREES
         and (len(tokens) > 2 or tokens[0].casefold().rstrip(".,") in _FIELD_DEGREES)
+        and tokens[0].rstrip(".,") != "Md"  # Bangladesh's "Md Abdullah Al Maruf": his name
     ):
         tokens.pop(0)
     while tokens and re.fullmatch(r"[a-z]", tokens[-1]):

@@ -13,10 +13,10 @@ from .pdfnames import AFFILIATION, VENUE, authors
 
 __all__ = ["thesis_author", "thesis_title", "thesis_title_page"]
 
-_THESIS = re.compile(r"\b(?:thesis|dissertation|thèse|mémoire)\b", re.I)
+_THESIS = re.compile(r"\b(?:thesis|dissertation|thèse|mémoire|tese|dissertação|tesis)\b", re.I)
 _DEGREE = re.compile(
     r"\bdegree of (?:doctor|master|bachelor)|\bpartial fulfil+ment\b|\bmembres du jury\b"
-    r"|\bexamination committee\b",
+    r"|\bexamination committee\b|\bbanca examinadora\b|\bt[íi]tulo de (?:doutor|mestre)",
     re.I,
 )
 

@@ -100,13 +100,15 @@ _HEAD = re.compile(r"^([^\W\d_]+)")
 def fix_characters(text: str) -> str:
     """Ligatures and presentation forms as letters, spacing accents on their letters, a
     letter and its combining mark as one character ("u" + U+0308 as "ü": NFC), soft hyphens
-    and zero-width characters gone; a PDFium line-end hyphen becomes :data:`HYPHEN_MARK` for
-    :func:`join_lines` to decide."""
+    and zero-width characters gone, a double quote set as two single ones one; a PDFium
+    line-end hyphen becomes :data:`HYPHEN_MARK` for :func:`join_lines` to decide."""
     text = text.translate(_DROP).translate(_SYMBOL)
     text = _COMPAT.sub(lambda m: unicodedata.normalize("NFKC", m.group()), text)
     if _SPACING.search(text):
         text = _BEFORE.sub(lambda m: _on_letter(m.group(2), _ACCENT_BEFORE[m.group(1)]), text)
         text = _AFTER.sub(lambda m: _on_letter(m.group(1), _ACCENT_AFTER[m.group(2)]), text)
+    if "‘‘" in text or "’’" in text:  # a double quote set as two single ones
+        text = text.replace("‘‘", "“").replace("’’", "”")
     return unicodedata.normalize("NFC", text) if not text.isascii() else text
 
 
