@@ -109,8 +109,8 @@ def find_title(
     junk = len(meta.split()) < 2 or _junk_title(meta)
     printed = _squash(meta) in _squash(" ".join(line.text for line in top)) if meta else False
     if meta and not junk and found and not printed:
-        byline = next((i for i in range(after, len(top)) if _names_at(top, i)), len(top))
-        printed = _interleaved(meta, found, top[:byline])  # above the byline, not the body
+        names = next((i for i in range(after, len(top)) if _names_at(top, i)), len(top))
+        printed = _interleaved(meta, found, top[:names])  # above the byline, not the body
     rest = _squash(found)[len(_squash(meta)) :] if meta else ""
     if printed and found and _squash(found).startswith(_squash(meta)) and _alpha(rest):
         return found, after  # the metadata keeps the printed title's start only (cut short)

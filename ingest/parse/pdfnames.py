@@ -326,7 +326,7 @@ def _name(part: str, *, byline: bool = False, caps: bool = False, listed: bool =
     not one."""
     if re.search(r"(?<!\S)\d{3,}(?!\S)", part):
         return ""  # a course's or a room's number ("HIS 492 Sec 02"), a mark is shorter
-    tokens = []
+    tokens: list[str] = []
     for raw in part.split():
         token = raw if raw in APOSTROPHE_T else raw.strip(_MARK_CHARS)  # "van ’t Wout"
         # a mark drawn from a symbol font ("☯": these authors contributed equally; AEA's

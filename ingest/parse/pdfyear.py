@@ -116,8 +116,8 @@ def find_year(text: str, arxiv: re.Match[str] | None) -> int | None:
         found = next((m for m in pattern.finditer(text) if not _elsewhere(text, m)), None)
         if found:
             return int(next(g for g in found.groups() if g))
-    found = [*MONTH_YEAR.finditer(text), *_ISO_DATE.finditer(text), *_LABELLED_DATE.finditer(text)]
-    dates = sorted(found, key=lambda m: m.start())
+    every = [*MONTH_YEAR.finditer(text), *_ISO_DATE.finditer(text), *_LABELLED_DATE.finditer(text)]
+    dates = sorted(every, key=lambda m: m.start())
     dated = [
         (_manuscript(text, m), int(m.group(1)))
         for m in dates
