@@ -277,3 +277,34 @@ def test_quotes_dates_dois_and_rights_as_printed() -> None:
         _read(_34 / "adda_p_hacking_clinical_trials_article.pdf").doi == "10.1073/pnas.1919906117"
     )
     assert _read(_34 / "krippendorff_alpha_reliability_postprint.pdf").year == 2011
+
+
+_36, _37 = _SETS / "real_pdfs36/heldout", _SETS / "real_pdfs37/heldout"
+
+
+def test_a_doi_closing_a_reference_entry_or_a_deposit_is_not_the_papers() -> None:
+    from ingest.parse.ids import printed_doi
+
+    text = (
+        "References [1] R. E. Kalman: J. Basic Eng. 82 (1960) 35. DOI:10.1115/1.3662552 "
+        "[2] M. S. Grewal: Kalman Filtering (Wiley, 2015). ... inertial sensors. "
+        "© IEICE 2016 DOI: 10.1587/elex.13.20160043 Received January 14, 2016"
+    )
+    assert printed_doi(text) == "10.1587/elex.13.20160043"
+    # the only DOI printed is kept, cited or not
+    only = "[1] R. E. Kalman: J. Basic Eng. 82 (1960) 35. DOI:10.1115/1.3662552"
+    assert printed_doi(only) == "10.1115/1.3662552"
+    deposit = (
+        "are available on the American Journal of Political Science Dataverse within the "
+        "Harvard Dataverse Network, at: https://doi.org/10.7910/DVN/AWSQTW. "
+        "DOI: 10.1111/ajps.12638"
+    )
+    assert printed_doi(deposit) == "10.1111/ajps.12638"
+    assert _read(_36 / "chavez-bracamontes_kalman_filter_vlsi_ieice_letter.pdf").doi == (
+        "10.1587/elex.13.20160043")  # fmt: skip
+
+
+def test_verification_materials_after_an_abstract_are_no_part_of_it() -> None:
+    paper = _read(_37 / "hollyer_parties_charisma_article.pdf")
+    assert paper.abstract.endswith("Austria, and Spain are consistent with our predictions.")
+    assert paper.doi == "10.1111/ajps.12638"

@@ -60,26 +60,34 @@ _DEPOSIT = re.compile(
     r"(?:(?:https?://)?(?:dx\.)?doi\.org/\S+\s*(?:,|and)\s*)*"  # a list of them
     r"(?:(?:https?://)?(?:dx\.)?doi\.org/|doi:?\s*)?$"
     r"|\(\s*(?:zenodo|figshare|dryad|dataverse|osf)\s*:?\s*$"
-    # the repository named right before its link ("at the Harvard Dataverse (https://doi...")
-    r"|\b(?:zenodo|figshare|dryad|dataverse|osf)\s*\(\s*(?:https?://)?(?:dx\.)?doi\.org/$",
+    # the repository named right before its link ("at the Harvard Dataverse (https://doi...",
+    # "... Dataverse within the Harvard Dataverse Network, at: https://doi...")
+    r"|\b(?:zenodo|figshare|dryad|dataverse|osf)\b[^.()]{0,60}?(?:\(|\bat:?)\s*"
+    r"(?:https?://)?(?:dx\.)?doi\.org/$",
     re.I,
 )
 
 
+# A reference list's entry the DOI closes ("[1] R. E. Kalman: J. Basic Eng. 82 (1960) 35.
+# DOI:..."): the cited work's, not the paper's ("© IEICE 2016 DOI: ..." is).
+_CITED = re.compile(r"\[\d{1,3}\][^\[\]©]{0,150}$")
+
+
 def printed_doi(text: str) -> str:
     """The paper's own DOI among those its pages print: the first, passing over one inside
-    another site's link (a download stamp's landing page, a JSTOR stable URL) while the
-    pages print another, and read without a path below it ("doi:10.1073/pnas.X/-/
-    DCSupplemental", a supplement's link) when the pages print it without; never an
-    arXiv DOI or a template's placeholder ("10.3390/xxxxx", "10.3390/vision1010000",
-    "10.1109/ACCESS.2017.DOI")."""
+    another site's link (a download stamp's landing page, a JSTOR stable URL) or closing a
+    reference list's entry while the pages print another, and read without a path below
+    it ("doi:10.1073/pnas.X/-/DCSupplemental", a supplement's link) when the pages print it
+    without; never an arXiv DOI or a template's placeholder ("10.3390/xxxxx",
+    "10.3390/vision1010000", "10.1109/ACCESS.2017.DOI")."""
     found: list[tuple[str, bool]] = []
     for m in _PRINTED.finditer(text):
         value = (m.group(1) + m.group(2) + (m.group(3) or "")).rstrip(".,;:)]")
         if _DEPOSIT.search(text[max(0, m.start() - 200) : m.start()]):
             continue
         if "arxiv" not in value.lower() and not _PLACEHOLDER.search(value):
-            found.append((value, bool(_LINKED.search(text[max(0, m.start() - 120) : m.start()]))))
+            before = text[max(0, m.start() - 160) : m.start()]
+            found.append((value, bool(_LINKED.search(before[-120:]) or _CITED.search(before))))
     if not found:
         return ""
     values = [v for v, _ in found]

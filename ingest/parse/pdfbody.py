@@ -51,6 +51,7 @@ FRONT_MATTER = re.compile(
     r"|categories and subject descriptors|pacs\b|jel\b|msc\b|(?:ams\s+)?(?:\d{4}\s+)?"
     r"mathematics subject classification|ams subject classification|subject areas?"
     r"|(?:\d{4}\s+)?acm subject classification|acm computing classification"
+    r"|(?:verification|replication) materials?\s*:|data availability(?: statement)?\s*:"
     r"|arxiv e-?print|mots[- ]cl[ée]s|palabras? clave|palavras?[- ]chave|parole chiave"
     r"|schl[üu]sselw[öo]rter)",
     re.I,
