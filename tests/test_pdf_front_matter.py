@@ -308,3 +308,19 @@ def test_verification_materials_after_an_abstract_are_no_part_of_it() -> None:
     paper = _read(_37 / "hollyer_parties_charisma_article.pdf")
     assert paper.abstract.endswith("Austria, and Spain are consistent with our predictions.")
     assert paper.doi == "10.1111/ajps.12638"
+
+
+def test_a_name_with_its_affiliation_set_apart_beside_it_on_each_line() -> None:
+    """AJPS sets each author on a line, the university beside the name after a wide gap:
+    every such line is a name, not only the first."""
+    from ingest.parse.pdfnames import authors
+
+    lines = [
+        _at("James R. Hollyer University of Minnesota", 11.5, 617,
+            parts=("James R. Hollyer", "University of Minnesota")),
+        _at("Marko Klašnja Georgetown University", 11.5, 602,
+            parts=("Marko Klašnja", "Georgetown University")),
+    ]  # fmt: skip
+    assert authors(lines, frozenset()) == ("James R. Hollyer", "Marko Klašnja")
+    paper = _read(_37 / "hollyer_parties_charisma_article.pdf")
+    assert paper.authors == ("James R. Hollyer", "Marko Klašnja", "Rocío Titiunik")

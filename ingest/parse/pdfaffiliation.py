@@ -12,6 +12,7 @@ __all__ = [
     "GROUP",
     "INSTITUTION",
     "INSTITUTION_NAME",
+    "LABEL_LINE",
     "NOT_AUTHORS",
     "NOT_A_PERSON",
     "SUPERVISED",
@@ -120,3 +121,16 @@ def group_name(part: str) -> str:
 
 
 _GROUP_MARKS = "*†‡§¶∗⋆⁎♯,;:0123456789"
+
+
+# A labelled line of the title page's margin or footer, not a list of authors.
+LABEL_LINE = re.compile(
+    r"^\s*(?:citation|academic editor|editors?|handling editor|received|accepted|published|"
+    r"copyright|correspondence|corresponding|funding|competing|data availability|open access|"
+    r"key\s?words?|abstract|how to cite|running (?:title|head)|short title|affiliations?|"
+    r"licen[cs]e)\b"
+    r"|^\s*(?:table of )?contents\s*$"
+    # a title page's field and its figure ("Word Count: 701", "Phone: 650.736.9477")
+    r"|^\s*[A-Z][A-Za-z ]{0,30}:\s*[\d.,/() +-]+$",
+    re.I,
+)

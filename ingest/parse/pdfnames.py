@@ -22,6 +22,7 @@ from .namecase import (
 from .pdfaffiliation import (
     AFFILIATION,
     GROUP,
+    LABEL_LINE,
     NOT_A_PERSON,
     NOT_AUTHORS,
     SUPERVISED,
@@ -44,17 +45,6 @@ VENUE = re.compile(
 )
 _INSIDE = frozenset("of the for with from into via".split())  # noqa: SIM905 (never in a name)
 _FUNCTION_WORDS = frozenset("a an the of with for in on to from by at as or via into".split())  # noqa: SIM905
-# A labelled line of the title page's margin or footer, not a list of authors.
-_LABEL = re.compile(
-    r"^\s*(?:citation|academic editor|editors?|handling editor|received|accepted|published|"
-    r"copyright|correspondence|corresponding|funding|competing|data availability|open access|"
-    r"key\s?words?|abstract|how to cite|running (?:title|head)|short title|affiliations?|"
-    r"licen[cs]e)\b"
-    r"|^\s*(?:table of )?contents\s*$"
-    # a title page's field and its figure ("Word Count: 701", "Phone: 650.736.9477")
-    r"|^\s*[A-Z][A-Za-z ]{0,30}:\s*[\d.,/() +-]+$",
-    re.I,
-)
 _DOT_LEADERS = re.compile(r"(?:\s?\.){4,}")  # a table of contents' entry, no byline
 # A line opening on a number in brackets: a reference's, or R's console output printed in
 # a knitted manuscript ("## [1] FALSE TRUE"), no byline.
@@ -104,6 +94,8 @@ def authors(
     for line in lines:  # a name hyphenated across lines ("Paulo Ro-" / "cha") joined
         # Names in a row parted by wide gaps only ("Sergey Levine   Pieter Abbeel").
         text = ", ".join(line.parts) if _apart_only(line) else line.text
+        if len(line.parts) == 2 and AFFILIATION.search(line.parts[1]) and _apart_only(line):
+            text = line.parts[0]  # a name, its affiliation set apart beside it (AJPS's)
         if texts and texts[-1].endswith((HYPHEN_MARK, "-")):  # (kept before a capital)
             texts[-1] = texts[-1][:-1] + ("-" if text[:1].isupper() else "") + text
         else:
@@ -212,7 +204,7 @@ def line_names(text: str, *, first: bool = False, byline: bool = False) -> list[
     address, prose). The ``first`` author line may close with its affiliation."""
     text = _MC.sub(lambda m: f"M{m[1].upper() if m[2].isupper() else m[1]}{m[2]}", text)
     text = _CONTACT.sub(" ", text)  # a name's e-mail after its mark: no affiliation
-    if len(text) > 250 or VENUE.search(text) or _LABEL.match(text) or _DOT_LEADERS.search(text):
+    if len(text) > 250 or VENUE.search(text) or LABEL_LINE.match(text) or _DOT_LEADERS.search(text):
         return None
     if _NUMBERED.match(text) or _CITED.search(text):
         return None
