@@ -324,3 +324,31 @@ def test_a_name_with_its_affiliation_set_apart_beside_it_on_each_line() -> None:
     assert authors(lines, frozenset()) == ("James R. Hollyer", "Marko Klašnja")
     paper = _read(_37 / "hollyer_parties_charisma_article.pdf")
     assert paper.authors == ("James R. Hollyer", "Marko Klašnja", "Rocío Titiunik")
+
+
+def test_a_name_broken_after_its_initial_sages_drawn_sign_a_law_and_a_forms_placeholder() -> None:
+    """ "Patrick D" / "Schloss" is Patrick D Schloss (no Vancouver turn for a line's last
+    name broken after its initial); SAGE's "ª The Author(s) 2020" is a copyright; "the
+    Copyright Act 1968" is a law's name, no year; "(Please type)" is a form's, no name; "KU
+    Leuven" an institution."""
+    from ingest.parse.pdfnames import authors, line_names
+    from ingest.parse.pdfyear import find_year
+
+    byline = [_at("Marc A Sze 1 , Mary AM Rogers 2 , and Patrick D", 12, 547),
+              _at("Schloss 1 †", 12, 526)]  # fmt: skip
+    assert authors(byline, frozenset()) == ("Marc A Sze", "Mary AM Rogers", "Patrick D Schloss")
+    assert line_names("Alhadainy HA, Darrag AM") == ["HA Alhadainy", "AM Darrag"]  # still
+    assert (
+        find_year("Volume 19: 1–9\nª The Author(s) 2020\nArticle reuse guidelines:", None) == 2020
+    )
+    assert find_year("reproduced under the Copyright Act 1968 for study", None) is None
+    assert find_year("Copyright 2010 by The University of Chicago", None) == 2010
+    assert line_names("Please Type", first=True) in (None, [])
+    assert line_names("KU Leuven") is None
+    paper = _read(
+        _SETS / "real_pdfs39/heldout/kalokerinos_emotion_differentiation_psychsci_article.pdf"
+    )
+    assert paper.authors[-1] == "Peter Kuppens"
+    assert (
+        _read(_SETS / "real_pdfs39/heldout/xu_thematic_analysis_education_article.pdf").year == 2020
+    )

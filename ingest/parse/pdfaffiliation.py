@@ -36,6 +36,7 @@ AFFILIATION = re.compile(
     r"corporation|research|centre|center|hospital|faculty|\bgmbh\b|\bltd\b|\bllc\b|"
     r"\bemail\b|e-mail|https?://|www\.|\d{4,}|\bstreet\b|\bavenue\b|\broad\b|\bcedex\b|"
     r"\b(?-i:ETH|EPFL|CNRS|INRIA|INSERM|CSIC|RIKEN|KAIST|KTH|CERN|MIT|UCL|UCLA|CNR)\b|"
+    r"\b(?-i:KU Leuven|UC Berkeley|UC Davis|UC Irvine)\b|"
     r"\b(?-i:[A-Z]{1,2}\d[A-Z\d]?\s\d[A-Z]{2})\b|\bkingdom\b|"  # "WA4 4AD", "United Kingdom"
     rf"\b(?:{'|'.join(re.escape(p).replace('_', ' ') for p in _PLACES)})\b",
     re.I,
@@ -57,6 +58,7 @@ NOT_A_PERSON = frozenset(
     electronic computational structure structures properties methods
     student students scientist researcher lecturer postdoctoral assistant associate emeritus
     thesis dissertation capstone program programme director chair advisor adviser supervisor design
+    please type insert
     conceptualization methodology investigation validation visualization supervision curation
     """.split()  # noqa: SIM905 (the last line: CRediT's roles, set beside the names)
 )

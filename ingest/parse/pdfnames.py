@@ -265,6 +265,12 @@ def line_names(text: str, *, first: bool = False, byline: bool = False) -> list[
     listed = sum(len(p.split()) >= 2 for p in parts) >= 2
     names = [n for n in (group_name(p) or _name(p, byline=byline, caps=caps, listed=listed)
                          for p in parts) if n]  # fmt: skip
+    vancouver = any(re.fullmatch(r"\s*[A-Z][a-z]+\s+[A-Z]{1,3}\s*", p) for p in parts[:-1])
+    broken = re.search(r"\s[A-Z]$", text.rstrip()) and len(parts[-1].split()) == 2
+    if names and broken and not vancouver:
+        # a name the line breaks after its initial ("Patrick D" / "Schloss"), in a list
+        # that is not Vancouver's ("Alhadainy H, Darrag A")
+        names[-1] = _name(parts[-1], byline=byline, caps=caps, listed=False) or names[-1]
     if (
         names
         and not byline

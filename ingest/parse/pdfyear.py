@@ -16,12 +16,13 @@ __all__ = ["MONTH_YEAR", "find_year", "latest_year", "printed_apart"]
 
 _STAMP_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
 _COPYRIGHT = re.compile(
-    r"(?:©|\(c\)|copyright)\s*(?:\D{0,30})?((?:19|20)\d{2})"
+    # (not a law's name: "the Copyright Act 1968")
+    r"(?:©|\(c\)|copyright(?!\s+act\b))\s*(?:\D{0,30})?((?:19|20)\d{2})"
     # the sign drawn, not typed: "2010 by The University of Chicago. All rights reserved."
     r"|\b((?:19|20)\d{2})\b[^\n\d]{0,80}all rights reserved"
     r"|\b((?:19|20)\d{2})\s+the\s+author(?:s|\(s\))?\b"  # "& 2018 The Authors." (its sign lost)
     r"|\b((?:19|20)\d{2})\b[^\n\d]{0,40}\bcopyright\b"  # "c 2011. The copyright of this ..."
-    r"|(?:^|(?<=\s))c\s*the\s+author(?:s|\(s\))?\s+((?:19|20)\d{2})\b"  # SAGE's drawn sign
+    r"|(?:^|(?<=\s))[cª]\s*the\s+author(?:s|\(s\))?\s+((?:19|20)\d{2})\b"  # SAGE's drawn sign
     r"|(?m:^)\s*[^\w\s]?\s*the\s+author\(s\)\.?\s+((?:19|20)\d{2})\b",  # its sign unread
     re.I,
 )
