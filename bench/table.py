@@ -193,18 +193,7 @@ def judge(records: list[dict[str, Any]], weights: dict[str, float]) -> dict[str,
             s = r["x"] @ wv + bias
             best = int(np.argmax(s))
             quoted = best if s[best] >= 0 else None
-        for key in ("all", r["column"]):
-            t = tally[key]
-            t["cells"] += 1
-            t["labelled"] += r["labelled"]
-            if quoted is None:
-                t["not_stated"] += 1
-                t["not_stated_right"] += not r["labelled"]
-            else:
-                t["quoted"] += 1
-                right = bool(r["y"][quoted])
-                t["quoted_wrong"] += not right
-                t["stated_right"] += right and r["labelled"]
+        table_cut.count(tally, r, quoted)
     return {k: _rates(dict(v)) for k, v in tally.items()}
 
 

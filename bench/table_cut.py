@@ -81,6 +81,23 @@ def quoted(row: list[dict[str, Any]], cuts: dict[str, float], exclusive: bool
     return out
 
 
+def count(tally: dict[str, dict[str, int]], r: dict[str, Any], quoted: int | None) -> None:
+    """One cell into the tally, all cells and its column's: labelled, quoted (right or a
+    wrong sentence) or said "not stated" (right when the label is empty)."""
+    for key in ("all", r["column"]):
+        t = tally[key]
+        t["cells"] += 1
+        t["labelled"] += r["labelled"]
+        if quoted is None:
+            t["not_stated"] += 1
+            t["not_stated_right"] += not r["labelled"]
+        else:
+            t["quoted"] += 1
+            right = bool(r["y"][quoted])
+            t["quoted_wrong"] += not right
+            t["stated_right"] += right and r["labelled"]
+
+
 def judge(records: list[dict[str, Any]], cuts: dict[str, float], exclusive: bool
           ) -> dict[str, Any]:  # fmt: skip
     """Cells right, stated, "not stated" right and wrong quotes, as bench/table.py counts
@@ -91,18 +108,7 @@ def judge(records: list[dict[str, Any]], cuts: dict[str, float], exclusive: bool
     tally: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for row in rows.values():
         for r, q in zip(row, quoted(row, cuts, exclusive), strict=True):
-            for key in ("all", r["column"]):
-                t = tally[key]
-                t["cells"] += 1
-                t["labelled"] += r["labelled"]
-                if q is None:
-                    t["not_stated"] += 1
-                    t["not_stated_right"] += not r["labelled"]
-                else:
-                    t["quoted"] += 1
-                    right = bool(r["y"][q])
-                    t["quoted_wrong"] += not right
-                    t["stated_right"] += right and r["labelled"]
+            count(tally, r, q)
     for t in tally.values():
         t["right"] = t["stated_right"] + t["not_stated_right"]
     return {k: dict(v) for k, v in tally.items()}
