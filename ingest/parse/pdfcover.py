@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 
 from .pdflayout import Line
+from .typeset import squash
 
 __all__ = ["MAX_COVERS", "cover_words", "covered_title", "stamped"]
 
@@ -78,10 +79,6 @@ def covered_title(title: str, after: int, page: Sequence[Line], cover: str) -> t
         return title, after
     line, last = page[after], page[after - 1]
     longer = f"{title} {line.text}"
-    if abs(line.size - last.size) < 0.5 and _letters(longer) in _letters(cover):
+    if abs(line.size - last.size) < 0.5 and squash(longer) in squash(cover):
         return longer, after + 1
     return title, after
-
-
-def _letters(text: str) -> str:
-    return "".join(c for c in text.casefold() if c.isalnum())

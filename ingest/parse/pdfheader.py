@@ -15,7 +15,7 @@ from .pdfaffiliation import INSTITUTION, INSTITUTION_NAME
 from .pdflayout import Line
 from .pdfnames import VENUE, full_name, line_names
 from .pdfyear import MONTH_YEAR
-from .typeset import fix_characters, join_lines
+from .typeset import fix_characters, join_lines, squash
 
 __all__ = ["beside", "find_title", "labelled_title", "repeated_title"]
 
@@ -107,15 +107,15 @@ def find_title(
                 break
     meta = normalise_text(fix_characters(metadata.get("Title", "")))
     junk = len(meta.split()) < 2 or _junk_title(meta)
-    printed = _squash(meta) in _squash(" ".join(line.text for line in top)) if meta else False
+    printed = squash(meta) in squash(" ".join(line.text for line in top)) if meta else False
     if meta and not junk and found and not printed:
         names = next((i for i in range(after, len(top)) if _names_at(top, i)), len(top))
         printed = _interleaved(meta, found, top[:names])  # above the byline, not the body
-    rest = _squash(found)[len(_squash(meta)) :] if meta else ""
-    if printed and found and _squash(found).startswith(_squash(meta)) and _alpha(rest):
+    rest = squash(found)[len(squash(meta)) :] if meta else ""
+    if printed and found and squash(found).startswith(squash(meta)) and _alpha(rest):
         return found, after  # the metadata keeps the printed title's start only (cut short)
     if meta and not junk and (printed or not found):
-        if _squash(found) != _squash(meta):  # the title's place is where its lines are
+        if squash(found) != squash(meta):  # the title's place is where its lines are
             after = _after_lines_of(meta, top) or after
         elif _unspaced(found) == _unspaced(meta) and len(found.split()) >= len(meta.split()):
             # The quotes and spaces as printed ("The ASA’s", "restoration of Shank3"), not as
@@ -130,13 +130,13 @@ def _as_printed(title: str, top: list[Line], words: frozenset[str]) -> str:
     Journal" for the metadata's "A Tourist's Journal") when a run of lines at the top holds
     exactly it, letter for letter (not in capitals where the metadata's is not); else the
     metadata's."""
-    whole, end = _squash(title), _after_lines_of(title, top)
+    whole, end = squash(title), _after_lines_of(title, top)
     letters = [c for c in title if c.isalpha()]
     for start in range(end - 1, -1, -1):
         printed = join_lines([line.text for line in top[start:end]], words).strip()
-        if _squash(printed) == whole:
+        if squash(printed) == whole:
             return printed if [c for c in printed if c.isalpha()] == letters else title
-        if len(_squash(printed)) > len(whole):
+        if len(squash(printed)) > len(whole):
             break
     return title
 
@@ -149,11 +149,11 @@ def _after_lines_of(title: str, top: list[Line]) -> int:
     title's words (0 when no line is of it): where the metadata's title is printed, the
     byline follows, whatever else was set in larger type ("PHYSICAL REVIEW E 102, 022404
     (2020)") or repeats a word of it (a journal's name)."""
-    whole = _squash(title)
+    whole = squash(title)
     best = (0, 0)  # (characters of the title, the line after them)
     run = 0
     for i, line in enumerate(top):
-        own = _squash(line.text)
+        own = squash(line.text)
         run = run + len(own) if len(own) >= 3 and own in whole else 0
         if run > best[0]:
             best = (run, i + 1)
@@ -295,11 +295,11 @@ def _interleaved(meta: str, found: str, top: list[Line]) -> bool:
     """The metadata's title is printed at the top, its words in order but with other text
     set beside it on the same lines (a side column's dates, a badge), and the title found
     from the type is mostly its words: the metadata's is the title, without the rest."""
-    said = [_squash(w) for w in meta.split() if _squash(w)]
-    found_words = [_squash(w) for w in found.split() if _squash(w)]
+    said = [squash(w) for w in meta.split() if squash(w)]
+    found_words = [squash(w) for w in found.split() if squash(w)]
     if len(said) < 4 or sum(w in said for w in found_words) < 0.6 * len(found_words):
         return False
-    page = iter(_squash(w) for line in top for w in line.text.split())
+    page = iter(squash(w) for line in top for w in line.text.split())
     return all(any(w == p for p in page) for w in said)  # in order, others between
 
 
@@ -310,10 +310,6 @@ def _unspaced(text: str) -> str:
 def _alpha(text: str) -> bool:
     """Words, not a footnote's number set after a title ("World Polity 1")."""
     return any(c.isalpha() for c in text)
-
-
-def _squash(text: str) -> str:
-    return re.sub(r"\W+", "", text).casefold()
 
 
 def _junk_title(text: str) -> bool:

@@ -34,6 +34,7 @@ __all__ = [
     "fix_characters",
     "join_lines",
     "place_accents",
+    "squash",
     "vocabulary",
 ]
 
@@ -210,3 +211,9 @@ def join_lines(lines: Sequence[str], words: frozenset[str] = frozenset()) -> str
         pieces.append(line)
     text = normalise_text(" ".join(pieces).replace(HYPHEN_MARK, "-"))
     return _POSSESSIVE_GAP.sub("", text)  # "Středa ’s Formula": the gap an accent left
+
+
+def squash(text: str) -> str:
+    """``text`` without spaces and punctuation, casefolded: the same words however a page,
+    a cover or the metadata space, hyphenate or quote them."""
+    return re.sub(r"\W+", "", text).casefold()
