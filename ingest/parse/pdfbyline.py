@@ -11,7 +11,7 @@ __all__ = ["between", "off_title", "under_title_again"]
 
 def off_title(lines: list[Line], title: str) -> list[Line]:
     """The lines but those of two words or more that are a piece of the (casefolded) title."""
-    pieces = (" ".join(x.text.casefold().split()).strip(" *∗†‡") for x in lines)
+    pieces = (_piece(x.text) for x in lines)
     return [x for x, p in zip(lines, pieces, strict=True) if len(p.split()) < 2 or p not in title]
 
 
@@ -53,7 +53,13 @@ def under_title_again(lines: list[Line], title: str) -> list[Line]:
         if line.page > first + 1:
             break
         for n in (1, 2):
-            piece = " ".join(" ".join(x.text for x in lines[i : i + n]).casefold().split())
-            if not line.margin and piece.strip(" *∗†‡") == title:
+            piece = _piece(" ".join(x.text for x in lines[i : i + n]))
+            if not line.margin and piece == title:
                 return lines[i + n : i + n + 4]
     return []
+
+
+def _piece(text: str) -> str:
+    """A line's text as the casefolded title is compared with: spaces as one, the title's
+    marks off its ends."""
+    return " ".join(text.casefold().split()).strip(" *∗†‡")
