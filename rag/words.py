@@ -26,6 +26,7 @@ __all__ = [
     "looked_up",
     "name_core",
     "proper_nouns",
+    "shares_stem",
 ]
 
 log = logging.getLogger("paperchat.words")
@@ -131,3 +132,10 @@ def proper_nouns(text: str) -> list[str]:
         if not _OPENING.search(text[: m.start()]) and m.group().casefold() not in _MONTHS
     )
     return list(dict.fromkeys(found))
+
+
+def shares_stem(term: str, terms: set[str]) -> bool:
+    """Whether a term of ``terms`` begins as ``term`` does, its last three letters aside
+    (four at least kept): "swedish" in "sweden", "bulgarian" in "bulgaria"."""
+    stem = term[: max(4, len(term) - 3)]
+    return any(t.startswith(stem) for t in terms)

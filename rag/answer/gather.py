@@ -48,7 +48,7 @@ from rag.index.layout import sentence_vectors
 from rag.passages import body_passages
 from rag.sentences import split_sentences
 from rag.terms import STOPWORDS, share
-from rag.words import looked_up, name_core, proper_nouns
+from rag.words import looked_up, name_core, proper_nouns, shares_stem
 
 if TYPE_CHECKING:
     from rag.records import PaperRow
@@ -273,21 +273,14 @@ def evidence(
     ]
     # The question's proper nouns no paper holds ("Tunisia", "Thompson"), unless a paper read
     # holds a word of the same stem ("Swedish" where one says "Sweden").
-    proper = {
-        word: key
-        for word in proper_nouns(asked or query)
-        if word not in names and (key := _key(word, retriever)) and df.get(key, 1) == 0
-    }
-    read = (
-        " ".join(f"{s.paper.title}. {s.paper.abstract}" for s in sources)
-        if unheard or proper
-        else ""
-    )
+    proper = {w: k for w in proper_nouns(asked or query) if w not in names
+              and (k := _key(w, retriever)) and df.get(k, 1) == 0}  # fmt: skip
+    papers = [f"{s.paper.title}. {s.paper.abstract}" for s in sources] if unheard or proper else []
+    read = " ".join(papers)
     missing = [w for w in unheard if not spelled_out(w, read)]  # "UCST" written out: not
     absent = tuple(looked_up(w) for w in missing)  # said as looked up: "vLLM" ("vLLM-style")
-    if proper:
-        stems = set(index.analyze_one(read))
-        absent += tuple(w for w, key in proper.items() if not _stem_in(key, stems))
+    terms = set(index.analyze_one(read)) if proper else set()
+    absent += tuple(w for w, k in proper.items() if not shares_stem(k, terms))
     unknown = tuple(looked_up(w) for w in missing if _MIXED_CASE.search(w))
     denses = sorted((h.dense for h in hits if h.dense is not None), reverse=True)
     dense = denses[0] if denses else -1.0
@@ -315,13 +308,6 @@ def evidence(
     return Evidence(dense, dense - noise, share(idf, have), share({t: idf[t] for t in rare}, have),
                     gap, max(share(idf, w) for w in windows), nearest - noise, unknown, known,
                     absent)  # fmt: skip
-
-
-def _stem_in(key: str, terms: set[str]) -> bool:
-    """Whether a term of ``terms`` begins as ``key`` does, its last three letters aside
-    (four at least kept): "swedish" in "sweden", "bulgarian" in "bulgaria"."""
-    stem = key[: max(4, len(key) - 3)]
-    return any(t.startswith(stem) for t in terms)
 
 
 def _unheard(terms: Sequence[str], retriever: Retriever) -> bool:
