@@ -167,11 +167,11 @@ def test_a_journal_banner_set_larger_than_the_title_is_not_it(tmp_path: Path) ->
 
 
 def test_file_names_and_page_ranges_are_no_metadata_titles(tmp_path: Path) -> None:
-    from ingest.parse.pdfheader import _junk_title
+    from ingest.parse.pdfmeta import junk_title
 
-    assert _junk_title("1472-6882-6-3.fm") and _junk_title("301 301..306")
-    assert _junk_title("JAAP\x08-3AAP508.DVI") and _junk_title("Microsoft Word - draft.docx")
-    assert not _junk_title("Trophic Downgrading of Planet Earth")
+    assert junk_title("1472-6882-6-3.fm") and junk_title("301 301..306")
+    assert junk_title("JAAP\x08-3AAP508.DVI") and junk_title("Microsoft Word - draft.docx")
+    assert not junk_title("Trophic Downgrading of Planet Earth")
 
 
 def _page(*rows: tuple[str, float]) -> list:  # type: ignore[type-arg]

@@ -1,14 +1,20 @@
-"""How a person's name is written: the particles inside it ("van", "de", "van 't"), a name
-printed in capitals written as people write it, a family name in capitals put last."""
+"""How a person's name is written: the particles inside it ("van", "de", "van 't"), the
+titles and degrees around it, a name printed in capitals written as people write it, a
+family name in capitals put last."""
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
 __all__ = [
     "APOSTROPHE_T",
+    "DEGREES",
     "FAMILY_CAPS",
+    "FIELD_DEGREES",
+    "HONORIFICS",
     "PARTICLES",
+    "accented_letter",
     "case_name",
     "family_in_capitals",
     "unfinished",
@@ -20,6 +26,14 @@ PARTICLES = frozenset(
     "van von der den de del della di da dos das du le la y bin al el ter ten van't van’t".split()  # noqa: SIM905
 ) | set(APOSTROPHE_T)
 FAMILY_CAPS = re.compile(r"(?=[A-Z]*[AEIOUY])[A-Z]{2,}(?:-[A-Z]{2,})?")  # not initials ("DJ")
+HONORIFICS = frozenset("dr prof professor mr mrs ms sir by".split())  # noqa: SIM905
+# Degrees printed after a name ("Charlotte Hulme, PhD Jessica Fisher-Stokes, MRes ..."): the
+# next name's first word when commas part the names, never a part of it.
+DEGREES = frozenset(
+    "phd ph.d md m.d mres msc m.sc bsc b.sc mbchb mbbs mph dphil frcs frcp frcpc facs mba drph "  # noqa: SIM905
+    "scd pharmd dvm dds mpp mpa llm jd m.tech b.tech mtech btech".split()
+)
+FIELD_DEGREES = frozenset("phd ph.d mres msc m.sc bsc b.sc dphil mphil".split())  # noqa: SIM905
 _GROUPS = frozenset("collaboration consortium group team initiative investigators project".split())  # noqa: SIM905
 
 
@@ -69,3 +83,9 @@ def unfinished(name: str) -> bool:
     lone = len(tokens) == 1 and re.fullmatch(r"[A-Z][a-zà-ÿ]+(?:-[A-Z][a-zà-ÿ]+)?", tokens[0])
     initial = len(tokens) >= 2 and re.fullmatch(r"[A-Z]\.", tokens[-1])  # "Joel J." / "Adamson"
     return bool(lone or initial) or tokens[-1].casefold() in PARTICLES
+
+
+def accented_letter(token: str) -> bool:
+    """One small letter with an accent ("ó", "ć"): one a text layer sets apart from its name
+    ("Vučkovi ć")."""
+    return len(token) == 1 and token.islower() and bool(unicodedata.decomposition(token))

@@ -63,11 +63,11 @@ from .pdfabstract import (
     with_heading_colons,
 )
 from .pdfbody import FRONT_MATTER_AFTER, body_sections, cap_sections
-from .pdfbyline import between, off_title, under_title_again
+from .pdfbyline import after_title_again, between, off_title, under_title_again
 from .pdfcover import MAX_COVERS, cover_words, covered_title, stamped
 from .pdfheader import find_title, labelled_title, repeated_title
 from .pdflayout import Line, page_lines
-from .pdfmeta import byline_above, metadata_authors, not_the_venue
+from .pdfmeta import byline_above, labelled_authors, metadata_authors, not_the_venue
 from .pdfnames import authors
 from .pdfthesis import thesis_author, thesis_title, thesis_title_page
 from .pdfyear import find_year, latest_year, printed_apart
@@ -269,6 +269,7 @@ def _paper(
         first = ABSTRACT.sub("", lines[start].text, count=1)
         head = [_with_text(lines[start], first)] if first else []
         rest = head + lines[start + 1 :]
+        rest = rest[after_title_again(rest, retitled) :]  # a thesis's: its title again first
         named = authors(off_title(between(lines, after, start), retitled), words)
         kept, end = abstract_end(rest, body_size, anchor=lines[start], names=frozenset(named))
         abstract = _TRAILING_MARK.sub(
@@ -340,6 +341,7 @@ def _paper(
             name
             for name in named
             or not_the_venue(byline_above(lines, after, words), metadata, stamp)
+            or labelled_authors(first_page)
             or metadata_authors(metadata)
             if name.casefold() != title.casefold()
         ),

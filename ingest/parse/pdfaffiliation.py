@@ -9,6 +9,7 @@ import re
 
 __all__ = [
     "AFFILIATION",
+    "DEGREE",
     "GROUP",
     "INSTITUTION",
     "INSTITUTION_NAME",
@@ -18,6 +19,7 @@ __all__ = [
     "SUPERVISED",
     "SUPERVISOR",
     "group_name",
+    "under_label",
 ]
 
 # Countries and places an address closes with ("Abu Dhabi, United Arab Emirates").
@@ -58,7 +60,7 @@ NOT_A_PERSON = frozenset(
     electronic computational structure structures properties methods
     student students scientist researcher lecturer postdoctoral assistant associate emeritus
     thesis dissertation capstone program programme director chair advisor adviser supervisor design
-    please type insert
+    please type insert doctor doktor fakultät
     conceptualization methodology investigation validation visualization supervision curation
     """.split()  # noqa: SIM905 (the last line: CRediT's roles, set beside the names)
 )
@@ -76,32 +78,53 @@ INSTITUTION = re.compile(
 
 # A line that is an institution's name and nothing else: the author's, under a title, no
 # subtitle ("Johns Hopkins University", "University of Virginia", "Institute for Fiscal
-# Studies", "Universidade de São Paulo", "Instituto de Física").
+# Studies", "Universidade de São Paulo", "Instituto de Física", "THE ... LAW SCHOOL").
 INSTITUTION_NAME = re.compile(
     r"^(?:(?:[A-Z][\w'’.&-]*|of|the|and|for)\s+){0,6}"
-    r"(?:Universit\w*|Institute?|College|School|Laborator(?:y|ies)|Academy)$"
+    r"(?i:Universit\w*|Institute?|College|School|Laborator(?:y|ies)|Academy)$"  # or in capitals
     r"|^(?:Universi\w*|Institut\w*|College|School|Academy|Escola|Faculdade|Facultad)"
     r"\s+(?:of|for|de|di|da|do|del|della|des|du|für)\s+[A-ZÀ-Ý][^:;.?!]*$"
 )
 
 
+# A thesis's statement of its degree, in the languages theses are printed in ("for the degree
+# of Doctor", "in partial fulfilment", German "zur Erlangung des akademischen Grades",
+# "vorgelegt von"): front matter, never a title's words.
+DEGREE = re.compile(
+    r"\bdegree of (?:doctor|master|bachelor)|\bpartial fulfil+ment\b|\bmembres du jury\b"
+    r"|\bexamination committee\b|\bbanca examinadora\b|\bt[íi]tulo de (?:doutor|mestre)"
+    r"|\bzur erlangung de[rs]\b|\bakademischen grades\b|\bvorgelegt (?:von|bei)\b",
+    re.I,
+)
+
+
+# A thesis's roles for the people its title page names, who are no authors ("First
+# Examiner and Supervisor:", "Committee:", Portuguese "Orientador:", German "Betreuer:",
+# "Gutachter:", Italian "Relatore:").
+_ROLE = (
+    r"(?:supervisor|advisor|adviser|director|mentor|referee|examiner|reader|chair|committee"
+    r"(?: members?)?|orientadora?|betreuer(?:in)?|relatore|gutachter(?:in)?)s?"
+)
+_ROLES = (
+    rf"(?:thesis |faculty |research |first |second |third |outside |external )?{_ROLE}"
+    rf"(?:\s+and\s+{_ROLE})?"
+)
 # A side panel's label for the names under it, who are no authors ("Edited by" / "Karthik
 # Ram", "Reviewed by" / "Leah Wang"), and a thesis's for its supervisors ("supervised by").
 NOT_AUTHORS = re.compile(
     r"^\s*(?:edited|reviewed|handled|communicated|accepted|recommended|supervised|advised|"
     r"directed) by\b|^\s*(?:academic |handling |section |associate )?editors?\s*:?\s*$|"
-    r"^\s*(?:reviewers?|(?:thesis )?(?:supervisors?|advisors?|directors?))\s*:?\s*$",
+    rf"^\s*(?:reviewers?|{_ROLES})\s*:?\s*$|^\s*betreut (?:durch|von)\b"
+    r"|^\s*(?:\w+\s+)?orientad[ao]\s+por\b",  # Portuguese "(Dissertação) orientada por:"
     re.I,
 )
 # A thesis's supervisor on the author's line or a labelled line of their own, no author
-# ("Thesis Advisor:", Portuguese "Orientador:", German "Betreuer:", Italian "Relatore:").
-SUPERVISOR = re.compile(
-    r"^\s*(?:thesis |faculty |research )?"
-    r"(?:supervisor|advisor|adviser|director|mentor|orientadora?|betreuer(?:in)?|relatore)s?\s*:",
-    re.I,
-)
+# ("Thesis Advisor: Patrick Cozzi").
+SUPERVISOR = re.compile(rf"^\s*{_ROLES}\s*:", re.I)
 SUPERVISED = re.compile(
-    r",?\s+(?:(?:supervised|advised|mentored) by|under the supervision of)\b.*$", re.I
+    r",?\s+(?:(?:supervised|advised|mentored) by|under the supervision of)\b.*$"
+    rf"|\s*\((?:co-?)?{_ROLES}\)",  # "Edward A. Miguel (Outside Reader)"
+    re.I,
 )
 
 
@@ -136,3 +159,10 @@ LABEL_LINE = re.compile(
     r"|^\s*[A-Z][A-Za-z ]{0,30}:\s*[\d.,/() +-]+$",
     re.I,
 )
+
+
+def under_label(span: tuple[float, float], label: tuple[float, float], beside: bool) -> bool:
+    """Whether a line (``span``: its left and right edges) is under a label's ("Edited by" /
+    "Karthik Ram") or, ``beside`` one that ends the line before, right of it
+    ("Supervisor:" / "Prof. Dr. Stefan Klumpp")."""
+    return (span[0] < label[1] and span[1] > label[0]) or (beside and span[0] >= label[1])

@@ -59,6 +59,16 @@ def under_title_again(lines: list[Line], title: str) -> list[Line]:
     return []
 
 
+def after_title_again(lines: list[Line], title: str) -> int:
+    """Where an abstract starts under its heading when it sets the (casefolded) title again
+    first, its author, degree and year on short lines under it (a thesis's abstract page):
+    at the first line of seven words or more after them; 0 where the title is not set again."""
+    for n in (1, 2, 3):
+        if len(lines) > n and _piece(" ".join(x.text for x in lines[:n])) == title:
+            return next((i for i in range(n, min(len(lines), n + 9)) if lines[i].words >= 7), 0)
+    return 0
+
+
 def _piece(text: str) -> str:
     """A line's text as the casefolded title is compared with: spaces as one, the title's
     marks off its ends."""

@@ -4,6 +4,7 @@ where its abstract starts and ends: :mod:`ingest.parse.pdfabstract`).
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 
@@ -11,8 +12,9 @@ from rag.records import normalise_text
 from rag.words import common_words
 
 from .pdfabstract import heading_at
-from .pdfaffiliation import INSTITUTION, INSTITUTION_NAME
+from .pdfaffiliation import DEGREE, INSTITUTION, INSTITUTION_NAME
 from .pdflayout import Line
+from .pdfmeta import junk_title
 from .pdfnames import VENUE, full_name, line_names
 from .pdfyear import MONTH_YEAR
 from .typeset import fix_characters, join_lines, squash
@@ -79,6 +81,8 @@ def find_title(
         # University" set under the title, over the author)
         wordy = len(text.split()) >= 2 or len(text) >= 12
         named = all(INSTITUTION_NAME.match(top[i].text.strip()) for i in members)
+        named = named or bool(DEGREE.search(text))  # or a thesis's degree ("zur Erlangung ...")
+        named = named or _banner([top[i] for i in members])
         if wordy and not byline and not INSTITUTION_NAME.match(text) and not named:
             blocks.append((text, end, first))
     # The largest such block, unless a smaller one stands right above the authors' names
@@ -106,7 +110,7 @@ def find_title(
             if found:
                 break
     meta = normalise_text(fix_characters(metadata.get("Title", "")))
-    junk = len(meta.split()) < 2 or _junk_title(meta)
+    junk = len(meta.split()) < 2 or junk_title(meta)
     printed = squash(meta) in squash(" ".join(line.text for line in top)) if meta else False
     if meta and not junk and found and not printed:
         names = next((i for i in range(after, len(top)) if _names_at(top, i)), len(top))
@@ -214,6 +218,14 @@ def _byline(text: str) -> bool:
     )
 
 
+def _banner(lines: list[Line]) -> bool:
+    """Whether a block of lines in the title's type is a banner's pieces, set apart on one
+    line ("Bank of Israel   Research Department", "IRSTI 06.61.53   https://doi.org/..."),
+    not a title, whose lines are one run of words each."""
+    pairs = itertools.pairwise(lines)
+    return any(x.parts for x in lines) or any(beside(b, a) and b.y1 > a.y0 for a, b in pairs)
+
+
 def beside(line: Line, title: Line) -> bool:
     """Whether ``line`` is set beside ``title`` (the title's line, or any line above it),
     sharing none of its width."""
@@ -274,10 +286,16 @@ def _title_above_names(
     own = top[first].size > body + 0.3
     while end < len(top) and end - first < 4:
         line = top[end]
+        if re.search(r"https?://|\bdoi\.org/", line.text):
+            break  # an address is no title's ("IRSTI 06.61.53   https://doi.org/...")
         # Under the title in smaller type, common words in capitals are a byline too
         # ("q-BIC FORMS" / "RAYMOND CHENG", as the AMS prints them).
         names = line_names(line.text, byline=end > first and line.size < top[first].size - 0.5)
-        same = line.size == top[first].size and line.bold == top[first].bold
+        same = (line.size, line.bold, line.text.isupper()) == (
+            top[first].size,
+            top[first].bold,
+            top[first].text.isupper(),
+        )
         # Names right under a line ending "... AND THE" are the title's ("LIQUIDITY TRAP").
         # and so are names opening on a word no name opens on ("OVER GENERAL TRIANGULAR")
         runs_on = end > first and (_runs_on(top[end - 1].text) or _opens_on(line.text))
@@ -287,6 +305,8 @@ def _title_above_names(
             return title.strip(_TITLE_MARKS), end
         if line.size != top[first].size or line.bold != top[first].bold:
             break
+        if end > first and top[end - 1].y0 - line.y1 > 3 * line.size:
+            break  # a title's lines stand close: not "May 2009" far above it
         end += 1
     return "", 0
 
@@ -310,23 +330,6 @@ def _unspaced(text: str) -> str:
 def _alpha(text: str) -> bool:
     """Words, not a footnote's number set after a title ("World Polity 1")."""
     return any(c.isalpha() for c in text)
-
-
-def _junk_title(text: str) -> bool:
-    """A file name, a page range or a placeholder in the metadata's title field, not a
-    title: "Microsoft Word - draft.docx", "1472-6882-6-3.fm", "301 301..306"."""
-    if sum(c.isalpha() for c in text) < 0.5 * len(text.replace(" ", "")) or re.search(
-        r"\.(?:fm|qxd|qxp|p65|eps|indd|dvi|tex)\b", text, re.I
-    ):
-        return True
-    return bool(
-        re.search(
-            r"^(?:untitled|microsoft word|title|document\d*|slide \d)\b"
-            r"|\.(?:docx?|pdf|tex|dvi|ps|rtf|indd)\b|^[\w-]+$",
-            text,
-            re.I,
-        )
-    )
 
 
 def repeated_title(first_page: Sequence[Line], lines: Sequence[Line]) -> tuple[str, int]:

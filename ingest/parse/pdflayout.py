@@ -35,7 +35,14 @@ from .pdfnumbers import (
     without_small_numbers,
 )
 from .pdforder import reading_order
-from .typeset import ACCENTS, HYPHEN_MARK, MATH_ITALIC, fix_characters
+from .typeset import (
+    ACCENTS,
+    HYPHEN_MARK,
+    MATH_ITALIC,
+    fix_characters,
+    ligature_mark,
+    lost_ligatures,
+)
 
 __all__ = ["Line", "page_lines"]
 
@@ -89,7 +96,7 @@ def page_lines(pdf: Any, index: int) -> list[Line]:
                 second = raw.FPDFText_GetUnicode(handle, i + 1)
                 if 0xDC00 <= second < 0xE000:
                     code, low = 0x10000 + ((code - 0xD800) << 10) + (second - 0xDC00), True
-            char = chr(code) if code else ""
+            char = chr(code) if code else _lost_ligature(handle, i, count)
             if char == " " and back is not None:
                 raw.FPDFText_GetCharBox(handle, i, left, right, bottom, top)
                 if left.value < back - 0.5 or _next_left(handle, i, count) - back < 0.2 * (
@@ -171,6 +178,25 @@ def page_lines(pdf: Any, index: int) -> list[Line]:
     ]
     lines = [line for line in lines if line.text]
     return reading_order(without_line_numbers(lines), width)
+
+
+def _lost_ligature(handle: Any, i: int, count: int) -> str:
+    """The mark of a glyph PDFium has no character for (code 0) when it is a ligature the
+    font gave no letters for (:func:`~.typeset.lost_ligatures`): drawn wider than a hyphen
+    (0.45 of its type or more: "ﬁ" is about half, "-" a third) with a letter after it;
+    else "" (nothing)."""
+    import pypdfium2.raw as raw
+
+    if i + 1 >= count or not chr(raw.FPDFText_GetUnicode(handle, i + 1) or 32).isalpha():
+        return ""
+    left, right, bottom, top = (ctypes.c_double() for _ in range(4))
+    raw.FPDFText_GetCharBox(handle, i, left, right, bottom, top)
+    size = float(raw.FPDFText_GetFontSize(handle, i))
+    matrix = raw.FS_MATRIX()
+    raw.FPDFText_GetMatrix(handle, i, matrix)
+    size *= math.hypot(matrix.c, matrix.d)
+    em = (right.value - left.value) / size if size > 0 else 0.0
+    return ligature_mark(em) if em >= 0.45 else ""
 
 
 def _font(handle: Any, i: int) -> str:
@@ -321,7 +347,7 @@ def _raised(glyph: tuple[float, float] | None, size: float, base: float) -> bool
 
 
 def _text(runs: list[_Run], size: float) -> str:
-    text = " ".join(fix_characters(_apart(runs, size)).split())
+    text = " ".join(fix_characters(lost_ligatures(_apart(runs, size))).split())
     return _PRIME.sub(r"\1", text)  # "p ′ -partitions": a prime is part of its symbol
 
 

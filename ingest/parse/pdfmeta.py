@@ -1,7 +1,8 @@
 """Authors read from outside the byline under the title (beside :mod:`ingest.parse.pdfnames`,
 which reads a byline): the byline some journals print above the title, a thesis's author
 the names a PDF's document information gives, and the journal's name told from a name (a
-thesis's title page: :mod:`ingest.parse.pdfthesis`)."""
+thesis's title page: :mod:`ingest.parse.pdfthesis`); and the document information's title
+told from a file's or a print job's name."""
 
 from __future__ import annotations
 
@@ -11,7 +12,13 @@ from collections.abc import Sequence
 from .pdfline import Line
 from .pdfnames import authors, full_name, line_names
 
-__all__ = ["byline_above", "metadata_authors", "not_the_venue"]
+__all__ = [
+    "byline_above",
+    "junk_title",
+    "labelled_authors",
+    "metadata_authors",
+    "not_the_venue",
+]
 
 # A computer's or a template's account, not a person ("Windows User", "A. Author").
 _ACCOUNT = re.compile(
@@ -27,7 +34,24 @@ def metadata_authors(metadata: dict[str, str]) -> tuple[str, ...]:
     author line gives it, else none (a tool's "Windows User", an account name)."""
     named = line_names(metadata.get("Author", "").replace(";", ","), byline=True) or []
     full = [n for n in named if full_name(n) and " " in n and not _ACCOUNT.search(n)]
+    full = [n for n in full if any(len(t.strip(".")) > 1 for t in n.split())]  # not "A S"
     return tuple(full) if full and len(full) == len(named) else ()
+
+
+# A line naming the author after a label, where a report or a thesis prints it (after the
+# abstract): "Author: Alexandru Serban, S3841502", "Written by: ...".
+_AUTHOR_LABEL = re.compile(r"^\s*(?:authors?|written by|prepared by)\s*:\s*(\S.*)$", re.I)
+
+
+def labelled_authors(lines: Sequence[Line]) -> tuple[str, ...]:
+    """The names of the first line labelled as the author's ("Author: Alexandru Serban,
+    S3841502": a student number is no name); none without such a line."""
+    for line in lines:
+        found = _AUTHOR_LABEL.match(line.text)
+        if found:
+            text = re.sub(r",?\s*\S*\d\S*", "", found[1])  # a student's number
+            return tuple(n for n in line_names(text, byline=True) or () if full_name(n))
+    return ()
 
 
 def not_the_venue(names: tuple[str, ...], metadata: dict[str, str], text: str) -> tuple[str, ...]:
@@ -64,3 +88,21 @@ def byline_above(lines: Sequence[Line], after: int, words: frozenset[str]) -> tu
         above = [line for line in lines[max(0, first - 6) : first] if line.size < size - 0.5]
         found = authors(above, words, under_title=False)
     return found
+
+
+def junk_title(text: str) -> bool:
+    """A file name, a page range or a placeholder in the metadata's title field, not a
+    title: "Microsoft Word - draft.docx", "1472-6882-6-3.fm", "301 301..306"."""
+    if sum(c.isalpha() for c in text) < 0.5 * len(text.replace(" ", "")) or re.search(
+        r"\.(?:fm|qxd|qxp|p65|eps|indd|dvi|tex)\b", text, re.I
+    ):
+        return True
+    return bool(
+        re.search(
+            r"^(?:untitled|microsoft word|title|document\d*|slide \d)\b"
+            r"|\.(?:docx?|pdf|tex|dvi|ps|rtf|indd)\b|^[\w-]+$"
+            r"|^[A-Z][\w'’-]+, [A-Z][\w'’-]+--",  # a print job's "Tierney, James--JALE(3)1--"
+            text,
+            re.I,
+        )
+    )

@@ -13,8 +13,12 @@ from rag.words import common_words
 
 from .namecase import (
     APOSTROPHE_T,
+    DEGREES,
     FAMILY_CAPS,
+    FIELD_DEGREES,
+    HONORIFICS,
     PARTICLES,
+    accented_letter,
     case_name,
     family_in_capitals,
     unfinished,
@@ -28,6 +32,7 @@ from .pdfaffiliation import (
     SUPERVISED,
     SUPERVISOR,
     group_name,
+    under_label,
 )
 from .pdflayout import Line
 from .typeset import HYPHEN_MARK
@@ -40,14 +45,13 @@ VENUE = re.compile(
     r"proceedings|conference\b|journal\b|transactions|workshop\b|symposium\b|vol\.|"
     r"volume\s*(?:\d|(?-i:[IVXLC]+)\b)|"
     r"issn|arxiv|preprint\b|©|copyright|\bdoi\b|https?://|www\.|submitted|accepted|received|"
-    r"published|manuscript\b|pages?\s+\d|pp\.|\d+\s*[-–]\s*\d+\s*$",
+    r"published|manuscript\b|pages?\s+\d|pp\.|\d+\s*[-–]\s*\d+\s*$|\bno\.\s*\d",  # "DP No. 5"
     re.I,
 )
 _INSIDE = frozenset("of the for with from into via".split())  # noqa: SIM905 (never in a name)
 _FUNCTION_WORDS = frozenset("a an the of with for in on to from by at as or via into".split())  # noqa: SIM905
 _DOT_LEADERS = re.compile(r"(?:\s?\.){4,}")  # a table of contents' entry, no byline
-# A line opening on a number in brackets: a reference's, or R's console output printed in
-# a knitted manuscript ("## [1] FALSE TRUE"), no byline.
+# A line opening on a number in brackets: a reference's, or R's output ("## [1] FALSE TRUE").
 _NUMBERED = re.compile(r"^\s*#*\s*\[\d+\]\s")
 # A reference's authors, family name first and initials after ("Benincà, E., Huisman, J.,
 # Heerkloss, R., ..."): a cited work's, set beside the byline in a side box.
@@ -59,17 +63,11 @@ EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _CONTACT = re.compile(r"(?:^|(?<=\d)|(?<=\d\s))\s*\([\w.+-]+@[\w.-]+\)")  # "Sushma 2 (s@pes.edu)"
 _THANKS = re.compile(r"\b(?:thank|thanks|grateful|acknowledge)\b", re.I)  # a note's thanks
 _NOT_NAMES = frozenset(["abstract", "citation", "editor", "keywords", "introduction", "authors"])
-_HONORIFICS = frozenset("dr prof professor mr mrs ms sir by".split())  # noqa: SIM905
-# Degrees printed after a name ("Charlotte Hulme, PhD Jessica Fisher-Stokes, MRes ..."): the
-# next name's first word when commas part the names, never a part of it.
-_DEGREES = frozenset(
-    "phd ph.d md m.d mres msc m.sc bsc b.sc mbchb mbbs mph dphil frcs frcp frcpc facs mba drph "  # noqa: SIM905
-    "scd pharmd dvm dds mpp mpa llm jd m.tech b.tech mtech btech".split()
-)
-_FIELD_DEGREES = frozenset("phd ph.d mres msc m.sc bsc b.sc dphil mphil".split())  # noqa: SIM905
 # Words that begin a heading or a phrase, never a person's name ("The Site"); not "A", an
 # initial written without its point ("A Kumar").
-_NOT_FIRST = frozenset("the an of in on for with to at from our this these its".split())  # noqa: SIM905
+_NOT_FIRST = frozenset(
+    "the an of in on for with to at from our this these its how why what".split()  # noqa: SIM905
+)
 # The ORCID iD badge, read as text beside a name ("ID Qaisar Maqbool", "Peter NickID").
 _ORCID = re.compile(r"^(?:ID|iD)$|(?<=[a-z])(?:ID|iD)$")
 # A name's word: capitalised, each hyphenated part too ("Lars-Göran", not "Fifth-order").
@@ -118,10 +116,11 @@ def authors(
             continue
         text = SUPERVISED.sub("", text)  # "Oishani Bandopadhyay, supervised by Professor ..."
         found = line_names(text, first=not names and not carry)
-        panel = editors is not None and spans[i][0] < editors[1] and spans[i][1] > editors[0]
+        beside = i > 0 and NOT_AUTHORS.match(texts[i - 1]) is not None  # "Supervisor:" / ".."
+        panel = editors is not None and under_label(spans[i], editors, beside)
         if panel and found:
             continue
-        if panel:
+        if panel and not beside:  # (a line beside a label that is no names leaves it be)
             editors = None
         first_line = under_title and i == 0 and ":" not in text  # no label ("SUBJECT AREAS:")
         over_affiliation = i + 1 < len(texts) and bool(AFFILIATION.search(texts[i + 1]))
@@ -208,6 +207,8 @@ def line_names(text: str, *, first: bool = False, byline: bool = False) -> list[
         return None
     if _NUMBERED.match(text) or _CITED.search(text):
         return None
+    if text.count("]") > text.count("["):
+        return None  # it closes a list the line before opened: "Field Consortium’]"
     contact = _NAME_THEN_CONTACT.match(text)  # "Pablo Fernández. Professor of ... e-mail:"
     if (
         contact
@@ -252,7 +253,8 @@ def line_names(text: str, *, first: bool = False, byline: bool = False) -> list[
     # (or a raised letter set apart, "S. Haneuse a, b J. Schildcrout g P. Crane", AIP's "a)";
     # not Italian, Portuguese or Spanish "e", "y": "Dipartimento di Matematica e Fisica")
     parts = re.split(
-        r",|\band\b|;|&|·|•|\s{3,}|\||[*†‡§¶∗⋆⁎♯✉]+|(?<!\S)\d{1,2}(?!\S)|(?<!\S)(?-i:[a-df-xz])\)?(?!\S)",
+        r",|\band\b|;|&|·|•|\s{3,}|\||[*†‡§¶∗⋆⁎♯✉]+|(?<!\S)\d{1,2}(?!\S)|(?<!\S)(?-i:[a-df-xz])\)?(?!\S)"
+        r"|(?<!\S)Æ(?!\S)",  # Springer's bullet between names, read as "Æ"
         text,
         flags=re.I,
     )
@@ -332,7 +334,7 @@ def _name(part: str, *, byline: bool = False, caps: bool = False, listed: bool =
         token = "".join(c for c in token if unicodedata.category(c)[0] != "S" and c != "\u20dd")
         token = re.sub(r"(?<=[^\W\d_])\d+[a-z]?$|[*∗†‡§¶⋆¹²³\u2070-\u2079]+", "", token)
         token = _ORCID.sub("", token)
-        if tokens and re.fullmatch(r"[à-ÿ]", token) and tokens[-1][-1:].isalpha():
+        if tokens and accented_letter(token) and tokens[-1][-1:].isalpha():
             tokens[-1] += token  # an accented letter the text layer set apart ("Jeric ó")
         elif token:
             tokens.append(token)
@@ -340,14 +342,14 @@ def _name(part: str, *, byline: bool = False, caps: bool = False, listed: bool =
         return ""
     if tokens:  # "Dr.Sriadhibhatla Sridevi": the title glued to the name
         tokens[0] = re.sub(r"^(?:Dr|Prof)\.(?=[A-Z][a-z])", "", tokens[0])
-    while tokens and tokens[0].casefold().rstrip(".") in _HONORIFICS:
+    while tokens and tokens[0].casefold().rstrip(".") in HONORIFICS:
         tokens.pop(0)
     # (a degree printed before its field goes before a single word too: "PhD Mathematics";
     # not "Md Amiruzzaman", a given name's short form)
     while (
         tokens
-        and tokens[0].casefold().rstrip(".,") in _DEGREES
-        and (len(tokens) > 2 or tokens[0].casefold().rstrip(".,") in _FIELD_DEGREES)
+        and tokens[0].casefold().rstrip(".,") in DEGREES
+        and (len(tokens) > 2 or tokens[0].casefold().rstrip(".,") in FIELD_DEGREES)
         and tokens[0].rstrip(".,") != "Md"  # Bangladesh's "Md Abdullah Al Maruf": his name
     ):
         tokens.pop(0)
@@ -367,6 +369,8 @@ def _name(part: str, *, byline: bool = False, caps: bool = False, listed: bool =
         return ""  # "COMBINATORICS OF PARKING FUNCTIONS": a title's words, no name's
     if not all(_NAME_WORD.match(t) or t.casefold() in PARTICLES for t in tokens):
         return ""
+    if len(tokens) >= 4 and all(len(t) > 4 and t.casefold() in common_words() for t in tokens):
+        return ""  # "Future European Parliamentary Elections": a title's line, no name's
     if tokens[0].casefold() in PARTICLES and len(tokens) == 1:
         return ""
     if (

@@ -8,17 +8,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
+from .pdfaffiliation import DEGREE
 from .pdfline import Line
 from .pdfnames import AFFILIATION, VENUE, authors
 
 __all__ = ["thesis_author", "thesis_title", "thesis_title_page"]
 
 _THESIS = re.compile(r"\b(?:thesis|dissertation|thèse|mémoire|tese|dissertação|tesis)\b", re.I)
-_DEGREE = re.compile(
-    r"\bdegree of (?:doctor|master|bachelor)|\bpartial fulfil+ment\b|\bmembres du jury\b"
-    r"|\bexamination committee\b|\bbanca examinadora\b|\bt[íi]tulo de (?:doutor|mestre)",
-    re.I,
-)
 
 
 def thesis_title_page(lines: Sequence[Line], body: float) -> bool:
@@ -29,14 +25,16 @@ def thesis_title_page(lines: Sequence[Line], body: float) -> bool:
     Philosophy", "Membres du jury"). Its prose is front matter, not an abstract."""
     for line in lines:
         tokens = line.text.split()
-        if _DEGREE.search(line.text):
+        if DEGREE.search(line.text):
             return True
         spaced = len(tokens) >= 4 and sum(len(t) == 1 for t in tokens) >= 0.6 * len(tokens)
         if spaced:
             named = bool(re.search("thesis|dissertation", "".join(tokens), re.I))
         else:
             opening = " ".join(tokens[:2]) if len(tokens) > 6 else line.text
-            named = bool(_THESIS.search(opening))
+            # (a label opens on a capital: not a sentence's line in a narrow column, "in 2019
+            # and his thesis focused")
+            named = bool(_THESIS.search(opening)) and line.text.lstrip()[:1].isupper()
         if named and line.size >= body - 0.5:
             return True
     return False
@@ -67,6 +65,8 @@ def thesis_title(lines: Sequence[Line]) -> str:
     lines above the one naming the thesis ("COMBINATORICS OF PARKING FUNCTIONS" / "An Honors
     Thesis Presented"), but a university's or a venue's; "" when no such line stands there."""
     label = next((i for i, x in enumerate(lines[:12]) if _THESIS_LABEL.search(x.text)), 0)
+    # (not its author's lines: "By" / "RENATA M. DIAZ" between the title and the label)
+    label = next((i for i, x in enumerate(lines[:label]) if _BY.match(x.text)), label)
     kept = [x.text for x in lines[:label] if not AFFILIATION.search(x.text)
             and not VENUE.search(x.text) and not x.margin]  # fmt: skip
     title = " ".join(kept[-3:])

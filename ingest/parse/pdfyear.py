@@ -69,6 +69,9 @@ _MANUSCRIPT = re.compile(r"received|submi(?:tted|ssion)|revised|accept(?:ed|ance
 # A date that is not the paper's: the file's, fetched or made ("This content downloaded from
 # 132.174.251.002 on January 14, 2020"), or a statement's ("As of March 2022, [16] has ...").
 _NOT_ITS_DATE = re.compile(r"downloaded|accessed|retrieved|printed|generated|\bas of\b", re.I)
+# But a manuscript built from its source is dated by the build (Manubot's "This manuscript
+# (permalink) was automatically generated from owner/repo@1919e28 on April 19, 2020.").
+_BUILT = re.compile(r"\bthis manuscript\b[^.]{0,60}\bgenerated\b", re.I)
 # A month's name (English, and as French, Spanish, Portuguese, Italian and German print it:
 # theses and working papers are dated in their language) before a year.
 MONTH_YEAR = re.compile(
@@ -123,6 +126,7 @@ def find_year(text: str, arxiv: re.Match[str] | None) -> int | None:
         (_manuscript(text, m), int(m.group(1)))
         for m in dates
         if not _NOT_ITS_DATE.search(text[max(0, m.start() - 60) : m.start()])
+        or _BUILT.search(text[max(0, m.start() - 150) : m.start()])
     ]
     published = [year for manuscript, year in dated if not manuscript]
     if published:
@@ -204,8 +208,12 @@ def _elsewhere(text: str, found: re.Match[str]) -> bool:
 
 
 _LEGIBLE = 4.0  # points: the smallest type a reader reads on a printed page
-# A numbered entry of a reference list: "4. Wallman, J. Progr. Retinal Res. 12, 133–153".
-_REFERENCE = re.compile(r"^\[?\d{1,3}[.\]]\s+[A-Z][\w'’-]+,?\s+(?:[A-Z]\.\s*){1,3}")
+# A numbered entry of a reference list: "4. Wallman, J. Progr. Retinal Res. 12, 133–153",
+# or its initials first: "1. Y. Tang, Z. Wang, L. Wosinski, ..." (OSA's, APS's).
+_REFERENCE = re.compile(
+    r"^\[?\d{1,3}[.\]]\s+(?:[A-Z][\w'’-]+,?\s+(?:[A-Z]\.\s*){1,3}"
+    r"|(?:[A-Z]\.\s*(?:-?[A-Z]\.\s*)?){1,3}[A-Z][\w'’-]+,)"
+)
 
 
 def _reference_types(heads: list[Line]) -> set[tuple[int, float]]:

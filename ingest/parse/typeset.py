@@ -6,6 +6,12 @@ as separate characters.
   paper, or is an ordinary English word: :func:`rag.words.common_words`) or the second half
   is none ("biochem-ical"); a hyphen between two words stays ("blood-brain",
   "state-of-the-art"). A soft hyphen (U+00AD) is never printed text and always goes.
+- **Lost ligatures.** A font without a map to Unicode for its ligatures gives PDFium the
+  line-end hyphen's U+FFFE for them, or no character at all, inside a line ("e\ufffeects").
+  Drawn as wide as two letters or more (a hyphen is a third of the type) it is marked
+  (:func:`ligature_mark`) and spelled as the ligature (ff, fi, fl, ffi, ffl; the wider
+  ones first for a wider glyph) that makes an ordinary English word of its word
+  (:func:`lost_ligatures`).
 - **Control characters** a font maps its marks to (U+008E) become spaces.
 - **Ligatures and presentation forms** (ﬁ ﬂ ﬀ ﬃ ﬄ ﬅ ﬆ, full-width letters) become their
   letters (NFKC for those characters only: "²", "µ" and "½" keep their meaning).
@@ -30,15 +36,27 @@ from rag.words import common_words
 __all__ = [
     "ACCENTS",
     "HYPHEN_MARK",
+    "LIGATURE_MARK",
     "MATH_ITALIC",
     "fix_characters",
     "join_lines",
+    "ligature_mark",
+    "lost_ligatures",
     "place_accents",
     "squash",
     "vocabulary",
 ]
 
 HYPHEN_MARK = "\x02"  # what a line-end hyphen is read as, until lines are joined
+LIGATURE_MARK = "\x03"  # a ligature the font gave no letters for, until its word is read
+_LOST = re.compile(r"([^\W\d_]*)([\x03-\x05])([^\W\d_]*)")
+_LOST_ANY = re.compile("[\x03-\x05]")
+_TRIED = {
+    "\x03": ("fi", "fl", "ff", "ffi", "ffl"),
+    "\x04": ("ff", "fi", "fl", "ffi", "ffl"),
+    "\x05": ("ffi", "ffl", "ff", "fi", "fl"),
+}
+_ENDINGS = ("", "s", "es", "ed", "ly", "ing", "al")
 
 # TeX's math italic encoding (OML) where it differs from ASCII's printable letters: its
 # Greek letters at the control characters' codes (0x0D, a gamma, is read as a line's end
@@ -217,3 +235,30 @@ def squash(text: str) -> str:
     """``text`` without spaces and punctuation, casefolded: the same words however a page,
     a cover or the metadata space, hyphenate or quote them."""
     return re.sub(r"\W+", "", text).casefold()
+
+
+def ligature_mark(width: float) -> str:
+    """The mark of a lost ligature whose glyph is ``width`` ems wide (its letters unknown):
+    :data:`LIGATURE_MARK` for two letters' width, one of its wider kin for ff or three."""
+    return "\x05" if width >= 0.85 else "\x04" if width >= 0.7 else LIGATURE_MARK
+
+
+def lost_ligatures(text: str) -> str:
+    """Each lost ligature's mark (:func:`ligature_mark`) spelled as the ligature that makes
+    its word an ordinary English word ("e\x04ects": "effects"; "Scienti\x03c":
+    "Scientific"), an ending aside; the ligatures are tried the wider first for a wider
+    glyph, and the first tried stands when none makes a word."""
+    if not _LOST_ANY.search(text):
+        return text
+    common = common_words()
+
+    def known(word: str) -> bool:
+        word = word.casefold()
+        return any(word.endswith(e) and word[: len(word) - len(e)] in common for e in _ENDINGS)
+
+    def spell(m: re.Match[str]) -> str:
+        head, mark, tail = m.groups()
+        words = [head + f + tail for f in _TRIED[mark]]
+        return next((w for w in words if known(w)), words[0])
+
+    return _LOST.sub(spell, text)
