@@ -1,4 +1,4 @@
-"""First pages of the fortieth to forty-second real-PDF sets (issue #44). Each rule on
+"""First pages of the fortieth to forty-fifth real-PDF sets (issue #44). Each rule on
 made-up text, and on the real page it was seen on."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from ingest.parse.typeset import LIGATURE_MARK, ligature_mark, lost_ligatures
 from rag.records import Paper
 
 _SETS = Path(__file__).parents[1] / "bench/data"
-_40, _41, _42 = (_SETS / f"real_pdfs{n}/heldout" for n in (40, 41, 42))
+_40, _41, _42, _43, _44, _45 = (_SETS / f"real_pdfs{n}/heldout" for n in range(40, 46))
 
 
 def _read(path: Path) -> Paper:
@@ -152,3 +152,40 @@ def test_years_from_a_manuscripts_build_and_not_from_references_listed_initials_
     assert _read(_40 / "stern_torsion_bond_orders_manubot_preprint.pdf").year == 2020
     assert _read(_41 / "arick_rohugenome_manuscript.pdf").year == 2022
     assert _read(_40 / "lu_objective_first_couplers_optexp_preprint.pdf").year == 2012
+
+
+def test_covers_of_images_a_period_of_years_and_a_heading_under_the_byline() -> None:
+    """Pages of next to no text before the article (an e-reader's cover image, a series'
+    name alone) are covers, not a scan; a title closing on a period of years ("1955–1975")
+    is no venue's page range; a heading in capitals under the byline ("HIGHLIGHTS") is no
+    part of the last name; a job title ("Aerospace Engineer") is no name."""
+    from ingest.parse.pdfnames import VENUE, line_names
+
+    sword = _read(_45 / "davoli_romansword_article.pdf")
+    assert sword.title.startswith("A New “Roman” Sword") and sword.authors == (
+        "Paola Davoli",
+        "Christian Miks",
+    )
+    assert not VENUE.search("J.H. Prynne in Context, 1955–1975") and VENUE.search(
+        "Nature 12, 34–56"
+    )
+    thesis = _read(_45 / "goddard_prynne_phdthesis.pdf")
+    assert (thesis.title, thesis.authors) == (
+        "J.H. Prynne in Context, 1955–1975",
+        ("Louis Goddard",),
+    )
+    assert _read(_43 / "yang_composite_stress_strain_article.pdf").authors[-1] == "Grace X. Gu"
+    assert not line_names("Aerospace Engineer")
+
+
+def test_a_doi_closed_by_its_bracket_and_a_templates_zeros_are_not_read_on() -> None:
+    """A DOI whose bracket and point close it ("...096309)." / "1") does not take the next
+    line's footnote number; a template's DOI of zeros ("10.18637/jss.v000.i00") is none."""
+    from ingest.parse.ids import printed_doi
+
+    assert printed_doi("(http://dx.doi.org/10.1136/\nbjsports-2016-096309).\n1\nLa Trobe") == (
+        "10.1136/bjsports-2016-096309"
+    )
+    assert printed_doi("doi: 10.18637/jss.v000.i00") == ""
+    assert printed_doi("doi: 10.18637/jss.v102.i01") == "10.18637/jss.v102.i01"
+    assert _read(_44 / "carey_trainingloads_article.pdf").doi == "10.1136/bjsports-2016-096309"

@@ -36,7 +36,8 @@ def doi(value: str) -> str:
 # slash ("http://dx.doi.org/10.1016/" then "S0140-6736(13)62243-6"), or after a dot when
 # the next line goes on with digits ("doi:10.1371/journal.pone." then "0115884").
 _PRINTED = re.compile(
-    r"\b(10\.\d{4,9}/)(?:[ \t]*\r?\n[ \t]*)?([^\s\"<>]+)(?:(?<=\.)\r?\n[ \t]*(\d[^\s\"<>]*))?"
+    # (broken after a point, not after a closing bracket's: "bjsports-2016-096309)." / "1")
+    r"\b(10\.\d{4,9}/)(?:[ \t]*\r?\n[ \t]*)?([^\s\"<>]+)(?:(?<=[^)]\.)\r?\n[ \t]*(\d[^\s\"<>]*))?"
 )
 # What stands before a DOI inside another site's link: a landing page or a stable URL
 # ("https://academic.oup.com/restud/advance-article/doi/10.1093/...", "jstor.org/stable/").
@@ -46,7 +47,9 @@ _LINKED = re.compile(r"(?:https?://|www\.)(?!(?:dx\.)?doi\.org/)\S*/$", re.I)
 # A journal template's placeholder DOI: x's, the word "DOI", or an MDPI-style article 0000.
 # A template's DOI, not the paper's: "10.1177/ToBeAssigned", RSC's "10.1039/b000000x".
 _PLACEHOLDER = re.compile(
-    r"^10\.\d+/(?:x+|.*\.doi|[a-z]+\d{1,4}0000|to-?be-?assigned|[a-z]?0{6,}[a-z]?)/?$", re.I
+    r"^10\.\d+/(?:x+|.*\.doi|[a-z]+\d{1,4}0000|to-?be-?assigned|[a-z]?0{6,}[a-z]?)/?$"
+    r"|^10\.\d+/(?=[^1-9]*0)[^1-9]*$",  # its numbers all zeros: "10.18637/jss.v000.i00"
+    re.I,
 )
 
 

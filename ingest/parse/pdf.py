@@ -132,14 +132,13 @@ def parse_pdf(path: Path, *, full_text: bool = True) -> Iterator[Draft | Skipped
         while len(texts) < min(pages, HEAD_PAGES + covers):
             texts.append(_page_text(pdf, len(texts)) if ahead is None else ahead)
             ahead = None
-            if (
-                len(texts) - 1 == covers < MAX_COVERS
-                and pages > covers + 1
-                and (said := cover_words(texts[-1]))
-            ):
-                ahead = _page_text(pdf, len(texts))
-                if not stamped(said, texts[-1], ahead):
-                    covers += 1
+            if len(texts) - 1 == covers < MAX_COVERS and pages > covers + 1:
+                if len(texts[-1].strip()) < _MIN_TEXT_CHARS:
+                    covers += 1  # a cover of images, or a series' name alone ("ISAW Papers 9")
+                elif said := cover_words(texts[-1]):
+                    ahead = _page_text(pdf, len(texts))
+                    if not stamped(said, texts[-1], ahead):
+                        covers += 1
         read = pages if full_text else min(pages, HEAD_PAGES + covers)
         stamp = " ".join(texts)
         lines: list[Line] = []

@@ -40,19 +40,19 @@ from .typeset import HYPHEN_MARK
 __all__ = ["AFFILIATION", "EMAIL", "VENUE", "authors", "full_name", "line_names"]
 
 VENUE = re.compile(
-    # (the venue's words in the singular: a title may be about "preprints" or "journals";
-    # a venue's volume has its number: "finite volume" is a title's)
+    # (in the singular: a title may be on "journals"; a volume's number: not "finite volume")
     r"proceedings|conference\b|journal\b|transactions|workshop\b|symposium\b|vol\.|"
     r"volume\s*(?:\d|(?-i:[IVXLC]+)\b)|"
     r"issn|arxiv|preprint\b|©|copyright|\bdoi\b|https?://|www\.|submitted|accepted|received|"
-    r"published|manuscript\b|pages?\s+\d|pp\.|\d+\s*[-–]\s*\d+\s*$|\bno\.\s*\d",  # "DP No. 5"
+    r"published|manuscript\b|pages?\s+\d|pp\.|\bno\.\s*\d|"  # a series' "DP No. 5"
+    # pages closing the line, not a period of years ("J.H. Prynne in Context, 1955–1975")
+    r"\b(?!(?:1[6-9]|20)\d\d\s*[-–]\s*(?:1[6-9]|20)\d\d\s*$)\d+\s*[-–]\s*\d+\s*$",
     re.I,
 )
 _INSIDE = frozenset("of the for with from into via".split())  # noqa: SIM905 (never in a name)
 _FUNCTION_WORDS = frozenset("a an the of with for in on to from by at as or via into".split())  # noqa: SIM905
 _DOT_LEADERS = re.compile(r"(?:\s?\.){4,}")  # a table of contents' entry, no byline
-# A line opening on a number in brackets: a reference's, or R's output ("## [1] FALSE TRUE").
-_NUMBERED = re.compile(r"^\s*#*\s*\[\d+\]\s")
+_NUMBERED = re.compile(r"^\s*#*\s*\[\d+\]\s")  # a reference's, R's output ("## [1] FALSE")
 # A reference's authors, family name first and initials after ("Benincà, E., Huisman, J.,
 # Heerkloss, R., ..."): a cited work's, set beside the byline in a side box.
 _CITED = re.compile(r"(?:[A-Z][^\s,]+,\s*(?:[A-Z]\.-?\s?){1,3},\s*(?:&\s*)?){3,}")
@@ -140,7 +140,8 @@ def authors(
             held = False
             continue
         if carry:
-            if found and (len(found[0].split()) == 1 or unfinished(carry)):
+            heading = found and found[0].isupper() and not carry.isupper()  # "HIGHLIGHTS"
+            if found and (len(found[0].split()) == 1 or unfinished(carry)) and not heading:
                 found[0] = f"{carry} {found[0]}"
             else:
                 found = [carry, *found]  # a whole name after all ("Bob Lee" / "Ann Wu 2")
