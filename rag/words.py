@@ -25,8 +25,6 @@ __all__ = [
     "is_date",
     "looked_up",
     "name_core",
-    "proper_nouns",
-    "shares_stem",
 ]
 
 log = logging.getLogger("paperchat.words")
@@ -41,11 +39,6 @@ _MONTHS = frozenset(
     """.split()  # noqa: SIM905 - a word list reads better as prose
 )
 _SPLIT = re.compile(r"[\s/]+")
-# A capitalised word of four letters or more ("Tunisia", "Bulgarian", "Thompson"), not part
-# of a hyphenated name (those are names by their form) and its possessive aside.
-_CAPITALISED = re.compile(r"(?<![\w'’-])[A-Z][a-z]{3,}(?![\w-])")
-# Where a sentence, a clause after a colon, a quote or a bracket opens, a capital says nothing.
-_OPENING = re.compile(r"(?:^|[.?!:;\"“‘'(\[])\s*$")
 _YEAR = re.compile(r"^(1[6-9]|20)\d\d[a-z]?$|^(1[6-9]|20)\d\d[-–](1[6-9]|20)?\d\d$")
 
 
@@ -119,23 +112,3 @@ def distinctive(name: str) -> bool:
     if any(distinctive_word(w) for w in words):
         return True
     return len(name.split()) >= 4
-
-
-def proper_nouns(text: str) -> list[str]:
-    """The capitalised words of ``text`` that open no sentence, clause, quote or bracket,
-    months, days and seasons aside ("Did the Bulgarian survey ask Thompson?": "Bulgarian",
-    "Thompson"): a question's proper nouns, in order, each once. Whether one names something
-    is for the library to say (:func:`rag.answer.gather.evidence`: one no paper holds)."""
-    found = (
-        m.group()
-        for m in _CAPITALISED.finditer(text)
-        if not _OPENING.search(text[: m.start()]) and m.group().casefold() not in _MONTHS
-    )
-    return list(dict.fromkeys(found))
-
-
-def shares_stem(term: str, terms: set[str]) -> bool:
-    """Whether a term of ``terms`` begins as ``term`` does, its last three letters aside
-    (four at least kept): "swedish" in "sweden", "bulgarian" in "bulgaria"."""
-    stem = term[: max(4, len(term) - 3)]
-    return any(t.startswith(stem) for t in terms)

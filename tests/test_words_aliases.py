@@ -16,35 +16,9 @@ from rag.aliases import (
     with_names,
 )
 from rag.records import PaperRow
-from rag.words import (
-    common_words,
-    distinctive,
-    distinctive_word,
-    is_date,
-    name_core,
-    proper_nouns,
-)
+from rag.words import common_words, distinctive, distinctive_word, is_date, name_core
 
 CODED = ["KCache", "ERNIE", "Nebula-I", "Paddle-HeterPS", "C4", "RAD52", "Llumnix", "telomerase"]
-
-
-@pytest.mark.parametrize(
-    ("question", "nouns"),
-    [
-        ("Did the Bulgarian survey ask about Thompson sampling?", ["Bulgarian", "Thompson"]),
-        ("Which uprisings in Tunisia and Egypt, and in Tunisia again?", ["Tunisia", "Egypt"]),
-        ("By how much did Washington's spending grow?", ["Washington"]),  # possessive aside
-        # a question's, a sentence's, a clause's, a quote's or a bracket's first word: not
-        ("Danish lakes. Swedish ones: Dutch ones (Polish) 'Spanish' \u201cFrench\u201d?", []),
-        # months, days, seasons; hyphenated names (names by their form); short words
-        ("Was the Kirkwood-Frohlich model run in March, on a Monday, in Spring by NASA?", []),
-        ("Did the Lex Mundi team visit Rome?", ["Mundi", "Rome"]),
-    ],
-)
-def test_proper_nouns_are_the_capitalised_words_no_sentence_opens_with(
-    question: str, nouns: list[str]
-) -> None:
-    assert proper_nouns(question) == nouns
 
 
 @pytest.mark.parametrize("word", CODED)

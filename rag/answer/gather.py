@@ -48,7 +48,7 @@ from rag.index.layout import sentence_vectors
 from rag.passages import body_passages
 from rag.sentences import split_sentences
 from rag.terms import STOPWORDS, share
-from rag.words import looked_up, name_core, proper_nouns, shares_stem
+from rag.words import looked_up, name_core
 
 if TYPE_CHECKING:
     from rag.records import PaperRow
@@ -94,8 +94,7 @@ class Evidence:
     sentence: float  # the top paper's sentence nearest the question: its cosine less the floor
     unknown: tuple[str, ...]  # mixed-case names ("vLLM") no paper of the library holds
     known: tuple[str, ...] = ()  # names of the question ("AM404", "GATA3") the top paper holds
-    # Names of any kind ("GPT-4", "A100", "vLLM"; not "400mg") and proper nouns ("Tunisia")
-    # no paper of the library holds:
+    # Names of any kind ("GPT-4", "A100", "vLLM"; not "400mg") no paper of the library holds:
     # what the answer says first, and what holds the question to the reader's stricter gate
     # (rag.answer.gate). In the evidence model only the mixed-case ones weigh: counting the
     # others too, refitted and held out, refused more of SciFact's answerable claims (26 ->
@@ -271,16 +270,9 @@ def evidence(
         and key
         and df.get(key, 1) == 0
     ]
-    # The question's proper nouns no paper holds ("Tunisia", "Thompson"), unless a paper read
-    # holds a word of the same stem ("Swedish" where one says "Sweden").
-    proper = {w: k for w in proper_nouns(asked or query) if w not in names
-              and (k := _key(w, retriever)) and df.get(k, 1) == 0}  # fmt: skip
-    papers = [f"{s.paper.title}. {s.paper.abstract}" for s in sources] if unheard or proper else []
-    read = " ".join(papers)
+    read = " ".join(f"{s.paper.title}. {s.paper.abstract}" for s in sources) if unheard else ""
     missing = [w for w in unheard if not spelled_out(w, read)]  # "UCST" written out: not
     absent = tuple(looked_up(w) for w in missing)  # said as looked up: "vLLM" ("vLLM-style")
-    terms = set(index.analyze_one(read)) if proper else set()
-    absent += tuple(w for w, k in proper.items() if not shares_stem(k, terms))
     unknown = tuple(looked_up(w) for w in missing if _MIXED_CASE.search(w))
     denses = sorted((h.dense for h in hits if h.dense is not None), reverse=True)
     dense = denses[0] if denses else -1.0
