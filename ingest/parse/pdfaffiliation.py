@@ -58,9 +58,9 @@ NOT_A_PERSON = frozenset(
     google microsoft facebook deepmind openai ibm nvidia amazon baidu alibaba tencent huawei
     intel samsung adobe paper seminar approval frequency language artificial intelligence
     electronic computational structure structures properties methods
-    student students scientist engineer researcher lecturer postdoctoral assistant associate emeritus
+    student students scientist researcher lecturer postdoctoral assistant associate emeritus
     thesis dissertation capstone program programme director chair advisor adviser supervisor design
-    please type insert doctor doktor fakultät
+    please type insert doctor doktor fakultät engineer
     conceptualization methodology investigation validation visualization supervision curation
     """.split()  # noqa: SIM905 (the last line: CRediT's roles, set beside the names)
 )
