@@ -125,8 +125,7 @@ def page_lines(pdf: Any, index: int) -> list[Line]:
                     continue  # rotated or mirrored: a margin stamp, a figure's axis label
                 raw.FPDFText_GetCharBox(handle, i, left, right, bottom, top)
                 box = (left.value, bottom.value, right.value, top.value)
-                # The font's size times the text matrix's vertical scale: what is seen.
-                size = float(raw.FPDFText_GetFontSize(handle, i)) * math.hypot(matrix.c, matrix.d)
+                size = _seen_size(handle, i, matrix)
                 if rotated and not run.sizes and broken is not None:
                     # A watermark drawn inside a word ("r", "DRAFT", "espirator"), PDFium
                     # breaking the line before and after it: the word goes on.
@@ -191,12 +190,19 @@ def _lost_ligature(handle: Any, i: int, count: int) -> str:
         return ""
     left, right, bottom, top = (ctypes.c_double() for _ in range(4))
     raw.FPDFText_GetCharBox(handle, i, left, right, bottom, top)
-    size = float(raw.FPDFText_GetFontSize(handle, i))
     matrix = raw.FS_MATRIX()
     raw.FPDFText_GetMatrix(handle, i, matrix)
-    size *= math.hypot(matrix.c, matrix.d)
+    size = _seen_size(handle, i, matrix)
     em = (right.value - left.value) / size if size > 0 else 0.0
     return ligature_mark(em) if em >= 0.45 else ""
+
+
+def _seen_size(handle: Any, i: int, matrix: Any) -> float:
+    """Character ``i``'s type size as seen: its font's size times the vertical scale of its
+    text ``matrix`` (already read for it)."""
+    import pypdfium2.raw as raw
+
+    return float(raw.FPDFText_GetFontSize(handle, i)) * math.hypot(matrix.c, matrix.d)
 
 
 def _font(handle: Any, i: int) -> str:

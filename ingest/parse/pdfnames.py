@@ -105,18 +105,19 @@ def authors(
     found_at: list[int] = []  # and that line's place
     carry = ""  # a name the line ended before finishing
     held = True  # the line before held names (not an affiliation, an address)
-    # Under an "Edited by" label, its edges: to the next line under it that is no names (a
-    # side panel's names, whatever lines of another column come between).
+    # An "Edited by" label's edges, to the next line under it that is no names (a side
+    # panel's names, whatever lines of another column come between), and its line's place.
     editors: tuple[float, float] | None = None
+    label_at = -2
     for i, text in enumerate(texts):
         if NOT_AUTHORS.match(text):
-            editors = spans[i]
+            editors, label_at = spans[i], i
             continue
         if SUPERVISOR.match(text):  # "Thesis Advisor: Patrick Cozzi"
             continue
         text = SUPERVISED.sub("", text)  # "Oishani Bandopadhyay, supervised by Professor ..."
         found = line_names(text, first=not names and not carry)
-        beside = i > 0 and NOT_AUTHORS.match(texts[i - 1]) is not None  # "Supervisor:" / ".."
+        beside = label_at == i - 1  # right after its label's line ("Supervisor:" / "Dr. ...")
         panel = editors is not None and under_label(spans[i], editors, beside)
         if panel and found:
             continue
@@ -206,10 +207,8 @@ def line_names(text: str, *, first: bool = False, byline: bool = False) -> list[
     text = _CONTACT.sub(" ", text)  # a name's e-mail after its mark: no affiliation
     if len(text) > 250 or VENUE.search(text) or LABEL_LINE.match(text) or _DOT_LEADERS.search(text):
         return None
-    if _NUMBERED.match(text) or _CITED.search(text):
-        return None
-    if text.count("]") > text.count("["):
-        return None  # it closes a list the line before opened: "Field Consortium’]"
+    if _NUMBERED.match(text) or _CITED.search(text) or text.count("]") > text.count("["):
+        return None  # a reference, or the close of a list the line before opened ("...’]")
     contact = _NAME_THEN_CONTACT.match(text)  # "Pablo Fernández. Professor of ... e-mail:"
     if (
         contact

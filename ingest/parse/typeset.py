@@ -49,13 +49,14 @@ __all__ = [
 
 HYPHEN_MARK = "\x02"  # what a line-end hyphen is read as, until lines are joined
 LIGATURE_MARK = "\x03"  # a ligature the font gave no letters for, until its word is read
-_LOST = re.compile(r"([^\W\d_]*)([\x03-\x05])([^\W\d_]*)")
-_LOST_ANY = re.compile("[\x03-\x05]")
+_DOUBLE_MARK, _TRIPLE_MARK = "\x04", "\x05"  # the same, drawn as wide as ff, or ffi
+# The ligatures each mark is tried as, in turn.
 _TRIED = {
-    "\x03": ("fi", "fl", "ff", "ffi", "ffl"),
-    "\x04": ("ff", "fi", "fl", "ffi", "ffl"),
-    "\x05": ("ffi", "ffl", "ff", "fi", "fl"),
+    LIGATURE_MARK: ("fi", "fl", "ff", "ffi", "ffl"),
+    _DOUBLE_MARK: ("ff", "fi", "fl", "ffi", "ffl"),
+    _TRIPLE_MARK: ("ffi", "ffl", "ff", "fi", "fl"),
 }
+_LOST = re.compile(rf"([^\W\d_]*)([{''.join(_TRIED)}])([^\W\d_]*)")
 _ENDINGS = ("", "s", "es", "ed", "ly", "ing", "al")
 
 # TeX's math italic encoding (OML) where it differs from ASCII's printable letters: its
@@ -240,7 +241,7 @@ def squash(text: str) -> str:
 def ligature_mark(width: float) -> str:
     """The mark of a lost ligature whose glyph is ``width`` ems wide (its letters unknown):
     :data:`LIGATURE_MARK` for two letters' width, one of its wider kin for ff or three."""
-    return "\x05" if width >= 0.85 else "\x04" if width >= 0.7 else LIGATURE_MARK
+    return _TRIPLE_MARK if width >= 0.85 else _DOUBLE_MARK if width >= 0.7 else LIGATURE_MARK
 
 
 def lost_ligatures(text: str) -> str:
@@ -248,8 +249,8 @@ def lost_ligatures(text: str) -> str:
     its word an ordinary English word ("e\x04ects": "effects"; "Scienti\x03c":
     "Scientific"), an ending aside; the ligatures are tried the wider first for a wider
     glyph, and the first tried stands when none makes a word."""
-    if not _LOST_ANY.search(text):
-        return text
+    if not any(mark in text for mark in _TRIED):
+        return text  # (most lines: no word scanned)
     common = common_words()
 
     def known(word: str) -> bool:
