@@ -4,7 +4,7 @@ one field out, and how fast a table fills.
 The labelled set (bench/data/table/: papers.jsonl from bench/table_set.py, labels_a/b.jsonl
 written by helpers who saw only the papers and RULES.md) gives, for 48 papers of four fields
 and five preset columns, the sentences of each abstract that state what the column asks;
-432 papers of six other fields, labelled the same way (papers_train*.jsonl,
+576 papers of six other fields, labelled the same way (papers_train*.jsonl,
 labels_train*_*.jsonl), are only trained on.
 Each field's papers are read from that field's own bench library, as a user's table over
 their library would read them (rag.tables), and every sentence of every cell gets the

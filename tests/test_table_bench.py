@@ -83,7 +83,7 @@ def test_every_labels_file_passes_the_writers_check_and_the_training_rounds_neve
     data = Path(__file__).resolve().parent.parent / "bench/data/table"
     papers = {p["id"]: p for f in data.glob("papers*.jsonl") for p in _jsonl(f)}
     drawn = [p["id"] for f in data.glob("papers*.jsonl") for p in _jsonl(f)]
-    assert len(drawn) == len(set(drawn)) == 48 + 6 * 72
+    assert len(drawn) == len(set(drawn)) == 48 + 8 * 72
     for path in sorted(data.glob("labels_*.jsonl")):
         labels = _jsonl(path)
         assert check([papers[r["id"]] for r in labels], labels) == [], path.name
