@@ -12,7 +12,9 @@ __all__ = [
     "DEGREES",
     "FAMILY_CAPS",
     "FIELD_DEGREES",
+    "GENERATIONS",
     "HONORIFICS",
+    "MC_RAISED",
     "PARTICLES",
     "accented_letter",
     "case_name",
@@ -89,3 +91,8 @@ def accented_letter(token: str) -> bool:
     """One small letter with an accent ("ó", "ć"): one a text layer sets apart from its name
     ("Vučkovi ć")."""
     return len(token) == 1 and token.islower() and bool(unicodedata.decomposition(token))
+
+
+MC_RAISED = re.compile(r"\bM ?(c|ac) ([A-Z]{2,}|[A-Z][a-z]+)\b")  # a small raised "c": "M c KAY"
+# A name's generation, printed after it ("Jonathan J. Foley IV"): not Vancouver initials.
+GENERATIONS = frozenset({"II", "III", "IV"})

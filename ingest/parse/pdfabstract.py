@@ -274,7 +274,9 @@ def first_prose(lines: Sequence[Line], after: int) -> int:
 
 # Two to six words, each long one capitalised, no closing stop: a heading's line.
 _HEADING_WORDS = re.compile(r"(?:(?:[A-Z][\w’'-]*|[a-z]{1,3})\s+){1,5}[A-Z][\w’'-]*")
-KEYWORDS_LINE = re.compile(r"^\s*(?:key\s?words|index terms)\s*[:.—–]", re.I)
+KEYWORDS_LINE = re.compile(
+    r"^\s*(?:(?:additional|further|other|author)\s+)?(?:key\s?words|index terms)\s*[:.—–]", re.I
+)  # (CSIRO's "Additional keywords: ...")
 _INTRODUCTION = re.compile(r"^\s*(?:(?:\d{1,2}|[IVX]{1,5})\.?\s*)?introduction\s*$", re.I)
 
 

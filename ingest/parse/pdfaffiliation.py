@@ -34,7 +34,7 @@ _PLACES = """usa u.s.a uk china japan germany france italy spain canada mexico b
     cyprus campus""".split()  # noqa: SIM905 (a name's words spaced by "_")
 AFFILIATION = re.compile(
     r"@|universit|universidad|institut|department|dept\.|laborator|school|college|academy|"
-    r"\binc\b|facultad|faculdade|escuela|centro\b|"
+    r"\binc\b|facultad|faculdade|escuela|[ée]cole\b|polytechni|centro\b|"
     r"corporation|research|centre|center|hospital|faculty|\bgmbh\b|\bltd\b|\bllc\b|"
     r"\bemail\b|e-mail|https?://|www\.|\d{4,}|\bstreet\b|\bavenue\b|\broad\b|\bcedex\b|"
     r"\b(?-i:ETH|EPFL|CNRS|INRIA|INSERM|CSIC|RIKEN|KAIST|KTH|CERN|MIT|UCL|UCLA|CNR)\b|"
@@ -60,7 +60,8 @@ NOT_A_PERSON = frozenset(
     electronic computational structure structures properties methods
     student students scientist researcher lecturer postdoctoral assistant associate emeritus
     thesis dissertation capstone program programme director chair advisor adviser supervisor design
-    please type insert doctor doktor fakultät engineer
+    please type insert doctor doktor fakultät engineer academic year date submission
+    specialization specialisation township capital
     conceptualization methodology investigation validation visualization supervision curation
     """.split()  # noqa: SIM905 (the last line: CRediT's roles, set beside the names)
 )

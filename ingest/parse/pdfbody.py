@@ -44,16 +44,21 @@ _BACK_MATTER = re.compile(
     r"|author contributions|competing interests|conflicts? of interest)\b",
     re.I,
 )
-# What follows an abstract on a title page, whatever its length (keywords also as French,
-# Spanish, Portuguese, Italian and German papers label them; subject classifications).
+# What follows an abstract on a title page, whatever its length (keywords also as CSIRO's
+# "Additional keywords" and as French, Spanish, Portuguese, Italian and German papers label
+# them; subject classifications).
 FRONT_MATTER = re.compile(
-    r"^\s*(?:keywords?|key\s?words|index terms|ccs concepts|acm reference format|general terms"
+    r"^\s*(?:(?:additional|further|other|author)\s+key\s?words?|keywords?|key\s?words"
+    r"|index terms|ccs concepts|acm reference format|general terms"
     r"|categories and subject descriptors|pacs\b|jel\b|msc\b|(?:ams\s+)?(?:\d{4}\s+)?"
     r"mathematics subject classification|ams subject classification|subject areas?"
     r"|(?:\d{4}\s+)?acm subject classification|acm computing classification"
     r"|(?:verification|replication) materials?\s*:|data availability(?: statement)?\s*:"
     r"|arxiv e-?print|mots[- ]cl[ée]s|palabras? clave|palavras?[- ]chave|parole chiave"
-    r"|schl[üu]sselw[öo]rter)",
+    r"|schl[üu]sselw[öo]rter"
+    # how to cite the paper, printed under its abstract (the IMF's, PLOS's, Frontiers')
+    r"|(?:recommended|suggested|please)\s+citation|how to cite|cite this (?:article|paper)"
+    r"|citation\s*:)",
     re.I,
 )
 # A copyright with its year ("© 2007", "Copyright 2010"): the paper's own print.
@@ -75,7 +80,7 @@ FRONT_MATTER_AFTER = re.compile(
     # that supplementary material is online (IOP's; not a part so labelled, OUP's
     # "Supplementary information: Supplementary data are available at ..."); AIP's
     # "Published by AIP Publishing. https://doi.org/..."
-    r"|(?<=[.!?])\s*\(JEL:?\s[^)]*\)\.?\s*$"
+    r"|(?<=[.!?])\s*\(JEL:?\s[^)]*\).*$"  # (what runs on after them is the body's)
     r"|(?<=[.!?])\s+(?:supplementary|supporting)\s+(?:materials?|information|data)\b(?!\s*:)[^.]{0,80}"
     r"\bavailable\b[^.]*\.?\s*$"
     r"|(?<=[.!?])\s+(?-i:Funding:?\s+(?:(?:[A-Z(][\w'’&@()-]*|\d[\w-]*|of|and|the|for|on|in|&)[\s,;]*)+)"

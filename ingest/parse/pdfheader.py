@@ -233,12 +233,14 @@ def beside(line: Line, title: Line) -> bool:
 
 
 # The article's type printed above its title in the title's type ("Research Article",
-# "Original Article", "Review"): a label, not part of the title.
+# "Review"), or a thesis's ("Master Thesis"): a label, not part of the title.
 _KICKER = re.compile(
     r"(?:(?:original|research|review|short|brief|invited|regular|full|technical|clinical|"
     r"case|rapid|special|working|discussion|conference|position|white)\s+)?"
     r"(?:article|paper|report|review|communication|letter|note|"
-    r"editorial|perspective|commentary|contribution|study)(?:\s+type)?",  # "ARTICLE TYPE"
+    r"editorial|perspective|commentary|contribution|study)(?:\s+type)?"  # "ARTICLE TYPE"
+    r"|(?:(?:master|bachelor|doctoral|diploma|honou?rs|senior|ph\.?\s?d\.?)(?:['’]?s)?\s+)?"
+    r"(?:thesis|dissertation)",
     re.I,
 )
 _TITLE_MARKS = " *∗†‡✩☆★⋆✝§¶"  # footnote marks set after a title, and spaces

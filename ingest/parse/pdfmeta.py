@@ -46,8 +46,12 @@ _AUTHOR_LABEL = re.compile(r"^\s*(?:authors?|written by|prepared by)\s*:\s*(\S.*
 def labelled_authors(lines: Sequence[Line]) -> tuple[str, ...]:
     """The names of the first line labelled as the author's ("Author: Alexandru Serban,
     S3841502": a student number is no name); none without such a line."""
-    for line in lines:
+    for line, after in zip(lines, [*lines[1:], None], strict=True):
         found = _AUTHOR_LABEL.match(line.text)
+        # the label in a column of its own, the name level with it ("Author:   Jonas Furrer")
+        alone = _AUTHOR_LABEL.match(f"{line.text} x") and not found
+        if alone and after and abs(after.y0 - line.y0) < 3 and after.x0 > line.x1:
+            found = _AUTHOR_LABEL.match(f"{line.text} {after.text}")
         if found:
             text = re.sub(r",?\s*\S*\d\S*", "", found[1])  # a student's number
             return tuple(n for n in line_names(text, byline=True) or () if full_name(n))

@@ -16,7 +16,9 @@ from .namecase import (
     DEGREES,
     FAMILY_CAPS,
     FIELD_DEGREES,
+    GENERATIONS,
     HONORIFICS,
+    MC_RAISED,
     PARTICLES,
     accented_letter,
     case_name,
@@ -61,6 +63,7 @@ _CITED = re.compile(r"(?:[A-Z][^\s,]+,\s*(?:[A-Z]\.-?\s?){1,3},\s*(?:&\s*)?){3,}
 _NAME_THEN_CONTACT = re.compile(r"^\s*([^.,;:@]{3,60}?[^\W\d_]{2})\.\s+(.+)$")  # not "Radford M."
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _CONTACT = re.compile(r"(?:^|(?<=\d)|(?<=\d\s))\s*\([\w.+-]+@[\w.-]+\)")  # "Sushma 2 (s@pes.edu)"
+_OWN_CONTACT = re.compile(r"^([^,(@]+?)\s*\([\w.+-]+@[\w.-]+\)\s*,?\s*$")  # "Ann Li (a@c.edu)"
 _THANKS = re.compile(r"\b(?:thank|thanks|grateful|acknowledge)\b", re.I)  # a note's thanks
 _NOT_NAMES = frozenset(["abstract", "citation", "editor", "keywords", "introduction", "authors"])
 # Words that begin a heading or a phrase, never a person's name ("The Site"); not "A", an
@@ -203,8 +206,9 @@ _CAPS_BEFORE = re.compile(r"\s*((?:[A-Z][A-Z'’.-]*\s+){1,4}[A-Z][A-Z'’-]+)\s
 def line_names(text: str, *, first: bool = False, byline: bool = False) -> list[str] | None:
     """The names on an author line, None for a line that is not one (an affiliation, an
     address, prose). The ``first`` author line may close with its affiliation."""
-    text = _MC.sub(lambda m: f"M{m[1].upper() if m[2].isupper() else m[1]}{m[2]}", text)
+    text = MC_RAISED.sub(lambda m: f"M{m[1].upper() if m[2].isupper() else m[1]}{m[2]}", text)
     text = _CONTACT.sub(" ", text)  # a name's e-mail after its mark: no affiliation
+    text = _OWN_CONTACT.sub(r"\1", text)  # or after the one name on its line (CogSci's)
     if len(text) > 250 or VENUE.search(text) or LABEL_LINE.match(text) or _DOT_LEADERS.search(text):
         return None
     if _NUMBERED.match(text) or _CITED.search(text) or text.count("]") > text.count("["):
@@ -235,10 +239,11 @@ def line_names(text: str, *, first: bool = False, byline: bool = False) -> list[
         if run_on:
             names = line_names(run_on[1], byline=True)
         return names or None
-    # "Authors: A. Smith, ...", "By PAUL GOLDSMITH-PINKHAM, KAREN JIANG, ..."
-    # (after a manuscript's line number: "2 Authors: Luna L. Sánchez-Reyes 1 , ...")
+    # "Authors: A. Smith, ...", "By PAUL GOLDSMITH-PINKHAM, KAREN JIANG, ...", the IMF's
+    # "Prepared by ..." (after a manuscript's line number: "2 Authors: Luna L. Sánchez-Reyes")
     text = re.sub(
-        r"^\s*(?:\d{1,3}\s+(?=authors?\b))?(?:authors?\b\s*:?|by\s+(?=(?-i:[A-Z])))",
+        r"^\s*(?:\d{1,3}\s+(?=authors?\b))?"
+        r"(?:authors?\b\s*:?|(?:(?:prepared|written)\s+)?by\s+(?=(?-i:[A-Z])))",
         "",
         text,
         flags=re.I,
@@ -355,6 +360,9 @@ def _name(part: str, *, byline: bool = False, caps: bool = False, listed: bool =
         tokens.pop(0)
     while tokens and re.fullmatch(r"[a-z]", tokens[-1]):
         tokens.pop()  # an affiliation mark set apart ("Lane a"): the layout raised it
+    if len(tokens) > 2 and re.fullmatch(r"[A-Z]", tokens[-1]) and "." in "".join(tokens[:-1]):
+        tokens.pop()  # one in capitals, in the name's type (CSIRO's "A. Meats A"): initials
+        # have their points ("Senthil Rajan S", with none, keeps his)
     while tokens and re.fullmatch(r"[a-z]|st|nd|rd|th", tokens[0]):
         tokens.pop(0)  # the same mark after the name before ("Hulse,[ a ] Mohammadali ..."),
         # or an ordinal's raised letters (IEEE's "1 st Zhitong LI", its number a part apart)
@@ -384,16 +392,9 @@ def _name(part: str, *, byline: bool = False, caps: bool = False, listed: bool =
     if (  # (one initial after two words is a given name's: "Senthil Rajan S")
         ((len(tokens) == 2 and listed) or re.fullmatch(r"[A-Z]{2,3}", tokens[-1]))
         and re.fullmatch(r"[A-Z]{1,3}", tokens[-1])
-        and tokens[-1] not in _GENERATIONS
+        and tokens[-1] not in GENERATIONS
         and tokens[0][1:].islower()
         and not any(re.fullmatch(r"[A-Z]\.", t) for t in tokens)
     ):
         tokens = [tokens[-1], *tokens[:-1]]  # "Alhadainy HA" (Vancouver style): "HA Alhadainy"
     return " ".join(tokens)
-
-
-_MC = re.compile(
-    r"\bM ?(c|ac) ([A-Z]{2,}|[A-Z][a-z]+)\b"
-)  # a small raised "c": "M c KAY", "M c Cabe"
-# A name's generation, printed after it ("Jonathan J. Foley IV"): not Vancouver initials.
-_GENERATIONS = frozenset({"II", "III", "IV"})

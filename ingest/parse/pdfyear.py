@@ -36,7 +36,11 @@ _VENUE_YEAR = re.compile(
     re.I,
 )
 _CITATION_YEAR = re.compile(
-    r"\b\d{1,4}\s*\(((?:19|20)\d{2})\)\s*\d+\s*[-–]\s*\d+"  # "Journal 83 (2015) 56–71"
+    # "Journal 83 (2015) 56–71", "Linguistics 49–3 (2011), 525–553"
+    r"\b\d{1,4}(?:[-–/]\d{1,4})?\s*\(((?:19|20)\d{2})\)\s*,?\s*\d+\s*[-–]\s*\d+"
+    r"|\b((?:19|20)\d{2})\s*\(\d{1,4}\)\s*:\s*\d{1,5}\b"  # "Maderas ... 2023 (25): 2, 1-10"
+    # a running head citing the paper ("Ajay et al. 2021, Open Data Journal ..., vol. 7.")
+    r"|\bet\s+al\.?,?\s+((?:19|20)\d{2}),\s+[^\n]{0,120}?\b(?:journal|vol\.|volume)"
     r"|\(((?:19|20)\d{2})\)\s*[,;:]?\s*\d{1,4}\s*[:(,]"
     # "54 a, 272-273 (1999)", "19(4), 591–600 (2006)"
     r"|\b\d{1,4}\s*(?:\(\d{1,4}\))?[a-zA-Z]?\s*[,:]\s*\d{1,5}\s*[-–]\s*\d{1,5}\s*"
@@ -133,6 +137,9 @@ def find_year(text: str, arxiv: re.Match[str] | None) -> int | None:
         return published[0]
     if dated:
         return max(year for _, year in dated)
+    academic = _ACADEMIC_YEAR.search(text)
+    if academic:  # a thesis's "Academic Year 2021 - 2022": handed in as the year ends
+        return int(academic[1][:2] + academic[2][-2:])  # ("2021-22" as "2021-2022")
     degree = _THESIS.search(text) and _DEGREE_YEAR.search(text)
     if degree:  # a thesis's title page: "University of Connecticut" / "2015"
         return int(degree.group(1))
@@ -154,6 +161,13 @@ _EPOCH = re.compile(
     re.I,
 )
 _YEAR_LINE = re.compile(r"(?m)^\s*((?:19|20)\d{2})\s*$")
+# A university's year a thesis is of, in the languages theses are printed in.
+_ACADEMIC_YEAR = re.compile(
+    r"\b(?:academic\s+year|ann[ée]e\s+(?:acad[ée]mique|universitaire)|anno\s+accademico"
+    r"|a[ñn]o\s+acad[ée]mico|curso\s+acad[ée]mico|ano\s+letivo)\s*:?\s*"
+    r"((?:19|20)\d{2})\s*[-–/]\s*((?:19|20)?\d{2})\b",
+    re.I,
+)
 
 
 # A thesis's title page, and its year on a line of its own or closing the university's.
