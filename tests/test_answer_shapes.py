@@ -412,20 +412,6 @@ def test_a_numeric_question_gets_the_figure(engine: Engine) -> None:
     _lean(answer)
 
 
-def test_a_figure_the_named_paper_does_not_give_is_refused_with_the_paper_to_read(
-    engine: Engine,
-) -> None:
-    """A question naming a paper and asking for a figure meets the reader's gate over that
-    paper's sentences: the reader reads none of KCache's as giving a Dice score, so no quote
-    is marked as if it answered, and KCache is offered as reading. Asked for a figure it
-    gives (test_a_numeric_question_gets_the_figure), or not for a figure, it answers."""
-    dice = "What Dice score does KCache obtain on the ISIC 2018 skin lesion challenge?"
-    answer = engine.ask(dice)
-    assert answer.final.refused and answer.final.citations == ()
-    assert [r.source.label for r in answer.final.related] == ["KCache"]
-    assert _cited(engine.ask("What is KCache?")) == ["KCache"]
-
-
 def test_a_count_the_abstract_gives_as_it_introduces_the_work_answers_how_many(
     engine: Engine,
 ) -> None:

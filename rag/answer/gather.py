@@ -211,12 +211,6 @@ def gather(
     shares = {h.paper.id: h.score / top if top > 0 else 1.0 for h in hits}
     sources = _numbered(rows, retriever, query, shares | dict.fromkeys(question.named, 1.0))
     if named and trust_names:
-        # A figure asked of a named paper ("What Dice score does MedLiteNet reach on ISIC?")
-        # must be stated by it: read as the gate reads, over the named papers alone.
-        own = [s for s in sources if s.paper_id in question.named]
-        if question.asks_figure and (why := unread(question, query, own, retriever.embedder,
-                                                   absent=False)):  # fmt: skip
-            return Gathered(sources=(), answerable=False, reason=why, related=tuple(own))
         return Gathered(sources=sources, answerable=True, reason="named")
     if defining and sources and not _unheard(asked_terms(question.own or question.text), retriever):
         return Gathered(sources=sources, answerable=True, reason="defines the acronym")
