@@ -144,3 +144,16 @@ def test_an_email_in_brackets_after_the_one_name_on_its_line_is_contact() -> Non
     assert line_names("Simon DeDeo (sdedeo@andrew.cmu.edu) ,") == ["Simon DeDeo"]
     tikhonov = _read(_47 / "tikhonov_free_exploration_proceedings.pdf")
     assert tikhonov.authors == ("Roman Tikhonov", "Simon DeDeo")
+
+
+def test_the_body_after_a_blank_line_in_the_abstracts_type_is_no_abstract() -> None:
+    """Psychological Science sets the body in the abstract's type under a blank line's gap:
+    once the abstract has lines enough to know its own spacing, a drop of more than two and
+    a half of them after a finished sentence ends it (a shorter one stays a paragraph's)."""
+    lupyan = _read(_47 / "lupyan_redundant_labels_article.pdf")
+    assert lupyan.abstract.startswith("In addition to having communicative functions")
+    assert lupyan.abstract.endswith(
+        "concrete and bear directly on the language-and-thought debate."
+    )
+    davoli = _read(_SETS / "real_pdfs45/heldout/davoli_romansword_article.pdf")
+    assert davoli.abstract.endswith("as its find context is not stratigraphically reliable.")

@@ -157,7 +157,9 @@ def _abstract_lines(
             # runs on into it, finished or not
         if ended and (line.page != previous.page or line.text.strip() in names):
             return kept, i  # another page, or an author's address block
-        far = 2.5 * line.size + max(0.0, _pitch(kept) - 1.2 * line.size)  # (double spacing)
+        pitch = _pitch(kept)  # (or 2.5 of its own lines' drop, once it has some lines)
+        far = 2.5 * line.size + max(0.0, pitch - 1.2 * line.size)  # (double spacing)
+        far = min(far, 2.5 * pitch - line.size) if len(kept) >= 6 else far
         if ended and line.page == previous.page and previous.y0 - line.y1 > far:
             return kept, i  # far below a finished sentence: a figure between, the body next
         if not heading and ended and _paragraph_break(previous, line):
