@@ -157,3 +157,13 @@ def test_the_body_after_a_blank_line_in_the_abstracts_type_is_no_abstract() -> N
     )
     davoli = _read(_SETS / "real_pdfs45/heldout/davoli_romansword_article.pdf")
     assert davoli.abstract.endswith("as its find context is not stratigraphically reliable.")
+
+
+def test_a_mark_before_an_abstracts_first_word_is_no_word() -> None:
+    """MIT Press sets a square before the abstract's first word, read as "&"."""
+    from ingest.parse.pdf import _OPENING_MARK
+
+    assert _OPENING_MARK.sub("", "& This study investigated") == "This study investigated"
+    assert _OPENING_MARK.sub("", "&-closed sets are studied") == "&-closed sets are studied"
+    daffner = _read(_47 / "daffner_stimulus_deviance_article.pdf")
+    assert daffner.abstract.startswith("This study investigated the role of stimulus deviance")

@@ -93,6 +93,8 @@ _TRAILING_MARK = re.compile(r"(?<=[.!?])\s+\d{1,2}$")
 _UNLABELLED = "no 'Abstract' heading found: the first paragraph is stored as the abstract; check it"
 _MAX_OPENING_WORDS = 350  # an abstract found without a heading (journals allow up to 350 words)
 _TITLE_LABEL = re.compile(r"^(?:\d{1,3}\s+)?title\s*:\s*", re.I)
+# A mark set before an abstract's first word (MIT Press's square, read as "&"): no word.
+_OPENING_MARK = re.compile(r"^[&■□▪▫◆◇●•]\s+")
 _MAX_PARTS_WORDS = 600  # ... or its parts labelled in capitals (JAMA's "IMPORTANCE ...")
 _PART_LABELS = re.compile(r"(?:^|(?<=[.!?] ))[A-Z][A-Z ,&]{2,40}: ")
 _ARXIV_STAMP = re.compile(  # (not a template's "arXiv:0000.0000")
@@ -304,6 +306,7 @@ def _paper(
             first_read = len(first_page) + lines.index(first_page[0])
             named = named or thesis_author(lines[after:first_read], words)
     abstract = FRONT_MATTER_AFTER.sub("", abstract)  # "... larger. JEL Codes: E30, E44."
+    abstract = _OPENING_MARK.sub("", abstract)
     if not title and thesis_title_page(first_page, body_size):  # a title in the body's type
         title = thesis_title(first_page)
     found_arxiv = _ARXIV_STAMP.search(stamp)
