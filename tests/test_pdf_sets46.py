@@ -1,4 +1,4 @@
-"""First pages of the forty-sixth to forty-eighth real-PDF sets (issue #44). Each rule on
+"""First pages of the forty-sixth to fifty-first real-PDF sets (issue #44). Each rule on
 made-up text, and on the real page it was seen on."""
 
 from __future__ import annotations
@@ -167,3 +167,40 @@ def test_a_mark_before_an_abstracts_first_word_is_no_word() -> None:
     assert _OPENING_MARK.sub("", "&-closed sets are studied") == "&-closed sets are studied"
     daffner = _read(_47 / "daffner_stimulus_deviance_article.pdf")
     assert daffner.abstract.startswith("This study investigated the role of stimulus deviance")
+
+
+_49, _50, _51 = (_SETS / f"real_pdfs{n}/heldout" for n in range(49, 52))
+
+
+def test_metadata_written_as_utf8_and_read_as_latin1_is_put_back() -> None:
+    from ingest.parse.pdfmeta import unmangled
+
+    assert unmangled("Anna SzÃ¼cs") == "Anna Szücs"
+    assert unmangled("donâ€™t") == "don’t"
+    assert unmangled("SÃO PAULO") == "SÃO PAULO"  # Portuguese in capitals, not mangled
+    assert unmangled("pâte à choux") == "pâte à choux"
+
+
+def test_a_thesis_cover_names_its_field_its_term_and_its_supervisors() -> None:
+    """A department's field under the author ("Theoretical Physics") is no name; Oxford's
+    "Trinity 2019" dates a thesis as a season does; "Dissertation Committee:" and "under
+    guidance of" label supervisors; "Vienna University of Technology" is an institution's
+    name, no title."""
+    from ingest.parse.pdfaffiliation import INSTITUTION_NAME, NOT_AUTHORS
+    from ingest.parse.pdfnames import line_names
+    from ingest.parse.pdfyear import find_year
+
+    assert not line_names("Theoretical Physics")
+    assert find_year("Trinity 2019", None) == 2019
+    assert find_year("Michaelmas Term 2021", None) == 2021
+    assert NOT_AUTHORS.match("Dissertation Committee:")
+    assert NOT_AUTHORS.match("under guidance of")
+    assert INSTITUTION_NAME.match("Vienna University of Technology")
+    assert not INSTITUTION_NAME.match("Towards a University of the Future for All")
+    gispen = _read(_50 / "gispen_polymer_brush_thesis.pdf")
+    assert (gispen.authors, gispen.year) == (("Willem Gispen",), 2019)
+    kronberger = _read(_50 / "kronberger_microreactor_thesis.pdf")
+    assert kronberger.title == (
+        "Characterization of Continuum Gas Flow in a High-Pressure Micro-Reactor Assembly"
+    )
+    assert kronberger.authors == ("Martin Kronberger",)

@@ -67,7 +67,7 @@ from .pdfbyline import after_title_again, between, off_title, under_title_again
 from .pdfcover import MAX_COVERS, cover_words, covered_title, stamped
 from .pdfheader import find_title, labelled_title, repeated_title
 from .pdflayout import Line, page_lines
-from .pdfmeta import byline_above, labelled_authors, metadata_authors, not_the_venue
+from .pdfmeta import byline_above, labelled_authors, metadata_authors, not_the_venue, unmangled
 from .pdfnames import authors
 from .pdfthesis import thesis_author, thesis_title, thesis_title_page
 from .pdfyear import find_year, latest_year, printed_apart
@@ -127,7 +127,7 @@ def parse_pdf(path: Path, *, full_text: bool = True) -> Iterator[Draft | Skipped
         if pages == 0:
             yield Skipped(source, None, "PDF has no pages: re-export or re-download it")
             return
-        metadata = pdf.get_metadata_dict(skip_empty=True)
+        metadata = {k: unmangled(v) for k, v in pdf.get_metadata_dict(skip_empty=True).items()}
         texts: list[str] = []
         covers = 0  # cover sheets before the article's first page
         ahead: str | None = None  # the next page's text, read to tell a cover from a stamp

@@ -61,7 +61,8 @@ NOT_A_PERSON = frozenset(
     student students scientist researcher lecturer postdoctoral assistant associate emeritus
     thesis dissertation capstone program programme director chair advisor adviser supervisor design
     please type insert doctor doktor fakultät engineer academic year date submission
-    specialization specialisation township capital
+    specialization specialisation township capital physics chemistry mathematics biology
+    economics philosophy psychology sociology linguistics
     conceptualization methodology investigation validation visualization supervision curation
     """.split()  # noqa: SIM905 (the last line: CRediT's roles, set beside the names)
 )
@@ -82,7 +83,8 @@ INSTITUTION = re.compile(
 # Studies", "Universidade de São Paulo", "Instituto de Física", "THE ... LAW SCHOOL").
 INSTITUTION_NAME = re.compile(
     r"^(?:(?:[A-Z][\w'’.&-]*|of|the|and|for)\s+){0,6}"
-    r"(?i:Universit\w*|Institute?|College|School|Laborator(?:y|ies)|Academy)$"  # or in capitals
+    r"(?i:Universit\w*|Institute?|College|School|Laborator(?:y|ies)|Academy)"  # or in capitals
+    r"(?:\s+(?:of|for)(?:\s+(?:[A-Z][\w'’.&-]*|and|the)){1,4})?$"  # "... University of Technology"
     r"|^(?:Universi\w*|Institut\w*|College|School|Academy|Escola|Faculdade|Facultad)"
     r"\s+(?:of|for|de|di|da|do|del|della|des|du|für)\s+[A-ZÀ-Ý][^:;.?!]*$"
 )
@@ -107,14 +109,16 @@ _ROLE = (
     r"(?: members?)?|orientadora?|betreuer(?:in)?|relatore|gutachter(?:in)?)s?"
 )
 _ROLES = (
-    rf"(?:thesis |faculty |research |first |second |third |outside |external )?{_ROLE}"
+    rf"(?:thesis |dissertation |doctoral |examining |advisory |faculty |research |first |second "
+    rf"|third |outside |external )?{_ROLE}"
     rf"(?:\s+and\s+{_ROLE})?"
 )
 # A side panel's label for the names under it, who are no authors ("Edited by" / "Karthik
 # Ram", "Reviewed by" / "Leah Wang"), and a thesis's for its supervisors ("supervised by").
 NOT_AUTHORS = re.compile(
     r"^\s*(?:edited|reviewed|handled|communicated|accepted|recommended|supervised|advised|"
-    r"directed) by\b|^\s*(?:academic |handling |section |associate )?editors?\s*:?\s*$|"
+    r"directed) by\b|^\s*under (?:the )?(?:guidance|supervision|direction) of\b"
+    r"|^\s*(?:academic |handling |section |associate )?editors?\s*:?\s*$|"
     rf"^\s*(?:reviewers?|{_ROLES})\s*:?\s*$|^\s*betreut (?:durch|von)\b"
     r"|^\s*(?:\w+\s+)?orientad[ao]\s+por\b",  # Portuguese "(Dissertação) orientada por:"
     re.I,

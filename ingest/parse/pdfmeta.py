@@ -18,6 +18,7 @@ __all__ = [
     "labelled_authors",
     "metadata_authors",
     "not_the_venue",
+    "unmangled",
 ]
 
 # A computer's or a template's account, not a person ("Windows User", "A. Author").
@@ -92,6 +93,19 @@ def byline_above(lines: Sequence[Line], after: int, words: frozenset[str]) -> tu
         above = [line for line in lines[max(0, first - 6) : first] if line.size < size - 0.5]
         found = authors(above, words, under_title=False)
     return found
+
+
+def unmangled(text: str) -> str:
+    """A metadata field written as UTF-8 and read as Latin-1 or Windows-1252, put back ("Anna
+    SzÃ¼cs" -> "Anna Szücs"); any other text as it is."""
+    if not re.search(r"[ÂÃ][\x80-\xbf€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ]|â€", text):
+        return text
+    for codec in ("latin-1", "cp1252"):
+        try:
+            return text.encode(codec).decode("utf-8")
+        except UnicodeError:
+            continue
+    return text
 
 
 def junk_title(text: str) -> bool:

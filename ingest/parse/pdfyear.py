@@ -86,7 +86,8 @@ MONTH_YEAR = re.compile(
     r"|noviembre|diciembre|janeiro|fevereiro|mar[çc]o|maio|junho|julho|setembro|outubro"
     r"|novembro|dezembro|gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre"
     r"|dicembre|januar|februar|m[äa]rz|juni|juli|oktober|dezember"
-    r"|spring|summer|fall|autumn|winter)\.?,?\s+(?:de\s+)?"  # a season too ("Fall 2021")
+    r"|spring|summer|fall|autumn|winter"  # a season too ("Fall 2021"), a university's term
+    r"|michaelmas|hilary|trinity|lent)\.?,?\s+(?:term\s+)?(?:de\s+)?"  # ("Trinity 2019")
     r"(?:\d{1,2}(?:\s?(?:st|nd|rd|th))?(?:\s*[-–]\s*\d{1,2})?\s?,?\s+)?"  # "May 1 st , 2019"
     r"((?:19|20)\d{2})\b",
     re.I,
