@@ -191,6 +191,9 @@ def test_a_thesis_cover_names_its_field_its_term_and_its_supervisors() -> None:
     from ingest.parse.pdfyear import find_year
 
     assert not line_names("Theoretical Physics")
+    assert not line_names("ORIGINAL REPORT")  # an article's kind over its title
+    lannsjo = _read(_49 / "lannsjo_diffuse_axonal_injury_article.pdf")
+    assert lannsjo.authors[0].casefold() == "marianne lannsjö"  # (her family name in capitals)
     assert find_year("Trinity 2019", None) == 2019
     assert find_year("Michaelmas Term 2021", None) == 2021
     assert NOT_AUTHORS.match("Dissertation Committee:")
