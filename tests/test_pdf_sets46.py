@@ -1,4 +1,4 @@
-"""First pages of the forty-sixth to fifty-first real-PDF sets (issue #44). Each rule on
+"""First pages of the forty-sixth to fifty-fourth real-PDF sets (issue #44). Each rule on
 made-up text, and on the real page it was seen on."""
 
 from __future__ import annotations
@@ -207,3 +207,20 @@ def test_a_thesis_cover_names_its_field_its_term_and_its_supervisors() -> None:
         "Characterization of Continuum Gas Flow in a High-Pressure Micro-Reactor Assembly"
     )
     assert kronberger.authors == ("Martin Kronberger",)
+
+
+def test_a_reports_kind_before_its_title_and_a_supervisor_after_its_abstract() -> None:
+    """ "Technical Report: VINS-Mono: ..." names the document's kind before the title; a
+    student paper's "Supervisor: Dr. ..." under its abstract is no part of it."""
+    from ingest.parse.pdf import _TITLE_LABEL
+    from ingest.parse.pdfbody import FRONT_MATTER
+
+    assert _TITLE_LABEL.sub("", "Technical Report: VINS-Mono: A Robust Estimator") == (
+        "VINS-Mono: A Robust Estimator"
+    )
+    assert _TITLE_LABEL.sub("", "Working Papers: A History") == "Working Papers: A History"
+    assert FRONT_MATTER.match("Supervisor: Dr. Trencsényi Réka")
+    _53 = _SETS / "real_pdfs53/heldout"
+    assert _read(_53 / "qin_visual_inertial_report.pdf").title.startswith("VINS-Mono: A Robust")
+    ecg = _read(_53 / "gerelmaa_ecg_arrhythmia_paper.pdf")
+    assert ecg.abstract.endswith("1 MB space while requiring 7.8 MB memory.")

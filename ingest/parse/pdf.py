@@ -92,7 +92,12 @@ _MIN_TEXT_CHARS = 40
 _TRAILING_MARK = re.compile(r"(?<=[.!?])\s+\d{1,2}$")
 _UNLABELLED = "no 'Abstract' heading found: the first paragraph is stored as the abstract; check it"
 _MAX_OPENING_WORDS = 350  # an abstract found without a heading (journals allow up to 350 words)
-_TITLE_LABEL = re.compile(r"^(?:\d{1,3}\s+)?title\s*:\s*", re.I)
+# A manuscript's "1 Title: ...", a report's kind before its title ("Technical Report: VINS-Mono")
+_TITLE_LABEL = re.compile(
+    r"^(?:\d{1,3}\s+)?title\s*:\s*|^(?:technical|research|working|discussion)\s+(?:report|paper)"
+    r"\s*:\s+(?=\S)",
+    re.I,
+)
 # A mark set before an abstract's first word (MIT Press's square, read as "&"): no word.
 _OPENING_MARK = re.compile(r"^[&■□▪▫◆◇●•]\s+")
 _MAX_PARTS_WORDS = 600  # ... or its parts labelled in capitals (JAMA's "IMPORTANCE ...")
@@ -254,7 +259,7 @@ def _paper(
     title, after = (title, after) if title else find_title(first_page, body_size, metadata, words)
     title, after = (title, after) if title else repeated_title(first_page, lines)
     title, after = covered_title(title, after, first_page, stamp[: len(stamp) - len(printed)])
-    title = _TITLE_LABEL.sub("", title)  # a manuscript's "1 Title: ..."
+    title = _TITLE_LABEL.sub("", title)
     title = re.sub(r"(?<=[?!.])\s+[A-Z0-9]$", "", title)  # a mark read as a letter ("error? I")
     if re.search(r"(?<![.\s])(?<!\b[A-Z])\.$", title) and "." not in title.split()[-1][:-1]:
         title = title[:-1].rstrip()  # a title's closing full stop (a "U.S." aside)

@@ -58,7 +58,7 @@ FRONT_MATTER = re.compile(
     r"|schl[üu]sselw[öo]rter"
     # how to cite the paper, printed under its abstract (the IMF's, PLOS's, Frontiers')
     r"|(?:recommended|suggested|please)\s+citation|how to cite|cite this (?:article|paper)"
-    r"|citation\s*:)",
+    r"|citation\s*:|supervisors?\s*:)",  # (a student paper's supervisor under its abstract)
     re.I,
 )
 # A copyright with its year ("© 2007", "Copyright 2010"): the paper's own print.
