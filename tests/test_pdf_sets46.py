@@ -24,6 +24,7 @@ def test_a_thesis_is_of_the_academic_year_it_closes() -> None:
     assert find_year("Master Thesis\nAcademic Year\n2021 - 2022", None) == 2022
     assert find_year("ACADEMIC YEAR 2017 - 2018", None) == 2018
     assert find_year("Année académique 2019-20", None) == 2020
+    assert find_year("Academic year 1999-00", None) == 2000
     assert find_year("Session: 2022-2024", None) is None  # a programme's years, not its year
     assert _read(_47 / "claes_go_futures_thesis.pdf").year == 2022
     kinif = _read(_48 / "kinif_greencompanies_thesis.pdf")

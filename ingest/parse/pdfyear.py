@@ -140,7 +140,7 @@ def find_year(text: str, arxiv: re.Match[str] | None) -> int | None:
         return max(year for _, year in dated)
     academic = _ACADEMIC_YEAR.search(text)
     if academic:  # a thesis's "Academic Year 2021 - 2022": handed in as the year ends
-        return int(academic[1][:2] + academic[2][-2:])  # ("2021-22" as "2021-2022")
+        return int(academic[2]) if len(academic[2]) == 4 else int(academic[1]) + 1  # "1999-00"
     degree = _THESIS.search(text) and _DEGREE_YEAR.search(text)
     if degree:  # a thesis's title page: "University of Connecticut" / "2015"
         return int(degree.group(1))
