@@ -296,6 +296,23 @@ def test_a_web_address_broken_at_a_line_end_is_one_address() -> None:
     )
 
 
+def test_a_web_address_s_scheme_is_never_split() -> None:
+    """An ACL page breaks the line after "https:"; a justified RAND Journal line and
+    others print a space inside the scheme. Prose with a colon stays as it is."""
+    from ingest.parse.typeset import join_lines
+
+    assert join_lines(["can be obtained from https:", "//github.com/thunlp/NRE."]) == (
+        "can be obtained from https://github.com/thunlp/NRE."
+    )
+    assert join_lines(["is available at https:// pyblp.readthedocs.io."]) == (
+        "is available at https://pyblp.readthedocs.io."
+    )
+    assert join_lines(["see https: //x.org"]) == "see https://x.org"
+    assert join_lines(["two protocols, http:", "// is older"]) == (
+        "two protocols, http: // is older"
+    )
+
+
 def test_a_prime_raised_after_its_symbol_stays_on_it() -> None:
     from ingest.parse.pdflayout import _PRIME
 

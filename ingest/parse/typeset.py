@@ -186,6 +186,12 @@ def vocabulary(lines: Iterable[str]) -> frozenset[str]:
 # slash or the line's end).
 _URL_BROKEN = re.compile(r"(?:https?://|www\.)(?:[^\s]*[./-])?$")  # "https://" alone too
 _URL_GOES_ON = re.compile(r"[a-z0-9][\w-]*(?:[./][\w./#?=&%~-]*)?(?=[\s.,;)]|$)")
+# A scheme alone at a line end ("... obtained from https:" "//github.com/thunlp/NRE.").
+_SCHEME_BROKEN = re.compile(r"\bhttps?:$", re.I)
+_SLASHES_GO_ON = re.compile(r"//[a-z0-9]", re.I)
+# A space a justified line put inside an address's scheme ("https:// pyblp.readthedocs.io",
+# "https: //github.com"): no address has one there.
+_SCHEME_GAP = re.compile(r"\b(https?):(?: +//|// +)(?=[a-z0-9])", re.I)
 
 
 def join_lines(lines: Sequence[str], words: frozenset[str] = frozenset()) -> str:
@@ -227,8 +233,11 @@ def join_lines(lines: Sequence[str], words: frozenset[str] = frozenset()) -> str
         if pieces and _URL_BROKEN.search(pieces[-1]) and _URL_GOES_ON.match(line):
             pieces[-1] += line  # "http://ad.informatik." "uni-freiburg.de/": one address
             continue
+        if pieces and _SCHEME_BROKEN.search(pieces[-1]) and _SLASHES_GO_ON.match(line):
+            pieces[-1] += line  # "https:" "//github.com/thunlp/NRE."
+            continue
         pieces.append(line)
-    text = normalise_text(" ".join(pieces).replace(HYPHEN_MARK, "-"))
+    text = _SCHEME_GAP.sub(r"\1://", normalise_text(" ".join(pieces).replace(HYPHEN_MARK, "-")))
     return _POSSESSIVE_GAP.sub("", text)  # "Středa ’s Formula": the gap an accent left
 
 
