@@ -660,7 +660,7 @@ def test_a_byline_above_the_title_past_a_rights_line() -> None:
     )  # fmt: skip
 
 
-def test_capitals_closed_by_an_affiliation_and_a_titles_spacing_as_printed() -> None:
+def test_capitals_closed_by_an_affiliation_and_a_titles_spacingas_printed() -> None:
     from ingest.parse.pdfheader import find_title
     from ingest.parse.pdfnames import authors
     from ingest.parse.typeset import join_lines
@@ -901,3 +901,29 @@ def test_a_titles_line_ending_on_a_preposition_runs_on() -> None:
 
     assert _runs_on("Efficacy of Control Agents Against the Potato Psyllid Under")
     assert _runs_on("Trade Flows Between") and not _runs_on("Trade Flows and Beyond")
+
+
+def test_a_title_printed_in_capitals_takes_the_metadata_s_case_and_the_page_s_marks() -> None:
+    """A page prints "DON’T KEEP ..." (curly apostrophe), the metadata "Don't keep ...":
+    the title is the metadata's case with the page's apostrophe; a mark the page sets after
+    the title ("ALGORITHMS'") is no part of it when the metadata's ends in a word, and a
+    closing quote the metadata ends with too stays."""
+    from ingest.parse.pdfline import Line
+    from ingest.parse.pdfmeta import as_printed
+
+    def top(*texts: str) -> list[Line]:
+        return [Line(t, 20, 0, 50, 700 - 24 * i, 500, 720 - 24 * i) for i, t in enumerate(texts)]
+
+    page = top("DON’T KEEP YOUR INTERNET", "CUSTOMERS WAITING", "Charles B. Weinberg")
+    assert as_printed("Don't keep your Internet customers waiting", page, frozenset()) == (
+        "Don’t keep your Internet customers waiting"
+    )
+    page = top("WEAK CONVERGENCE OF RANDOM WALK ALGORITHMS'", "By G. O. Roberts")
+    assert as_printed("Weak Convergence of Random Walk Algorithms", page, frozenset()) == (
+        "Weak Convergence of Random Walk Algorithms"
+    )
+    page = top("Commentary on Nagel, ‘Knowledge as a Mental State’", "Stephen Butterfill")
+    assert as_printed("Commentary on Nagel, 'Knowledge as a Mental State'", page, frozenset()) == (
+        "Commentary on Nagel, ‘Knowledge as a Mental State’"
+    )
+    assert as_printed("Another Title Entirely", page, frozenset()) == "Another Title Entirely"

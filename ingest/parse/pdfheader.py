@@ -14,7 +14,7 @@ from rag.words import common_words
 from .pdfabstract import heading_at
 from .pdfaffiliation import DEGREE, INSTITUTION, INSTITUTION_NAME
 from .pdflayout import Line
-from .pdfmeta import junk_title
+from .pdfmeta import TITLE_MARKS, after_lines_of, as_printed, interleaved, junk_title, unspaced
 from .pdfnames import VENUE, full_name, line_names
 from .pdfyear import MONTH_YEAR
 from .typeset import fix_characters, join_lines, squash
@@ -75,7 +75,7 @@ def find_title(
         mark = top[members[-1]].mark
         if mark and not (mark.isdigit() and mark != "1"):
             texts[-1] = texts[-1][: -len(mark)]
-        text = join_lines(_unnumbered(texts), words).strip(_TITLE_MARKS)
+        text = join_lines(_unnumbered(texts), words).strip(TITLE_MARKS)
         byline = _byline(top[first].text)  # "M. S. Hagger,* N. L. D. Chatzisarantis,* ..."
         # (an institution's name alone is the author's, never a title: "Johns Hopkins
         # University" set under the title, over the author)
@@ -114,54 +114,19 @@ def find_title(
     printed = squash(meta) in squash(" ".join(line.text for line in top)) if meta else False
     if meta and not junk and found and not printed:
         names = next((i for i in range(after, len(top)) if _names_at(top, i)), len(top))
-        printed = _interleaved(meta, found, top[:names])  # above the byline, not the body
+        printed = interleaved(meta, found, top[:names])  # above the byline, not the body
     rest = squash(found)[len(squash(meta)) :] if meta else ""
     if printed and found and squash(found).startswith(squash(meta)) and _alpha(rest):
         return found, after  # the metadata keeps the printed title's start only (cut short)
     if meta and not junk and (printed or not found):
         if squash(found) != squash(meta):  # the title's place is where its lines are
-            after = _after_lines_of(meta, top) or after
-        elif _unspaced(found) == _unspaced(meta) and len(found.split()) >= len(meta.split()):
+            after = after_lines_of(meta, top) or after
+        elif unspaced(found) == unspaced(meta) and len(found.split()) >= len(meta.split()):
             # The quotes and spaces as printed ("The ASA’s", "restoration of Shank3"), not as
             # typed into the metadata ("ASA's", "restoration ofShank3").
             return found, after
-        return _as_printed(meta, top, words), after
+        return as_printed(meta, top, words), after
     return found, after
-
-
-def _as_printed(title: str, top: list[Line], words: frozenset[str]) -> str:
-    """The metadata's title as its lines print it (curly quotes and dashes, "A Tourist’s
-    Journal" for the metadata's "A Tourist's Journal") when a run of lines at the top holds
-    exactly it, letter for letter (not in capitals where the metadata's is not); else the
-    metadata's."""
-    whole, end = squash(title), _after_lines_of(title, top)
-    letters = [c for c in title if c.isalpha()]
-    for start in range(end - 1, -1, -1):
-        printed = join_lines([line.text for line in top[start:end]], words).strip()
-        if squash(printed) == whole:
-            return printed if [c for c in printed if c.isalpha()] == letters else title
-        if len(squash(printed)) > len(whole):
-            break
-    return title
-
-
-_PLAIN_QUOTES = str.maketrans("‘’“”", "''\"\"")
-
-
-def _after_lines_of(title: str, top: list[Line]) -> int:
-    """The index of the line after the run of lines at the top that holds most of the
-    title's words (0 when no line is of it): where the metadata's title is printed, the
-    byline follows, whatever else was set in larger type ("PHYSICAL REVIEW E 102, 022404
-    (2020)") or repeats a word of it (a journal's name)."""
-    whole = squash(title)
-    best = (0, 0)  # (characters of the title, the line after them)
-    run = 0
-    for i, line in enumerate(top):
-        own = squash(line.text)
-        run = run + len(own) if len(own) >= 3 and own in whole else 0
-        if run > best[0]:
-            best = (run, i + 1)
-    return best[1]
 
 
 def _unnumbered(texts: list[str]) -> list[str]:
@@ -243,7 +208,6 @@ _KICKER = re.compile(
     r"(?:thesis|dissertation)",
     re.I,
 )
-_TITLE_MARKS = " *∗†‡✩☆★⋆✝§¶"  # footnote marks set after a title, and spaces
 
 
 _RUNS_ON = frozenset(
@@ -304,29 +268,13 @@ def _title_above_names(
         byline = names and any(full_name(n) for n in names) and not (own and same)
         if end > first and byline and not runs_on:
             title = join_lines(_unnumbered([x.text for x in top[first:end]]), words)
-            return title.strip(_TITLE_MARKS), end
+            return title.strip(TITLE_MARKS), end
         if line.size != top[first].size or line.bold != top[first].bold:
             break
         if end > first and top[end - 1].y0 - line.y1 > 3 * line.size:
             break  # a title's lines stand close: not "May 2009" far above it
         end += 1
     return "", 0
-
-
-def _interleaved(meta: str, found: str, top: list[Line]) -> bool:
-    """The metadata's title is printed at the top, its words in order but with other text
-    set beside it on the same lines (a side column's dates, a badge), and the title found
-    from the type is mostly its words: the metadata's is the title, without the rest."""
-    said = [squash(w) for w in meta.split() if squash(w)]
-    found_words = [squash(w) for w in found.split() if squash(w)]
-    if len(said) < 4 or sum(w in said for w in found_words) < 0.6 * len(found_words):
-        return False
-    page = iter(squash(w) for line in top for w in line.text.split())
-    return all(any(w == p for p in page) for w in said)  # in order, others between
-
-
-def _unspaced(text: str) -> str:
-    return re.sub(r"\s+", "", text.translate(_PLAIN_QUOTES))
 
 
 def _alpha(text: str) -> bool:

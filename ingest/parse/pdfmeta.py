@@ -2,7 +2,7 @@
 which reads a byline): the byline some journals print above the title, a thesis's author
 the names a PDF's document information gives, and the journal's name told from a name (a
 thesis's title page: :mod:`ingest.parse.pdfthesis`); and the document information's title
-told from a file's or a print job's name."""
+told from a file's or a print job's name, and as the page prints it."""
 
 from __future__ import annotations
 
@@ -11,14 +11,20 @@ from collections.abc import Sequence
 
 from .pdfline import Line
 from .pdfnames import authors, full_name, line_names
+from .typeset import join_lines, squash
 
 __all__ = [
+    "TITLE_MARKS",
+    "after_lines_of",
+    "as_printed",
     "byline_above",
+    "interleaved",
     "junk_title",
     "labelled_authors",
     "metadata_authors",
     "not_the_venue",
     "unmangled",
+    "unspaced",
 ]
 
 # A computer's or a template's account, not a person ("Windows User", "A. Author").
@@ -27,6 +33,7 @@ _ACCOUNT = re.compile(
     r"computer|pc|apple|dell|lenovo|hp)\b",
     re.I,
 )
+TITLE_MARKS = " *∗†‡✩☆★⋆✝§¶"  # footnote marks set after a title, and spaces
 
 
 def metadata_authors(metadata: dict[str, str]) -> tuple[str, ...]:
@@ -124,3 +131,60 @@ def junk_title(text: str) -> bool:
             re.I,
         )
     )
+
+
+def as_printed(title: str, top: list[Line], words: frozenset[str]) -> str:
+    """The metadata's title as its lines print it (curly quotes and dashes: "A Tourist’s
+    Journal" for "A Tourist's Journal") when a run of lines at the top holds exactly it,
+    in the metadata's case where printed in capitals ("DON’T KEEP" and "Don't keep": "Don’t
+    keep"); else the metadata's."""
+    whole, end = squash(title), after_lines_of(title, top)
+    letters = [c for c in title if c.isalnum()]
+    for start in range(end - 1, -1, -1):
+        printed = join_lines([line.text for line in top[start:end]], words).strip(TITLE_MARKS)
+        if squash(printed) == whole:
+            if sum(c.isalnum() for c in printed) != len(letters):
+                return title  # (a letter casefolded to two: "ß", "ss")
+            cased = iter(letters)
+            printed = "".join(next(cased) if c.isalnum() else c for c in printed)
+            # no mark a page set after it where the metadata's ends in a word ("ALGORITHMS'")
+            return _END.sub("", printed) if title[-1:].isalnum() else printed
+        if len(squash(printed)) > len(whole):
+            break
+    return title
+
+
+_END = re.compile(r"\W*$")
+_PLAIN_QUOTES = str.maketrans("‘’“”", "''\"\"")
+
+
+def after_lines_of(title: str, top: list[Line]) -> int:
+    """The index of the line after the run of lines at the top that holds most of the
+    title's words (0 when no line is of it): where the metadata's title is printed, the
+    byline follows, whatever else was set in larger type ("PHYSICAL REVIEW E 102, 022404
+    (2020)") or repeats a word of it (a journal's name)."""
+    whole = squash(title)
+    best = (0, 0)  # (characters of the title, the line after them)
+    run = 0
+    for i, line in enumerate(top):
+        own = squash(line.text)
+        run = run + len(own) if len(own) >= 3 and own in whole else 0
+        if run > best[0]:
+            best = (run, i + 1)
+    return best[1]
+
+
+def interleaved(meta: str, found: str, top: list[Line]) -> bool:
+    """The metadata's title is printed at the top, its words in order but with other text
+    set beside it on the same lines (a side column's dates, a badge), and the title found
+    from the type is mostly its words: the metadata's is the title, without the rest."""
+    said = [squash(w) for w in meta.split() if squash(w)]
+    found_words = [squash(w) for w in found.split() if squash(w)]
+    if len(said) < 4 or sum(w in said for w in found_words) < 0.6 * len(found_words):
+        return False
+    page = iter(squash(w) for line in top for w in line.text.split())
+    return all(any(w == p for p in page) for w in said)  # in order, others between
+
+
+def unspaced(text: str) -> str:
+    return re.sub(r"\s+", "", text.translate(_PLAIN_QUOTES))
