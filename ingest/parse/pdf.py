@@ -277,6 +277,8 @@ def _paper(
         rest = head + lines[start + 1 :]
         rest = rest[after_title_again(rest, retitled) :]  # a thesis's: its title again first
         named = authors(off_title(between(lines, after, start), retitled), words)
+        if thesis_title_page(first_page, body_size):  # its author after "by", not its jury
+            named = thesis_author(lines[after:start], words) or named
         kept, end = abstract_end(rest, body_size, anchor=lines[start], names=frozenset(named))
         abstract = _TRAILING_MARK.sub(
             "", join_lines(with_heading_colons([line.text for line in kept]), words)
@@ -309,7 +311,8 @@ def _paper(
         first_read = opening
         if thesis:  # its title page is front matter: its author, its date
             first_read = len(first_page) + lines.index(first_page[0])
-            named = named or thesis_author(lines[after:first_read], words)
+            # its author named after "by": the names under its title may be its jury's
+            named = thesis_author(lines[after:first_read], words) or named
     abstract = FRONT_MATTER_AFTER.sub("", abstract)  # "... larger. JEL Codes: E30, E44."
     abstract = _OPENING_MARK.sub("", abstract)
     if not title and thesis_title_page(first_page, body_size):  # a title in the body's type

@@ -142,8 +142,9 @@ def _abstract_lines(
             continue  # a sentence broken by the page's foot: its notes, the next page's head
         if is_heading(line, previous, body) or line.margin or _RIGHTS.search(line.text):
             return kept, i
-        if ended and _LINK_FIELD.match(line.text):
-            return kept, i  # "Source code: https://...": a record's field, not a sentence
+        if ended and (_LINK_FIELD.match(line.text) or _HISTORY.match(line.text)):
+            return kept, i  # "Source code: https://...", "Submitted 2014 September 16; ...":
+            # a record's field, not a sentence
         if (line.size < size - 0.6 and line.words <= 6) or caption.is_caption(line):
             continue  # a figure's label or caption
         if line.size < size - 0.6 and line.x0 >= max(k.x1 for k in kept) - 1:
@@ -240,6 +241,14 @@ _NOTE = re.compile(
 )
 
 
+# The paper's history under its abstract ("Submitted 2014 September 16; accepted 2015 April
+# 9.", "Received: 24 February 2023").
+_HISTORY = re.compile(
+    r"^\W*(?:received|submitted|revised|accepted|published(?:\s+online)?)\b[:\s]+(?:on\s+)?"
+    r"(?:(?:\d{1,2}(?:st|nd|rd|th)?|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?)"
+    r"[\s,]+){0,2}(?:19|20)\d{2}\b",
+    re.I,
+)
 _BLANK = re.compile(r"\bintentionally\s+(?:left\s+)?blank\b", re.I)
 
 

@@ -86,7 +86,11 @@ FRONT_MATTER_AFTER = re.compile(
     r"|(?<=[.!?])\s+(?-i:Funding:?\s+(?:(?:[A-Z(][\w'’&@()-]*|\d[\w-]*|of|and|the|for|on|in|&)[\s,;]*)+)"
     r"\.?\s*$"
     # AIP's rights line run on after the last sentence, with the paper's DOI
-    r"|(?<=[.!?])\s+(?-i:Published by [A-Z][\w ]{0,40}Publishing\.)(?:\s+https?://\S+)?\s*$"
+    r"|(?<=[.!?])\s+(?-i:Published by [A-Z][\w ]{0,40}Publishing\.)(?:\s+\[?https?://\S+)?\s*$"
+    # the paper's own citation set after it, NLM's way ("(JMIR Mhealth Uhealth 2025;13:e67117)
+    # doi: 10.2196/67117")
+    r"|(?<=[.!?])\s+\((?-i:[A-Z])[^()]{1,80}?\b(?:19|20)\d{2}\s*;\s*\d{1,4}(?:\(\d{1,4}\))?"
+    r"\s*:\s*[a-z]?\d+\)(?:\s*doi:?\s*10\.\S+)?\s*$"
     # a rights line whose © the font lost ("... reduce bias. 2012 The Wildlife Society.")
     r"|(?<=[.!?])\s+(?-i:(?:19|20)\d{2}\s+(?:The\s+)?(?:[A-Z][\w&.-]*\s+){0,5}"
     r"(?:Society|Association|Authors?|Publishers?|Press|Inc|Ltd|LLC)\b)\.?\s*$",

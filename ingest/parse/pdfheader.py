@@ -69,13 +69,8 @@ def find_title(
         last = top[members[-1]]
         while end < len(top) and beside(top[end], top[first]) and top[end].y1 >= last.y0 - size:
             end += 1  # a side column's lines level with the title: the byline is under it
-        texts = [top[i].text for i in members]
-        # The footnote's number raised after it ("... data¹"); not a power ("... on S² × S²":
-        # a title's first note is numbered 1).
-        mark = top[members[-1]].mark
-        if mark and not (mark.isdigit() and mark != "1"):
-            texts[-1] = texts[-1][: -len(mark)]
-        text = join_lines(_unnumbered(texts), words).strip(TITLE_MARKS)
+        text = join_lines(_unnumbered(_unmarked([top[i] for i in members])), words)
+        text = text.strip(TITLE_MARKS)
         byline = _byline(top[first].text)  # "M. S. Hagger,* N. L. D. Chatzisarantis,* ..."
         # (an institution's name alone is the author's, never a title: "Johns Hopkins
         # University" set under the title, over the author)
@@ -127,6 +122,15 @@ def find_title(
             return found, after
         return as_printed(meta, top, words), after
     return found, after
+
+
+def _unmarked(lines: list[Line]) -> list[str]:
+    """A title's lines' texts, without the footnote's number raised after the last ("...
+    data¹"); not a power ("... on S² × S²": a title's first note is numbered 1)."""
+    texts, mark = [x.text for x in lines], lines[-1].mark
+    if mark and not (mark.isdigit() and mark != "1"):
+        texts[-1] = texts[-1][: -len(mark)]
+    return texts
 
 
 def _unnumbered(texts: list[str]) -> list[str]:
@@ -198,14 +202,15 @@ def beside(line: Line, title: Line) -> bool:
 
 
 # The article's type printed above its title in the title's type ("Research Article",
-# "Review"), or a thesis's ("Master Thesis"): a label, not part of the title.
+# "Review"), a thesis's ("Master Thesis"), a named lecture's: a label, not part of the title.
 _KICKER = re.compile(
     r"(?:(?:original|research|review|short|brief|invited|regular|full|technical|clinical|"
     r"case|rapid|special|working|discussion|conference|position|white)\s+)?"
     r"(?:article|paper|report|review|communication|letter|note|"
     r"editorial|perspective|commentary|contribution|study)(?:\s+type)?"  # "ARTICLE TYPE"
     r"|(?:(?:master|bachelor|doctoral|diploma|honou?rs|senior|ph\.?\s?d\.?)(?:['’]?s)?\s+)?"
-    r"(?:thesis|dissertation)",
+    r"(?:thesis|dissertation)"
+    r"|(?:(?:19|20)\d{2}\s+)?(?:[A-Z][\w'’.-]*\s+){0,2}(?:lecture|address)",  # "1999 REITZ LECTURE"
     re.I,
 )
 
@@ -267,7 +272,7 @@ def _title_above_names(
         runs_on = end > first and (_runs_on(top[end - 1].text) or _opens_on(line.text))
         byline = names and any(full_name(n) for n in names) and not (own and same)
         if end > first and byline and not runs_on:
-            title = join_lines(_unnumbered([x.text for x in top[first:end]]), words)
+            title = join_lines(_unnumbered(_unmarked(top[first:end])), words)
             return title.strip(TITLE_MARKS), end
         if line.size != top[first].size or line.bold != top[first].bold:
             break

@@ -99,12 +99,13 @@ def page_lines(pdf: Any, index: int) -> list[Line]:
             char = chr(code) if code else _lost_ligature(handle, i, count)
             if char == " " and back is not None:
                 raw.FPDFText_GetCharBox(handle, i, left, right, bottom, top)
-                if left.value < back - 0.5 or _next_left(handle, i, count) - back < 0.2 * (
+                if _next_left(handle, i, count) - back < 0.2 * (
                     run.sizes[-1] if run.sizes else 0.0
                 ):
                     continue  # a space drawn inside a ligature's glyph ("unifi ed") or inside
-                    # the letters an accent was drawn back over ("Mu¨ ller"), or one the
-                    # next letter follows closer than a space's width ("Özgu¨ r"): none
+                    # the letters an accent was drawn back over ("Mu¨ ller"), the next letter
+                    # closer than a space's width ("Özgu¨ r"): none; a word's space after an
+                    # accent, wherever drawn, is one ("Chloe´ Alle´mann")
             back = None
             if char in ("\n", "\r"):
                 if run.sizes and last_right is not None:

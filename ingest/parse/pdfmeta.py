@@ -61,7 +61,8 @@ def labelled_authors(lines: Sequence[Line]) -> tuple[str, ...]:
         if alone and after and abs(after.y0 - line.y0) < 3 and after.x0 > line.x1:
             found = _AUTHOR_LABEL.match(f"{line.text} {after.text}")
         if found:
-            text = re.sub(r",?\s*\S*\d\S*", "", found[1])  # a student's number
+            # a student's number ("S3841502", "(CID: 01859075)")
+            text = re.sub(r"\s*\([^)]*\d[^)]*\)|,?\s*\S*\d\S*", "", found[1])
             return tuple(n for n in line_names(text, byline=True) or () if full_name(n))
     return ()
 

@@ -72,7 +72,7 @@ _NOT_FIRST = frozenset(
     "the an of in on for with to at from our this these its how why what".split()  # noqa: SIM905
 )
 # The ORCID iD badge, read as text beside a name ("ID Qaisar Maqbool", "Peter NickID").
-_ORCID = re.compile(r"^(?:ID|iD)$|(?<=[a-z])(?:ID|iD)$")
+_ORCID = re.compile(r"^(?:ID|iD)$|(?<=[a-zß-öø-ÿ])(?:ID|iD)$")  # (ß-ö: "SalathéID")
 # A name's word: capitalised, each hyphenated part too ("Lars-Göran", not "Fifth-order").
 _CAPITAL = "A-Z" + "".join(c for c in map(chr, range(0xC0, 0x17F)) if c.isupper())  # "Łukasz"
 _NAME_WORD = re.compile(

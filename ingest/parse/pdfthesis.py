@@ -41,8 +41,10 @@ def thesis_title_page(lines: Sequence[Line], body: float) -> bool:
 
 
 # A thesis's title page names its author after a label: "presented by" / "ALEXANDER FRANCIS
-# MASSEY", "Submitted by Jane Doe", "by" alone on its line.
-_BY = re.compile(r"^\s*(?:(?:presented|submitted|written|prepared)\s+)?by\b\s*:?\s*(.*)$", re.I)
+# MASSEY", "Submitted by Jane Doe", "by" alone on its line (French "Par", Spanish "Por").
+_BY = re.compile(
+    r"^\s*(?:(?:presented|submitted|written|prepared)\s+)?(?:by|par|por)\b\s*:?\s*(.*)$", re.I
+)
 
 
 def thesis_author(lines: Sequence[Line], words: frozenset[str]) -> tuple[str, ...]:

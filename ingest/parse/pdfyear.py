@@ -52,6 +52,7 @@ _CITATION_YEAR = re.compile(
     r"|\b((?:19|20)\d{2}),\s*\d{1,4}\s*(?:,|\(\d{1,4}\)\s*[,:]|\s\(\d{1,4}\),)"
     r"\s*[a-zA-Z]?\d{1,6}\s*[-–−]\s*\d{1,6}"
     r"|\b((?:19|20)\d{2}),\s*DOI\b"  # "Polym. Chem., 2013, DOI: 10.1039/C3PY01075A"
+    r"|\b((?:19|20)\d{2})\s*[|,;]\s*vol(?:\.|ume)?\s*\d{1,4}\b"  # "JMIR ... 2025 | vol. 13 |"
     r"|\b\d{1,4}\s*\(((?:19|20)\d{2})\)\s*[eE]?\d{4,6}\b"  # "2188 (2022) 012011" (article no.)
     r"|\b\d{1,4},\s*[eE]?\d{4,6}\s*\(((?:19|20)\d{2})\)"  # "PHYSICAL REVIEW E 102, 022404 (2020)"
     # "Journal of Semantics, 33, 2016: 755–802"
@@ -144,6 +145,11 @@ def find_year(text: str, arxiv: re.Match[str] | None) -> int | None:
     degree = _THESIS.search(text) and _DEGREE_YEAR.search(text)
     if degree:  # a thesis's title page: "University of Connecticut" / "2015"
         return int(degree.group(1))
+    if _THESIS.search(text):  # "MSc in Mathematics and Finance, 2023-2024": a year's course
+        for span in _SPAN_LINE.finditer(text):
+            first, last = int(span[1]), int(span[2][-2:])
+            if last == (first + 1) % 100:
+                return first + 1
     short = next((m for m in _VENUE_SHORT.finditer(text) if _short_line(text, m)), None)
     if short:  # the last resorts: "IJCAI-07", "OSDI 2004"
         two = int(short.group(1))
@@ -177,6 +183,9 @@ _DEGREE_YEAR = re.compile(
     r"^\s*(?:[^\n]*\b(?:universit\w*|college|institute|school)\b[^\n]*,\s*)?((?:19|20)\d{2})\s*$",
     re.I | re.M,
 )
+
+# A line closing on two years ("MSc in Mathematics and Finance, 2023-2024", "2019/20").
+_SPAN_LINE = re.compile(r"\b((?:19|20)\d{2})\s*[-–/]\s*((?:19|20)?\d{2})\s*$", re.M)
 
 
 def _manuscript(text: str, date: re.Match[str]) -> bool:
