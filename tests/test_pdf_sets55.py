@@ -106,3 +106,23 @@ def test_a_named_lecture_over_a_title_and_the_title_s_note_are_no_part_of_it() -
     friedman = _read(_55 / "friedman_gradient_boosting_article.pdf")
     assert friedman.title == "GREEDY FUNCTION APPROXIMATION: A GRADIENT BOOSTING MACHINE"
     assert friedman.authors == ("Jerome H. Friedman",)
+
+
+def test_a_spaced_out_kicker_an_author_under_its_label_and_a_title_on_manuscripts() -> None:
+    """Tübingen's cover sets "Master’s Thesis" spaced out over the title, and "Author:"
+    over the author's name, a column of supervisors beside it; a title may be about
+    manuscripts ("Literary manuscript text recognition"), a submission system's
+    "Manuscript ID" line is no title."""
+    from ingest.parse.pdfheader import _KICKER
+    from ingest.parse.pdfnames import VENUE
+
+    assert _KICKER.fullmatch("Master’sThesis")
+    assert not VENUE.search("CREMMA Medii Aevi: Literary manuscript text recognition in")
+    assert VENUE.search("Wiley - Manuscript type: Rapid Communication")
+    assert VENUE.search("Author Manuscript")
+    tubingen = _read(_57 / "blaschke_explainable_dialects_thesis.pdf")
+    assert tubingen.title.startswith("Explainable Machine Learning in Linguistics")
+    assert tubingen.authors == ("Verena Blaschke",)
+    cremma = _read(_57 / "clerice_medieval_latin_htr_datapaper.pdf")
+    assert cremma.title == "CREMMA Medii Aevi: Literary manuscript text recognition in Latin"
+    assert cremma.authors[0] == "Thibault Clérice" and len(cremma.authors) == 3

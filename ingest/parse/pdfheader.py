@@ -39,6 +39,7 @@ def find_title(
         and not VENUE.search(line.text)
         and not heading_at(top, i)
         and not _KICKER.fullmatch(line.text.strip())
+        and not _KICKER.fullmatch("".join(line.text.split()))  # spaced out: "Master’s Thes is"
     ]
     found, after = "", 0
     blocks: list[tuple[str, int, int]] = []  # (text, the line after it, its first line)
@@ -205,10 +206,10 @@ def beside(line: Line, title: Line) -> bool:
 # "Review"), a thesis's ("Master Thesis"), a named lecture's: a label, not part of the title.
 _KICKER = re.compile(
     r"(?:(?:original|research|review|short|brief|invited|regular|full|technical|clinical|"
-    r"case|rapid|special|working|discussion|conference|position|white)\s+)?"
+    r"case|rapid|special|working|discussion|conference|position|white)\s*)?"
     r"(?:article|paper|report|review|communication|letter|note|"
     r"editorial|perspective|commentary|contribution|study)(?:\s+type)?"  # "ARTICLE TYPE"
-    r"|(?:(?:master|bachelor|doctoral|diploma|honou?rs|senior|ph\.?\s?d\.?)(?:['’]?s)?\s+)?"
+    r"|(?:(?:master|bachelor|doctoral|diploma|honou?rs|senior|ph\.?\s?d\.?)(?:['’]?s)?\s*)?"
     r"(?:thesis|dissertation)"
     r"|(?:(?:19|20)\d{2}\s+)?(?:[A-Z][\w'’.-]*\s+){0,2}(?:lecture|address)",  # "1999 REITZ LECTURE"
     re.I,

@@ -60,6 +60,11 @@ def labelled_authors(lines: Sequence[Line]) -> tuple[str, ...]:
         alone = _AUTHOR_LABEL.match(f"{line.text} x") and not found
         if alone and after and abs(after.y0 - line.y0) < 3 and after.x0 > line.x1:
             found = _AUTHOR_LABEL.match(f"{line.text} {after.text}")
+        elif alone:  # or under it, in its column ("Author:" / "Verena Blaschke", a column
+            # of supervisors beside it)
+            under = [x for x in lines if x.page == line.page and abs(x.x0 - line.x0) < line.size
+                     and 0 < line.y0 - x.y0 < 2.5 * line.size]  # fmt: skip
+            found = _AUTHOR_LABEL.match(f"{line.text} {under[0].text}") if under else None
         if found:
             # a student's number ("S3841502", "(CID: 01859075)")
             text = re.sub(r"\s*\([^)]*\d[^)]*\)|,?\s*\S*\d\S*", "", found[1])

@@ -43,10 +43,10 @@ __all__ = ["AFFILIATION", "EMAIL", "VENUE", "authors", "full_name", "line_names"
 
 VENUE = re.compile(
     # (in the singular: a title may be on "journals"; a volume's number: not "finite volume")
-    r"proceedings|conference\b|journal\b|transactions|workshop\b|symposium\b|vol\.|"
-    r"volume\s*(?:\d|(?-i:[IVXLC]+)\b)|"
+    r"proceedings|conference\b|journal\b|transactions|workshop\b|symposium\b|vol\.|volume\s*(?:\d|(?-i:[IVXLC]+)\b)|"
     r"issn|arxiv|preprint\b|©|copyright|\bdoi\b|https?://|www\.|submitted|accepted|received|"
-    r"published|manuscript\b|pages?\s+\d|pp\.|\bno\.\s*\d|"  # a series' "DP No. 5"
+    r"published|(?:^\W*|(?:author|accepted|draft)\W+)manuscript\b|manuscript\s+(?:id|type|no)\b|"
+    r"pages?\s+\d|pp\.|\bno\.\s*\d|"  # a series' "DP No. 5"; (not "Literary manuscript text")
     # pages closing the line, not a period of years ("J.H. Prynne in Context, 1955–1975")
     r"\b(?!(?:1[6-9]|20)\d\d\s*[-–]\s*(?:1[6-9]|20)\d\d\s*$)\d+\s*[-–]\s*\d+\s*$",
     re.I,
