@@ -126,3 +126,18 @@ def test_a_spaced_out_kicker_an_author_under_its_label_and_a_title_on_manuscript
     cremma = _read(_57 / "clerice_medieval_latin_htr_datapaper.pdf")
     assert cremma.title == "CREMMA Medii Aevi: Literary manuscript text recognition in Latin"
     assert cremma.authors[0] == "Thibault Clérice" and len(cremma.authors) == 3
+
+
+def test_a_list_s_third_item_and_a_numbered_keywords_line() -> None:
+    """ "(c) required writing while listening" is an abstract's list, not a rights line
+    ("(c) 2017 Elsevier", "(c) The Authors" are); a manuscript's numbered line "29 Keywords:
+    ..." closes its abstract as the keywords do (the abstract is not cut to a length)."""
+    from ingest.parse.pdfabstract import _RIGHTS, KEYWORDS_LINE
+
+    assert not _RIGHTS.search("(c) required writing while listening. The purpose of")
+    assert _RIGHTS.search("(c) 2017 Elsevier Ltd.") and _RIGHTS.search("(c) The Authors")
+    assert KEYWORDS_LINE.match("29 Keywords: oral biofilm model, starch")
+    sage = _read(_57 / "buonviri_melodic_dictation_article.pdf")
+    assert sage.abstract.endswith("better prepared to make wise decisions during dictation.")
+    numbered = _read(_57 / "bartholdy_dental_calculus_starch_manuscript.pdf")
+    assert numbered.abstract.endswith("associated with dietary research on dental calculus.")

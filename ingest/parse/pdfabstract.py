@@ -63,7 +63,10 @@ def heading_at(lines: Sequence[Line], i: int) -> bool:
 # A publisher's rights line after the abstract ("© 2005 Elsevier B.V. All rights reserved.";
 # some fonts give "©" as "q").
 _RIGHTS = re.compile(
-    r"^\s*(?:©|\(c\)|copyright\b|q(?=\s*(?:19|20)\d{2}\b))|all rights reserved", re.I
+    # (not a list's third item: "(c) required writing while listening")
+    r"^\s*(?:©|\(c\)(?=\s*(?:(?:19|20)\d{2}\b|(?-i:[A-Z])))|copyright\b|q(?=\s*(?:19|20)\d{2}\b))"
+    r"|all rights reserved",
+    re.I,
 )
 
 
@@ -286,8 +289,10 @@ def first_prose(lines: Sequence[Line], after: int) -> int:
 # Two to six words, each long one capitalised, no closing stop: a heading's line.
 _HEADING_WORDS = re.compile(r"(?:(?:[A-Z][\w’'-]*|[a-z]{1,3})\s+){1,5}[A-Z][\w’'-]*")
 KEYWORDS_LINE = re.compile(
-    r"^\s*(?:(?:additional|further|other|author)\s+)?(?:key\s?words|index terms)\s*[:.—–]", re.I
-)  # (CSIRO's "Additional keywords: ...")
+    r"^\s*(?:\d{1,4}\s+)?(?:(?:additional|further|other|author)\s+)?(?:key\s?words|index terms)"
+    r"\s*[:.—–]",
+    re.I,
+)  # (CSIRO's "Additional keywords: ...", a manuscript's "29 Keywords: ..." after its number)
 _INTRODUCTION = re.compile(r"^\s*(?:(?:\d{1,2}|[IVX]{1,5})\.?\s*)?introduction\s*$", re.I)
 
 
