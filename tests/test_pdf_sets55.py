@@ -141,3 +141,14 @@ def test_a_list_s_third_item_and_a_numbered_keywords_line() -> None:
     assert sage.abstract.endswith("better prepared to make wise decisions during dictation.")
     numbered = _read(_57 / "bartholdy_dental_calculus_starch_manuscript.pdf")
     assert numbered.abstract.endswith("associated with dietary research on dental calculus.")
+
+
+def test_a_family_name_after_an_elided_particle_is_a_name() -> None:
+    """ "Alberto d’Onofrio" between two authors (AIP) is one of them; a French laboratory's
+    name ("Laboratoire d’Informatique") is none."""
+    from ingest.parse.pdfnames import line_names
+
+    assert line_names("Alberto d’Onofrio", byline=True) == ["Alberto d’Onofrio"]
+    assert not line_names("Laboratoire d’Informatique", byline=True)
+    aip = _read(_55 / "domingo_bounded_noise_article.pdf")
+    assert aip.authors == ("Dario Domingo", "Alberto d’Onofrio", "Franco Flandoli")

@@ -62,7 +62,7 @@ NOT_A_PERSON = frozenset(
     thesis dissertation capstone program programme director chair advisor adviser supervisor design
     please type insert doctor doktor fakultät engineer academic year date submission
     specialization specialisation township capital physics chemistry mathematics biology
-    economics philosophy psychology sociology linguistics report
+    economics philosophy psychology sociology linguistics report laboratoire laboratorio
     conceptualization methodology investigation validation visualization supervision curation
     """.split()  # noqa: SIM905 (the last line: CRediT's roles, set beside the names)
 )

@@ -73,11 +73,11 @@ _NOT_FIRST = frozenset(
 )
 # The ORCID iD badge, read as text beside a name ("ID Qaisar Maqbool", "Peter NickID").
 _ORCID = re.compile(r"^(?:ID|iD)$|(?<=[a-zß-öø-ÿ])(?:ID|iD)$")  # (ß-ö: "SalathéID")
-# A name's word: capitalised, each hyphenated part too ("Lars-Göran", not "Fifth-order").
+# A name's word: capitalised, hyphenated parts too ("Lars-Göran", not "Fifth-order"), "d’Onofrio".
 _CAPITAL = "A-Z" + "".join(c for c in map(chr, range(0xC0, 0x17F)) if c.isupper())  # "Łukasz"
 _NAME_WORD = re.compile(
     rf"^(?:[{_CAPITAL}][\w'’.]*(?:-[{_CAPITAL}][\w'’.]*)*|[{_CAPITAL}]\.(?:-?[{_CAPITAL}]\.)*"
-    rf"|[{_CAPITAL}][a-z]{{1,3}}-[a-z]{{2,4}})$"  # a given name of two syllables: "Wen-tau"
+    rf"|[{_CAPITAL}][a-z]{{1,3}}-[a-z]{{2,4}}|(?:d|l|dell|dall)['’][{_CAPITAL}][\w'’.]*)$"
 )
 # (and PDFium's hyphen mark inside a line: a raised mark some fonts give as one)
 _MARK_CHARS = "*†‡§¶∗⋆⁎♯#$+&∥‖♭♮⊥✝✉•·?0123456789,;:()[]{}'\"″′‘’“”„\x02"
