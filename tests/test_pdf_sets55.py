@@ -152,3 +152,11 @@ def test_a_family_name_after_an_elided_particle_is_a_name() -> None:
     assert not line_names("Laboratoire d’Informatique", byline=True)
     aip = _read(_55 / "domingo_bounded_noise_article.pdf")
     assert aip.authors == ("Dario Domingo", "Alberto d’Onofrio", "Franco Flandoli")
+
+
+def test_a_space_before_an_accent_drawn_back_is_no_word_s_space() -> None:
+    """Chicago's title page draws "NICOLÁS OJEDA BÄR" as "... B", a space, the acute of
+    "NICOLÁS" drawn back over it, then "AR": the space is a jump in the drawing order, not
+    a word's."""
+    chicago = _read(_55 / "ojedabar_breuil_kisin_dissertation.pdf")
+    assert chicago.authors == ("Nicolás Ojeda Bär",)

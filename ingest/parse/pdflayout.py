@@ -24,6 +24,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
+from .pdfglyphs import next_left, only_before_an_accent
 from .pdfline import Line
 from .pdfline import Run as _Run
 from .pdfnumbers import (
@@ -49,18 +50,6 @@ __all__ = ["Line", "page_lines"]
 _MARGIN = 0.065  # the top and bottom share of a page where running heads and footers sit
 _GUTTER = 1.2  # a gap wider than this many font sizes inside a line: another column
 _WORD_GAP = 3.0  # unless it is at most this wide and not across the page's middle (justified)
-
-
-def _next_left(handle: Any, i: int, count: int) -> float:
-    """The left edge of the character after ``i`` when it is a drawn one, else infinity."""
-    import pypdfium2.raw as raw
-
-    if i + 1 >= count or raw.FPDFText_IsGenerated(handle, i + 1):
-        return float("inf")
-    left, right, bottom, top = (ctypes.c_double() for _ in range(4))
-    if not raw.FPDFText_GetCharBox(handle, i + 1, left, right, bottom, top):
-        return float("inf")
-    return left.value if chr(raw.FPDFText_GetUnicode(handle, i + 1)).strip() else float("inf")
 
 
 def page_lines(pdf: Any, index: int) -> list[Line]:
@@ -99,13 +88,18 @@ def page_lines(pdf: Any, index: int) -> list[Line]:
             char = chr(code) if code else _lost_ligature(handle, i, count)
             if char == " " and back is not None:
                 raw.FPDFText_GetCharBox(handle, i, left, right, bottom, top)
-                if _next_left(handle, i, count) - back < 0.2 * (
-                    run.sizes[-1] if run.sizes else 0.0
-                ):
+                if next_left(handle, i, count) - back < 0.2 * (run.sizes[-1] if run.sizes else 0.0):
                     continue  # a space drawn inside a ligature's glyph ("unifi ed") or inside
                     # the letters an accent was drawn back over ("Mu¨ ller"), the next letter
                     # closer than a space's width ("Özgu¨ r"): none; a word's space after an
                     # accent, wherever drawn, is one ("Chloe´ Alle´mann")
+            if (
+                char == " "
+                and back is None
+                and run.sizes
+                and only_before_an_accent(handle, i, count, run.x1, run.sizes[-1])
+            ):
+                continue  # "B", " ", "´" drawn back over "NICOLÁS", "AR": "BAR"
             back = None
             if char in ("\n", "\r"):
                 if run.sizes and last_right is not None:
