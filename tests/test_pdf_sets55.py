@@ -160,3 +160,14 @@ def test_a_space_before_an_accent_drawn_back_is_no_word_s_space() -> None:
     a word's."""
     chicago = _read(_55 / "ojedabar_breuil_kisin_dissertation.pdf")
     assert chicago.authors == ("Nicolás Ojeda Bär",)
+
+
+def test_an_affiliation_s_last_word_is_no_name_s() -> None:
+    """ "Utrecht University, ..., Faculty of Social and Behavioral" / "Sciences." under a
+    byline whose last name lacks the others' mark: "Sciences." is the affiliation's tail,
+    not the name's."""
+    from ingest.parse.pdfnames import line_names
+
+    assert not line_names("Sciences.")
+    utrecht = _read(_55 / "cremers_circular_regression_manuscript.pdf")
+    assert utrecht.authors == ("J. Cremers", "I. Jansen", "I. Klugkist")

@@ -343,7 +343,7 @@ def _name(part: str, *, byline: bool = False, caps: bool = False, listed: bool =
             tokens[-1] += token  # an accented letter the text layer set apart ("Jeric ó")
         elif token:
             tokens.append(token)
-    if any(t.casefold() in NOT_A_PERSON for t in tokens):
+    if any(t.casefold().rstrip(".,;:") in NOT_A_PERSON for t in tokens):
         return ""
     if tokens:  # "Dr.Sriadhibhatla Sridevi": the title glued to the name
         tokens[0] = re.sub(r"^(?:Dr|Prof)\.(?=[A-Z][a-z])", "", tokens[0])
