@@ -171,3 +171,14 @@ def test_an_affiliation_s_last_word_is_no_name_s() -> None:
     assert not line_names("Sciences.")
     utrecht = _read(_55 / "cremers_circular_regression_manuscript.pdf")
     assert utrecht.authors == ("J. Cremers", "I. Jansen", "I. Klugkist")
+
+
+def test_a_title_ends_at_a_by_line_of_its_own() -> None:
+    """Berkeley's dissertation page: the title in the body's type, "by" on a line of its
+    own, then the author: the title stops at "by" (and a thesis's "An Honors Thesis
+    Presented" / "By" above its author is still no title)."""
+    berkeley = _read(_SETS / "real_pdfs51/heldout/poulos_american_frontier_phdthesis.pdf")
+    assert berkeley.title == "Essays on the Political Economy of the American Frontier"
+    assert berkeley.authors == ("Jason V Poulos",)
+    honors = _read(_SETS / "real_pdfs25/heldout/keller_parking_functions_thesis.pdf")
+    assert honors.title == "COMBINATORICS OF PARKING FUNCTIONS"

@@ -279,8 +279,15 @@ def _title_above_names(
             break
         if end > first and top[end - 1].y0 - line.y1 > 3 * line.size:
             break  # a title's lines stand close: not "May 2009" far above it
+        if end > first and re.fullmatch(r"\s*by\s*:?\s*", line.text, re.I):  # "by" / "Jason V
+            title = join_lines(_unnumbered(_unmarked(top[first:end])), words)  # Poulos"
+            if not _PRESENTED.search(title):  # (not "An Honors Thesis Presented" / "By")
+                return title.strip(TITLE_MARKS), end
         end += 1
     return "", 0
+
+
+_PRESENTED = re.compile(r"\b(?:thesis|dissertation|presented|submitted)\b", re.I)
 
 
 def _alpha(text: str) -> bool:
