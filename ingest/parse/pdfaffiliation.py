@@ -18,6 +18,7 @@ __all__ = [
     "NOT_A_PERSON",
     "SUPERVISED",
     "SUPERVISOR",
+    "byline_text",
     "group_name",
     "under_label",
 ]
@@ -171,3 +172,21 @@ def under_label(span: tuple[float, float], label: tuple[float, float], beside: b
     "Karthik Ram") or, ``beside`` one that ends the line before, right of it
     ("Supervisor:" / "Prof. Dr. Stefan Klumpp")."""
     return (span[0] < label[1] and span[1] > label[0]) or (beside and span[0] >= label[1])
+
+
+# What a byline sets beside its names: an ORCID iD in brackets (Springer's "Ambroise
+# Lafont[0000-0002-9299-641X]"), an institution in brackets ("SHAHRYAR MINHAS (MICHIGAN STATE
+# UNIVERSITY)"), an institution after a name in capitals ("MARKO KLAŠNJA Georgetown University").
+_ORCID_ID = re.compile(r"\[\s*\d{4}(?:\s*[-−‐–]\s*\d{3}[\dX]){3}\s*\]")
+_BRACKETED = re.compile(r"\s*\([^()]*\)")
+_CAPS_THEN = re.compile(r"^((?:[^\W\d_a-z]+[.’']?\s+)+?[^\W\d_a-z]{2,})\s+(?=[^\W\d_][^\W\d_A-Z])")
+
+
+def byline_text(text: str) -> str:
+    """A byline's line without what is set beside its names (see above)."""
+    text = _ORCID_ID.sub("", text)
+    text = _BRACKETED.sub(lambda m: "" if INSTITUTION.search(m.group()) else m.group(), text)
+    caps = _CAPS_THEN.match(text)
+    if caps and INSTITUTION.search(text[caps.end() :]) and "," not in text:
+        return caps.group(1)  # "MARKO KLAŠNJA" of "MARKO KLAŠNJA Georgetown University"
+    return text

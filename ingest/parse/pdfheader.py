@@ -12,7 +12,7 @@ from rag.records import normalise_text
 from rag.words import common_words
 
 from .pdfabstract import heading_at
-from .pdfaffiliation import DEGREE, INSTITUTION, INSTITUTION_NAME
+from .pdfaffiliation import DEGREE, INSTITUTION, INSTITUTION_NAME, byline_text
 from .pdflayout import Line
 from .pdfmeta import TITLE_MARKS, after_lines_of, as_printed, interleaved, junk_title, unspaced
 from .pdfnames import VENUE, full_name, line_names
@@ -262,7 +262,8 @@ def _title_above_names(
             break  # an address is no title's ("IRSTI 06.61.53   https://doi.org/...")
         # Under the title in smaller type, common words in capitals are a byline too
         # ("q-BIC FORMS" / "RAYMOND CHENG", as the AMS prints them).
-        names = line_names(line.text, byline=end > first and line.size < top[first].size - 0.5)
+        smaller = end > first and line.size < top[first].size - 0.5
+        names = line_names(byline_text(line.text), byline=smaller)
         same = (line.size, line.bold, line.text.isupper()) == (
             top[first].size,
             top[first].bold,

@@ -38,6 +38,7 @@ from .pdfnumbers import (
 from .pdforder import reading_order
 from .typeset import (
     ACCENTS,
+    ADVENT_SYMBOLS,
     HYPHEN_MARK,
     MATH_ITALIC,
     fix_characters,
@@ -111,6 +112,8 @@ def page_lines(pdf: Any, index: int) -> list[Line]:
                 char = HYPHEN_MARK
             elif char in MATH_ITALIC and _font(handle, i).upper().startswith("CMMI"):
                 char = MATH_ITALIC[char]  # TeX's math italic with no map to Unicode
+            elif char in ADVENT_SYMBOLS and _font(handle, i).startswith("AdvP"):
+                char = ADVENT_SYMBOLS[char]  # "sinð2φÞ": "sin(2φ)"
             box = None
             size = 0.0
             if not raw.FPDFText_IsGenerated(handle, i) and char.strip():

@@ -33,6 +33,7 @@ from .pdfaffiliation import (
     NOT_AUTHORS,
     SUPERVISED,
     SUPERVISOR,
+    byline_text,
     group_name,
     under_label,
 )
@@ -86,15 +87,14 @@ _MARK_CHARS = "*†‡§¶∗⋆⁎♯#$+&∥‖♭♮⊥✝✉•·?0123456789,
 def authors(
     lines: Sequence[Line], words: frozenset[str], *, under_title: bool = True
 ) -> tuple[str, ...]:
-    """Names from the lines under the title (``under_title=False``: a byline read elsewhere):
-    affiliations, addresses and marks left out, a name broken across lines ("Edward Van" /
-    "Keuren") joined."""
+    """Names from the lines under the title (``under_title=False``: a byline read elsewhere),
+    no affiliation, address or mark; a name broken across lines ("Van" / "Keuren") joined."""
     texts: list[str] = []
     sizes: list[float] = []  # each text's type size
     spans: list[tuple[float, float]] = []  # and its left and right edges
     for line in lines:  # a name hyphenated across lines ("Paulo Ro-" / "cha") joined
         # Names in a row parted by wide gaps only ("Sergey Levine   Pieter Abbeel").
-        text = ", ".join(line.parts) if _apart_only(line) else line.text
+        text = byline_text(", ".join(line.parts) if _apart_only(line) else line.text)
         if len(line.parts) == 2 and AFFILIATION.search(line.parts[1]) and _apart_only(line):
             text = line.parts[0]  # a name, its affiliation set apart beside it (AJPS's)
         if texts and texts[-1].endswith((HYPHEN_MARK, "-")):  # (kept before a capital)

@@ -1,0 +1,47 @@
+"""First pages of the fifty-eighth to sixtieth real-PDF sets (issue #44). Each rule on
+made-up text, and on the real page it was seen on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ingest.parse.dispatch import parse_file
+from rag.records import Paper
+
+_SETS = Path(__file__).parents[1] / "bench/data"
+_58, _59, _60 = (_SETS / f"real_pdfs{n}/heldout" for n in range(58, 61))
+
+
+def _read(path: Path) -> Paper:
+    return next(i for i in parse_file(path) if isinstance(i, Paper))
+
+
+def test_advent_s_symbol_font_gives_parentheses_equals_and_plus() -> None:
+    """APS's PRL, typeset with Advent 3B2, draws "(" ")" "=" "+" from a symbol font whose
+    map gives "ð" "Þ" "¼" "þ": "sinð2φÞ" is "sin(2φ)"."""
+    from ingest.parse.typeset import ADVENT_SYMBOLS
+
+    assert "".join(ADVENT_SYMBOLS.get(c, c) for c in "sinð2φÞ") == "sin(2φ)"
+    prl = _read(_59 / "messelot_graphene_squid_article.pdf")
+    assert prl.title.startswith("Direct Measurement of a sin(2φ) Current Phase Relation")
+    assert "I(φ)" in prl.abstract + " ".join(s.text for s in prl.sections)
+
+
+def test_what_a_byline_sets_beside_its_names() -> None:
+    """Springer's ORCID iDs in brackets after the names, an institution in brackets after a
+    name (a small-capitals manuscript), an institution after a name in capitals (APSR)."""
+    from ingest.parse.pdfaffiliation import byline_text
+
+    assert (
+        byline_text("Ambroise Lafont[ 0000−0002−9299−641X ] and Neel") == "Ambroise Lafont and Neel"
+    )
+    assert byline_text("SHAHRYAR MINHAS (MICHIGAN STATE UNIVERSITY)") == "SHAHRYAR MINHAS"
+    assert byline_text("MARKO KLAŠNJA Georgetown University") == "MARKO KLAŠNJA"
+    assert byline_text("John Smith (1), Jane Doe (2)") == "John Smith (1), Jane Doe (2)"
+    lncs = _read(_58 / "lafont_pattern_unification_lncs.pdf")
+    assert lncs.authors == ("Ambroise Lafont", "Neel Krishnaswami")
+    apsr = _read(_60 / "klasnja_incumbency_article.pdf")
+    assert apsr.authors == ("Marko Klašnja", "Rocío Titiunik")
+    caps = _read(_60 / "minhas_investordisputes_preprint.pdf")
+    assert caps.title.casefold() == "the reputational impact of investor-state disputes"
+    assert caps.authors == ("Shahryar Minhas", "Karen L. Remmer")
