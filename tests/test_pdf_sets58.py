@@ -45,3 +45,24 @@ def test_what_a_byline_sets_beside_its_names() -> None:
     caps = _read(_60 / "minhas_investordisputes_preprint.pdf")
     assert caps.title.casefold() == "the reputational impact of investor-state disputes"
     assert caps.authors == ("Shahryar Minhas", "Karen L. Remmer")
+
+
+def test_glued_initials_a_street_and_a_proceedings_short_name() -> None:
+    """ "F.S.Amaral ∗ and I.Roditi†": the initials parted from the family name (not a
+    degree's "B.Sc."); a Portuguese street ("Rua Dr. Xavier Sigaud 150") is an address; IJCAI's
+    running head "... Conference on Artificial Intelligence (IJCAI-20)" gives the year."""
+    from ingest.parse.pdfaffiliation import AFFILIATION, byline_text
+    from ingest.parse.pdfyear import find_year
+
+    assert byline_text("F.S.Amaral ∗ and I.Roditi†") == "F.S. Amaral ∗ and I. Roditi†"
+    assert byline_text("Ilias Sioutis, B.Sc., M.Sc.") == "Ilias Sioutis, B.Sc., M.Sc."
+    assert AFFILIATION.search("Rua Dr. Xavier Sigaud")
+    line = "Proceedings of the Twenty-Ninth International Joint Conference on AI (IJCAI-20)"
+    assert find_year(line, None) == 2020
+    prose = "in this paper we follow the organisers' layout guidance (IJCAI-20 style) closely"
+    assert find_year(prose, None) is None  # no proceedings' line
+    assert _read(_59 / "amaral_gaussian_effective_potential_preprint.pdf").authors == (
+        "F.S. Amaral",
+        "I. Roditi",
+    )
+    assert _read(_58 / "liu_dialogue_disentanglement_ijcai.pdf").year == 2020

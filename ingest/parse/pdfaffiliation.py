@@ -38,6 +38,7 @@ AFFILIATION = re.compile(
     r"\binc\b|facultad|faculdade|escuela|[ée]cole\b|polytechni|centro\b|"
     r"corporation|research|centre|center|hospital|faculty|\bgmbh\b|\bltd\b|\bllc\b|"
     r"\bemail\b|e-mail|https?://|www\.|\d{4,}|\bstreet\b|\bavenue\b|\broad\b|\bcedex\b|"
+    r"\b(?:rua|calle|rue|avenida|stra(?:ss|ß)e)\b|"  # "Rua Dr. Xavier Sigaud 150"
     r"\b(?-i:ETH|EPFL|CNRS|INRIA|INSERM|CSIC|RIKEN|KAIST|KTH|CERN|MIT|UCL|UCLA|CNR)\b|"
     r"\b(?-i:KU Leuven|UC Berkeley|UC Davis|UC Irvine)\b|"
     r"\b(?-i:[A-Z]{1,2}\d[A-Z\d]?\s\d[A-Z]{2})\b|\bkingdom\b|"  # "WA4 4AD", "United Kingdom"
@@ -176,15 +177,17 @@ def under_label(span: tuple[float, float], label: tuple[float, float], beside: b
 
 # What a byline sets beside its names: an ORCID iD in brackets (Springer's "Ambroise
 # Lafont[0000-0002-9299-641X]"), an institution in brackets ("SHAHRYAR MINHAS (MICHIGAN STATE
-# UNIVERSITY)"), an institution after a name in capitals ("MARKO KLAŠNJA Georgetown University").
+# UNIVERSITY)"), an institution after a name in capitals ("MARKO KLAŠNJA Georgetown University");
+# and initials glued to the family name ("F.S.Amaral") parted from it.
 _ORCID_ID = re.compile(r"\[\s*\d{4}(?:\s*[-−‐–]\s*\d{3}[\dX]){3}\s*\]")
+_INITIALS_GLUED = re.compile(r"\b((?:[A-Z]\.){1,3})(?=[A-Z][a-z]{2,}(?![\w.]))")  # not "B.Sc."
 _BRACKETED = re.compile(r"\s*\([^()]*\)")
 _CAPS_THEN = re.compile(r"^((?:[^\W\d_a-z]+[.’']?\s+)+?[^\W\d_a-z]{2,})\s+(?=[^\W\d_][^\W\d_A-Z])")
 
 
 def byline_text(text: str) -> str:
     """A byline's line without what is set beside its names (see above)."""
-    text = _ORCID_ID.sub("", text)
+    text = _ORCID_ID.sub("", _INITIALS_GLUED.sub(r"\1 ", text))
     text = _BRACKETED.sub(lambda m: "" if INSTITUTION.search(m.group()) else m.group(), text)
     caps = _CAPS_THEN.match(text)
     if caps and INSTITUTION.search(text[caps.end() :]) and "," not in text:

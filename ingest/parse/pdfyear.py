@@ -150,7 +150,10 @@ def find_year(text: str, arxiv: re.Match[str] | None) -> int | None:
             first, last = int(span[1]), int(span[2][-2:])
             if last == (first + 1) % 100:
                 return first + 1
-    short = next((m for m in _VENUE_SHORT.finditer(text) if _short_line(text, m)), None)
+    short = next(
+        (m for m in _VENUE_SHORT.finditer(text) if _short_line(text, m) or _proceedings(text, m)),
+        None,
+    )
     if short:  # the last resorts: "IJCAI-07", "OSDI 2004"
         two = int(short.group(1))
         return (1900 if two > 50 else 2000) + two
@@ -202,6 +205,15 @@ def _short_line(text: str, found: re.Match[str]) -> bool:
     return len(text[start : end if end >= 0 else len(text)].split()) <= _SHORT_LINE_WORDS
 
 
+def _proceedings(text: str, found: re.Match[str]) -> bool:
+    """Whether the match is a venue's short name in brackets closing a proceedings' line
+    ("Proceedings of the Twenty-Ninth International Joint Conference on ... (IJCAI-20)")."""
+    start = text.rfind("\n", 0, found.start()) + 1
+    opened = text[found.start() - 1 : found.start()] == "("
+    return opened and bool(_PROCEEDINGS.search(text[start : found.start()]))
+
+
+_PROCEEDINGS = re.compile(r"\b(?:proceedings|conference|symposium|workshop)\b", re.I)
 _SHORT_LINE_WORDS = 8
 # A line thanking people or meetings: the venues it names are others' ("audiences at the
 # Student Conference in Complexity Science 2014").
