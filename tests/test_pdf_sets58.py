@@ -66,3 +66,24 @@ def test_glued_initials_a_street_and_a_proceedings_short_name() -> None:
         "I. Roditi",
     )
     assert _read(_58 / "liu_dialogue_disentanglement_ijcai.pdf").year == 2020
+
+
+def test_a_symbol_font_s_private_use_characters_are_read_as_printed() -> None:
+    """Word's Symbol font comes out of PDFium at U+F020-U+F0FF: read through the Symbol
+    encoding; Adobe's bracket pieces are Unicode's; an icon font's glyphs are dropped; any
+    other private-use character is left (a font's own ligature may sit there)."""
+    from ingest.parse.symbolfont import printed
+
+    assert [printed(c, "SymbolMT") for c in "\uf028\uf061\uf02d\uf03d\uf0e5\uf0b1"] == list(
+        "(α−=∑±"
+    )
+    assert printed("\uf061", "Wingdings") == ""  # an icon font's
+    assert printed("\uf061", "EuclidMathOne") == "\uf061"  # not the Symbol encoding
+    assert printed("\uf8eb", "EuclidSymbol") == "⎛"
+    assert printed("\uf113", "FontAwesome") == ""
+    assert printed("\ue049", "LinLibertineO") == "\ue049"
+    word = _SETS / "real_pdfs53/heldout/zhong_converter_losses_conference.pdf"
+    text = " ".join(s.text for s in _read(word).sections)
+    assert "=" in text and not any("\uf020" <= c <= "\uf0ff" for c in text)
+    poi = _read(_58 / "wang_poi_recommendation_article.pdf")  # a glyph PDFium could not map
+    assert "\ufffd" not in " ".join(s.text for s in poi.sections)

@@ -36,6 +36,7 @@ from .pdfnumbers import (
     without_small_numbers,
 )
 from .pdforder import reading_order
+from .symbolfont import printed as printed_symbol
 from .typeset import (
     ACCENTS,
     ADVENT_SYMBOLS,
@@ -86,7 +87,8 @@ def page_lines(pdf: Any, index: int) -> list[Line]:
                 second = raw.FPDFText_GetUnicode(handle, i + 1)
                 if 0xDC00 <= second < 0xE000:
                     code, low = 0x10000 + ((code - 0xD800) << 10) + (second - 0xDC00), True
-            char = chr(code) if code else _lost_ligature(handle, i, count)
+            # (no character, or U+FFFD for one PDFium could not map: a lost ligature or none)
+            char = chr(code) if code not in (0, 0xFFFD) else _lost_ligature(handle, i, count)
             if char == " " and back is not None:
                 raw.FPDFText_GetCharBox(handle, i, left, right, bottom, top)
                 if next_left(handle, i, count) - back < 0.2 * (run.sizes[-1] if run.sizes else 0.0):
@@ -114,6 +116,8 @@ def page_lines(pdf: Any, index: int) -> list[Line]:
                 char = MATH_ITALIC[char]  # TeX's math italic with no map to Unicode
             elif char in ADVENT_SYMBOLS and _font(handle, i).startswith("AdvP"):
                 char = ADVENT_SYMBOLS[char]  # "sinð2φÞ": "sin(2φ)"
+            elif "\ue000" <= char <= "\uf8ff":
+                char = printed_symbol(char, _font(handle, i))  # Word's Symbol: "\uf061" "α"
             box = None
             size = 0.0
             if not raw.FPDFText_IsGenerated(handle, i) and char.strip():

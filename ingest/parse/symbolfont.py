@@ -1,0 +1,61 @@
+"""Private-use characters PDFium gives for the glyphs of symbol fonts, read as the characters
+they print.
+
+A font without a map to Unicode that declares itself symbolic (Word's "Symbol" and "SymbolMT"
+in equations) comes out of PDFium at U+F020-U+F0FF, its byte code plus 0xF000: read through
+the Symbol encoding (Unicode's SYMBOL.TXT), "\\uf028" is "(", "\\uf061" "α", "\\uf0e5" "∑".
+Adobe's own private-use codes for the pieces of tall brackets and braces (U+F8E5-U+F8FE, as
+Euclid's and other math fonts give them) are Unicode's bracket pieces. An icon font's glyphs
+(Font Awesome's GitHub logo) are no text and are dropped; any other private-use character is
+left as it is (a font's own ligature or variant may sit there).
+"""
+
+from __future__ import annotations
+
+__all__ = ["SYMBOL", "printed"]
+
+# The Symbol encoding's bytes 0x20-0xFE where they differ from ASCII (Greek at the Latin
+# letters' codes, logic and set signs at some punctuation's), from Unicode's SYMBOL.TXT.
+_GREEK = dict(zip("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "ΑΒΧΔΕΦΓΗΙϑΚΛΜΝΟΠΘΡΣΤΥςΩΞΨΖ", strict=True)) | dict(
+    zip("abcdefghijklmnopqrstuvwxyz", "αβχδεφγηιϕκλμνοπθρστυϖωξψζ", strict=True)
+)
+_LOW = {
+    '"': "∀",
+    "$": "∃",
+    "'": "∋",
+    "*": "∗",
+    "-": "−",
+    "@": "≅",
+    "\\": "∴",
+    "^": "⊥",
+    "`": "",
+    "~": "∼",
+}  # fmt: skip  (0x60 is the radical's extender: no character)
+_HIGH = (
+    "€ϒ′≤⁄∞ƒ♣♦♥♠↔←↑→↓°±″≥×∝∂•÷≠≡≈…⏐⎯↵ℵℑℜ℘⊗⊕∅∩∪⊃⊇⊄⊂⊆∈∉∠∇®©™∏√⋅¬∧∨⇔⇐⇑⇒⇓"
+    "◊〈®©™∑⎛⎜⎝⎡⎢⎣⎧⎨⎩⎪\x00〉∫⌠⎮⌡⎞⎟⎠⎤⎥⎦⎫⎬⎭"
+)  # 0xA0-0xFE (0xF0 is unused)
+SYMBOL: dict[int, str] = (
+    {c: chr(c) for c in range(0x20, 0x7F)}
+    | {ord(k): v for k, v in (_GREEK | _LOW).items()}
+    | {0xA0 + i: ch for i, ch in enumerate(_HIGH) if ch != "\x00"}
+)
+# Adobe's private-use codes of the Symbol font's extenders and pieces, U+F8E5-U+F8FE.
+_ADOBE = dict(zip(range(0xF8E6, 0xF8FF), "⏐⎯®©™⎛⎜⎝⎡⎢⎣⎧⎨⎩⎪⎮⎞⎟⎠⎤⎥⎦⎫⎬⎭", strict=True))
+_ADOBE[0xF8E5] = ""  # the radical's extender: no character
+_ICONS = ("fontawesome", "wingdings", "webdings", "dingbats", "materialicons")
+
+
+def printed(char: str, font: str) -> str:
+    """What a private-use ``char`` drawn in ``font`` (its name, no subset prefix) prints:
+    its Symbol encoding's character in a symbol font, a bracket's piece, nothing for an
+    icon, else ``char`` itself."""
+    code = ord(char)
+    name = font.casefold().replace(" ", "")
+    if 0xF020 <= code <= 0xF0FF and "symbol" in name:
+        return SYMBOL.get(code - 0xF000, char)
+    if code in _ADOBE:
+        return _ADOBE[code]
+    if code == 0xF8FF or any(icon in name for icon in _ICONS):
+        return ""  # (U+F8FF: Apple's logo in Adobe's list; in a TeX font, no character)
+    return char
