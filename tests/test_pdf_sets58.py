@@ -87,3 +87,10 @@ def test_a_symbol_font_s_private_use_characters_are_read_as_printed() -> None:
     assert "=" in text and not any("\uf020" <= c <= "\uf0ff" for c in text)
     poi = _read(_58 / "wang_poi_recommendation_article.pdf")  # a glyph PDFium could not map
     assert "\ufffd" not in " ".join(s.text for s in poi.sections)
+
+
+def test_a_table_of_contents_entries_are_no_byline() -> None:
+    """A report with no abstract: its title page, then "Contents" with "2 Particle
+    Accelerators and Storage Rings": the entries are no authors."""
+    report = _read(_59 / "pallaprolu_particle_physics_report.pdf")
+    assert report.authors == ("Anurag Pallaprolu",)

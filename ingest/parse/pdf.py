@@ -64,6 +64,7 @@ from .pdfabstract import (
 )
 from .pdfbody import FRONT_MATTER_AFTER, body_sections, cap_sections
 from .pdfbyline import after_title_again, between, off_title, under_title_again
+from .pdfcontents import CONTENTS
 from .pdfcover import MAX_COVERS, cover_words, covered_title, stamped
 from .pdfheader import find_title, labelled_title, repeated_title
 from .pdflayout import Line, page_lines
@@ -306,7 +307,11 @@ def _paper(
         keyed = end < len(lines) and bool(KEYWORDS_LINE.match(lines[end].text))  # its end found
         if not keyed:
             abstract = cut_words(abstract, _MAX_PARTS_WORDS if parts else _MAX_OPENING_WORDS)
-        named = authors(off_title(lines[after:opening], retitled), words)
+        # (a table of contents' entries are no byline: "2 Particle Accelerators and Storage Rings")
+        byline_end = next(
+            (i for i in range(after, opening) if CONTENTS.match(lines[i].text)), opening
+        )
+        named = authors(off_title(lines[after:byline_end], retitled), words)
         body_lines = lines[end:]
         first_read = opening
         if thesis:  # its title page is front matter: its author, its date
