@@ -37,7 +37,9 @@ def doi(value: str) -> str:
 # the next line goes on with digits ("doi:10.1371/journal.pone." then "0115884").
 _PRINTED = re.compile(
     # (broken after a point, not after a closing bracket's: "bjsports-2016-096309)." / "1")
-    r"\b(10\.\d{4,9}/)(?:[ \t]*\r?\n[ \t]*)?([^\s\"<>]+)(?:(?<=[^)]\.)\r?\n[ \t]*(\d[^\s\"<>]*))?"
+    # (nor before a year on its own: "10.1016/j.ajhg.2021.08.010." / "1946 The American ...")
+    r"\b(10\.\d{4,9}/)(?:[ \t]*\r?\n[ \t]*)?([^\s\"<>]+)"
+    r"(?:(?<=[^)]\.)\r?\n[ \t]*(?!(?:19|20)\d\d(?:\s|$))(\d[^\s\"<>]*))?"
 )
 # What stands before a DOI inside another site's link: a landing page or a stable URL
 # ("https://academic.oup.com/restud/advance-article/doi/10.1093/...", "jstor.org/stable/").

@@ -86,7 +86,8 @@ FRONT_MATTER_AFTER = re.compile(
     r"|(?<=[.!?])\s+(?-i:Funding:?\s+(?:(?:[A-Z(][\w'’&@()-]*|\d[\w-]*|of|and|the|for|on|in|&)[\s,;]*)+)"
     r"\.?\s*$"
     # AIP's rights line run on after the last sentence, with the paper's DOI
-    r"|(?<=[.!?])\s+(?-i:Published by [A-Z][\w ]{0,40}Publishing\.)(?:\s+\[?https?://\S+)?\s*$"
+    r"|(?<=[.!?])\s+(?-i:Published by [A-Z][\w ]{0,40}(?:Publishing|B\.V|Ltd|Inc|LLC|Limited)\.)"
+    r"(?:\s+\[?https?://\S+)?\s*$"  # (and Elsevier's "Published by Elsevier B.V.")
     # the paper's own citation set after it, NLM's way ("(JMIR Mhealth Uhealth 2025;13:e67117)
     # doi: 10.2196/67117")
     r"|(?<=[.!?])\s+\((?-i:[A-Z])[^()]{1,80}?\b(?:19|20)\d{2}\s*;\s*\d{1,4}(?:\(\d{1,4}\))?"

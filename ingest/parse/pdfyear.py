@@ -32,7 +32,9 @@ _DRAWN_COPYRIGHT = re.compile(r"(?:^|(?<=[\s\x02]))c\s+((?:19|20)\d{2})\s+(?:by\
 _VENUE_YEAR = re.compile(
     r"(?:conference|proceedings|workshop|symposium|journal|transactions|vol\.|volume)"
     # on the venue's line, or alone on the next ("Volume 123 Issue 8" / "2025")
-    r"[^\n]{0,160}?(?:\n\s*(?=(?:19|20)\d{2}\b))?\b((?:19|20)\d{2})\b",
+    # (not a page range's first page: "Journal of Human Genetics 108, 1946–1963, ... 2021")
+    r"[^\n]{0,160}?(?:\n\s*(?=(?:19|20)\d{2}\b))?(?<![-–])(?<![-–]\s)\b((?:19|20)\d{2})\b"
+    r"(?!\s*[-–]\s*\d)",
     re.I,
 )
 _CITATION_YEAR = re.compile(
@@ -53,6 +55,8 @@ _CITATION_YEAR = re.compile(
     r"\s*[a-zA-Z]?\d{1,6}\s*[-–−]\s*\d{1,6}"
     r"|\b((?:19|20)\d{2}),\s*DOI\b"  # "Polym. Chem., 2013, DOI: 10.1039/C3PY01075A"
     r"|\b((?:19|20)\d{2})\s*[|,;]\s*vol(?:\.|ume)?\s*\d{1,4}\b"  # "JMIR ... 2025 | vol. 13 |"
+    # OUP's "Bioinformatics, 34(5), 2018, 867–868"
+    r"|\b\d{1,4}\s*\(\d{1,4}\)\s*,\s*((?:19|20)\d{2})\s*,\s*\d+\s*[-–]\s*\d+"
     r"|\b\d{1,4}\s*\(((?:19|20)\d{2})\)\s*[eE]?\d{4,6}\b"  # "2188 (2022) 012011" (article no.)
     r"|\b\d{1,4},\s*[eE]?\d{4,6}\s*\(((?:19|20)\d{2})\)"  # "PHYSICAL REVIEW E 102, 022404 (2020)"
     # "Journal of Semantics, 33, 2016: 755–802"
