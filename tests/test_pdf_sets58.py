@@ -94,3 +94,14 @@ def test_a_table_of_contents_entries_are_no_byline() -> None:
     Accelerators and Storage Rings": the entries are no authors."""
     report = _read(_59 / "pallaprolu_particle_physics_report.pdf")
     assert report.authors == ("Anurag Pallaprolu",)
+
+
+def test_nature_s_main_heading_ends_an_abstract() -> None:
+    """Springer Nature's template opens the body with the heading "Main" under the
+    abstract: the abstract ends there."""
+    from ingest.parse.pdfbody import is_heading
+    from ingest.parse.pdfline import Line
+
+    assert is_heading(Line("Main", 9.8, 0, 111, 184, 133, 192, bold=True), None, 9.8)
+    nature = _read(_SETS / "real_pdfs63/heldout/gao_singlecell_preprint.pdf")
+    assert nature.abstract.endswith("from small and noisy single-cell datasets.")

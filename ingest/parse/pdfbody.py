@@ -35,7 +35,7 @@ CONTACT_WORDS = 12  # a line of a contact footnote or an author's address, at mo
 _NAMED_HEADING = re.compile(
     r"^\s*(?:(?:\d{1,2}|[IVX]{1,5})\.?\s*)?(?:introduction|background|related work|references"
     r"|acknowledge?ments?|motivation|overview|preliminaries|conclusions?|discussion|results"
-    r"|methods|materials and methods|experiments?|evaluation|bibliography)\s*$",
+    r"|methods|materials and methods|experiments?|evaluation|bibliography|main)\s*$",
     re.I,
 )
 # Unnumbered headings a paper that numbers its sections still has.
