@@ -105,3 +105,19 @@ def test_nature_s_main_heading_ends_an_abstract() -> None:
     assert is_heading(Line("Main", 9.8, 0, 111, 184, 133, 192, bold=True), None, 9.8)
     nature = _read(_SETS / "real_pdfs63/heldout/gao_singlecell_preprint.pdf")
     assert nature.abstract.endswith("from small and noisy single-cell datasets.")
+
+
+def test_advent_s_opentype_ligatures_and_dash() -> None:
+    """ACS's and RSC's PDFs embed Advent 3B2's OpenType fonts ("AdvOTd3e08a55+e0": no
+    subset prefix, its own "+e0"), which put "fi", "fl", "ft" and the em dash at private-use
+    codes: "bene\\ue103ts" is "benefits", "ones\\ue0d5i.e." "ones—i.e."."""
+    from ingest.parse.symbolfont import printed
+
+    assert printed("\ue103", "AdvOTd3e08a55+e1") == "fi"
+    assert printed("\ue0d5", "AdvOTd3e08a55+e0") == "—"
+    assert printed("\ue103", "LinLibertineO") == "\ue103"
+    review = _SETS / "real_pdfs40/heldout/wang_polymer_electrolytes_digitaldiscovery_review.pdf"
+    text = " ".join(s.text for s in _read(review).sections)
+    assert "benefits" in text and "\ue103" not in text
+    acs = _read(_SETS / "real_pdfs61/heldout/sturluson_adsorption_recommender_article.pdf")
+    assert "missing ones—i.e., to impute" in " ".join(s.text for s in acs.sections)

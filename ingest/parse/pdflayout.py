@@ -214,7 +214,7 @@ def _font(handle: Any, i: int) -> str:
 
     name = ctypes.create_string_buffer(128)
     raw.FPDFText_GetFontInfo(handle, i, name, len(name), None)
-    return name.value.decode("latin-1").rpartition("+")[2]
+    return re.sub(r"^[A-Z]{6}\+", "", name.value.decode("latin-1"))  # not "AdvOTd3e08a55+e0"
 
 
 def _assemble(runs: list[_Run], middle: float, numbering: set[int]) -> list[list[_Run]]:

@@ -5,7 +5,8 @@ A font without a map to Unicode that declares itself symbolic (Word's "Symbol" a
 in equations) comes out of PDFium at U+F020-U+F0FF, its byte code plus 0xF000: read through
 the Symbol encoding (Unicode's SYMBOL.TXT), "\\uf028" is "(", "\\uf061" "α", "\\uf0e5" "∑".
 Adobe's own private-use codes for the pieces of tall brackets and braces (U+F8E5-U+F8FE, as
-Euclid's and other math fonts give them) are Unicode's bracket pieces. An icon font's glyphs
+Euclid's and other math fonts give them) are Unicode's bracket pieces; Advent 3B2's text fonts'
+ligatures and em dash are spelled out. An icon font's glyphs
 (Font Awesome's GitHub logo) are no text and are dropped; any other private-use character is
 left as it is (a font's own ligature or variant may sit there).
 """
@@ -43,6 +44,9 @@ SYMBOL: dict[int, str] = (
 # Adobe's private-use codes of the Symbol font's extenders and pieces, U+F8E5-U+F8FE.
 _ADOBE = dict(zip(range(0xF8E6, 0xF8FF), "⏐⎯®©™⎛⎜⎝⎡⎢⎣⎧⎨⎩⎪⎮⎞⎟⎠⎤⎥⎦⎫⎬⎭", strict=True))
 _ADOBE[0xF8E5] = ""  # the radical's extender: no character
+# Advent 3B2's OpenType text fonts ("AdvOT" + a hash, as ACS and RSC PDFs embed them) put
+# ligatures and the em dash at private-use codes: "bene\ue103ts" is "benefits".
+_ADVENT_OT = {0xE09D: "ft", 0xE103: "fi", 0xE104: "fl", 0xE0D5: "—"}
 _ICONS = ("fontawesome", "wingdings", "webdings", "dingbats", "materialicons")
 
 
@@ -54,6 +58,8 @@ def printed(char: str, font: str) -> str:
     name = font.casefold().replace(" ", "")
     if 0xF020 <= code <= 0xF0FF and "symbol" in name:
         return SYMBOL.get(code - 0xF000, char)
+    if name.startswith("advot") and code in _ADVENT_OT:
+        return _ADVENT_OT[code]
     if code in _ADOBE:
         return _ADOBE[code]
     if code == 0xF8FF or any(icon in name for icon in _ICONS):
