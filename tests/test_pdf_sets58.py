@@ -121,3 +121,15 @@ def test_advent_s_opentype_ligatures_and_dash() -> None:
     assert "benefits" in text and "\ue103" not in text
     acs = _read(_SETS / "real_pdfs61/heldout/sturluson_adsorption_recommender_article.pdf")
     assert "missing ones—i.e., to impute" in " ".join(s.text for s in acs.sections)
+
+
+def test_supervisors_after_a_lead_in_and_a_shortened_name_again() -> None:
+    """Nova SBE's cover: "Work project carried out under the supervision of:" over the
+    supervisors, and page two's "André Filipe Silva" under the title again: one author,
+    "André Filipe Figueiredo Marques Silva"."""
+    from ingest.parse.pdfaffiliation import NOT_AUTHORS
+
+    assert NOT_AUTHORS.match("Work project carried out under the supervision of:")
+    assert not NOT_AUTHORS.match("A study of the economy under the direction of the state")
+    nova = _read(_SETS / "real_pdfs62/heldout/silva_credit_guarantees_thesis.pdf")
+    assert nova.authors == ("André Filipe Figueiredo Marques Silva",)

@@ -119,7 +119,8 @@ _ROLES = (
 # Ram", "Reviewed by" / "Leah Wang"), and a thesis's for its supervisors ("supervised by").
 NOT_AUTHORS = re.compile(
     r"^\s*(?:edited|reviewed|handled|communicated|accepted|recommended|supervised|advised|"
-    r"directed) by\b|^\s*under (?:the )?(?:guidance|supervision|direction) of\b"
+    r"directed) by\b|^(?:[\w ]{0,30}\b(?:carried out|prepared|written|conducted|done)\s+)?"
+    r"under (?:the )?(?:guidance|supervision|direction) of\b"  # "Work project carried out ..."
     r"|^\s*(?:academic |handling |section |associate )?editors?\s*:?\s*$|"
     rf"^\s*(?:reviewers?|{_ROLES})\s*:?\s*$|^\s*betreut (?:durch|von)\b"
     r"|^\s*(?:\w+\s+)?orientad[ao]\s+por\b",  # Portuguese "(Dissertação) orientada por:"

@@ -186,11 +186,13 @@ def _byline_type(names: list[str], sizes: list[float], at: list[int]) -> list[st
 
 
 def _initialled(name: str, full: str) -> bool:
-    """Whether ``name`` is ``full`` with its given names as initials ("A. Gelman", "Andrew
-    Gelman"; "J.-Y. Nief", "Jean-Yves Nief")."""
+    """Whether ``name`` is ``full`` shortened: given names as initials ("A. Gelman", "J.-Y.
+    Nief" of "Jean-Yves Nief") or some left out ("André Silva" of "André Filipe Silva")."""
     tokens, whole = name.split(), full.split()
     if len(tokens) < 2 or len(whole) < 2 or tokens[-1] != whole[-1] or tokens == whole:
         return False
+    if tokens[0] == whole[0] and set(tokens) < set(whole):
+        return True
     letters = re.findall(r"[A-Z]", "".join(tokens[:-1]))
     firsts = [part[0] for w in whole[:-1] for part in w.split("-") if part]
     return (
@@ -233,8 +235,7 @@ def line_names(text: str, *, first: bool = False, byline: bool = False) -> list[
             return None
         # (a byline by its place: common words in capitals are names here, "NEIL HUNT")
         names = line_names(",".join(parts[:lead]), byline=True) if lead else None
-        # "DANIEL DE KADT London School of Economics": a name in capitals, its affiliation
-        # run on after it in mixed case.
+        # "DANIEL DE KADT London School of Economics": a name in capitals, an affiliation after
         run_on = None if lead else _CAPS_BEFORE.match(parts[0])
         if run_on:
             names = line_names(run_on[1], byline=True)
@@ -251,8 +252,7 @@ def line_names(text: str, *, first: bool = False, byline: bool = False) -> list[
     plain = GROUP.sub(" ", text)  # a group's own words ("the COVID-19 ... consortium")
     lower = [w for w in plain.split() if w[:1].islower() and w not in PARTICLES and w != "and"]
     if sum(1 for w in lower if not re.fullmatch(r"[a-z](?:[,;](?:[a-z]|\d{1,2}))*[,;*)]*", w)) > 1:
-        return None  # prose or an address, not names ("and", raised marks like "b,c" or
-        # PNAS's "a,b,1" aside)
+        return None  # prose or an address, not names ("and", raised marks "b,c", "a,b,1" aside)
     # Names are parted by commas, "and", or the marks after each ("Cohan† ∗ Feldman†",
     # "Jonas Fritzsch 1 Justus Bogner 1": an affiliation's number set apart).
     # (or a raised letter set apart, "S. Haneuse a, b J. Schildcrout g P. Crane", AIP's "a)";
