@@ -133,3 +133,16 @@ def test_supervisors_after_a_lead_in_and_a_shortened_name_again() -> None:
     assert not NOT_AUTHORS.match("A study of the economy under the direction of the state")
     nova = _read(_SETS / "real_pdfs62/heldout/silva_credit_guarantees_thesis.pdf")
     assert nova.authors == ("André Filipe Figueiredo Marques Silva",)
+
+
+def test_a_title_s_wrapped_last_words_in_its_type_are_no_byline() -> None:
+    """A title in the body's type wraps: "... Conditional Volatility Parameter for" / "Interest
+    Rate Models" right under it, centred and short, is the title's end, not an author; so is
+    "Voter Registration Files" on a Reed thesis's cover (whose title lines are then no
+    author's either)."""
+    paper = _read(_SETS / "real_pdfs62/heldout/spellane_interest_rate_volatility_paper.pdf")
+    assert paper.title.endswith("Parameter for Short-term Interest Rate Models")
+    assert paper.authors == ("Michael Spellane",)
+    reed = _read(_SETS / "real_pdfs60/heldout/dounias_mailvoting_thesis.pdf")
+    assert reed.title.endswith("Love Voter Registration Files")
+    assert "Voter Registration Files" not in reed.authors

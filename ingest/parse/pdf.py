@@ -296,6 +296,8 @@ def _paper(
         thesis = intro is None and full_text and thesis_title_page(first_page, body_size)
         if thesis:
             intro = opening
+            title = title or thesis_title(first_page)  # (its lines then no author's)
+            retitled = " ".join(title.casefold().split())
         if intro is None:
             kept, end = abstract_end(lines[opening:], body_size, heading=False)
             end += opening

@@ -272,6 +272,7 @@ def _title_above_names(
         # Names right under a line ending "... AND THE" are the title's ("LIQUIDITY TRAP").
         # and so are names opening on a word no name opens on ("OVER GENERAL TRIANGULAR")
         runs_on = end > first and (_runs_on(top[end - 1].text) or _opens_on(line.text))
+        runs_on = runs_on or (end > first and same and _wraps(top[end - 1], line))
         byline = names and any(full_name(n) for n in names) and not (own and same)
         if end > first and byline and not runs_on:
             title = join_lines(_unnumbered(_unmarked(top[first:end])), words)
@@ -286,6 +287,15 @@ def _title_above_names(
                 return title.strip(TITLE_MARKS), end
         end += 1
     return "", 0
+
+
+def _wraps(above: Line, line: Line) -> bool:
+    """Whether ``line`` is the rest of a title's line ``above`` wrapped: close under it (at
+    most 1.75 of the type's size from baseline to baseline), at most half its width, and
+    ``above`` ends on no sentence's mark ("... Parameter for" / "Interest Rate Models")."""
+    close = above.y0 - line.y0 <= 1.75 * line.size
+    narrow = (line.x1 - line.x0) * 2 <= above.x1 - above.x0
+    return close and narrow and not above.text.rstrip().endswith((".", ":", "?", "!", ","))
 
 
 _PRESENTED = re.compile(r"\b(?:thesis|dissertation|presented|submitted)\b", re.I)
