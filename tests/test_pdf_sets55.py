@@ -3,17 +3,11 @@ made-up text, and on the real page it was seen on."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from tests.realsets import SETS as _SETS
+from tests.realsets import held_out
+from tests.realsets import read as _read
 
-from ingest.parse.dispatch import parse_file
-from rag.records import Paper
-
-_SETS = Path(__file__).parents[1] / "bench/data"
-_55, _56, _57 = (_SETS / f"real_pdfs{n}/heldout" for n in range(55, 58))
-
-
-def _read(path: Path) -> Paper:
-    return next(i for i in parse_file(path) if isinstance(i, Paper))
+_55, _56, _57 = (held_out(n) for n in range(55, 58))
 
 
 def test_the_paper_s_history_and_its_own_citation_end_its_abstract() -> None:

@@ -3,17 +3,11 @@ made-up text, and on the real page it was seen on."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from tests.realsets import SETS as _SETS
+from tests.realsets import held_out
+from tests.realsets import read as _read
 
-from ingest.parse.dispatch import parse_file
-from rag.records import Paper
-
-_SETS = Path(__file__).parents[1] / "bench/data"
-_58, _59, _60 = (_SETS / f"real_pdfs{n}/heldout" for n in range(58, 61))
-
-
-def _read(path: Path) -> Paper:
-    return next(i for i in parse_file(path) if isinstance(i, Paper))
+_58, _59, _60 = (held_out(n) for n in range(58, 61))
 
 
 def test_advent_s_symbol_font_gives_parentheses_equals_and_plus() -> None:
