@@ -6,9 +6,7 @@ from __future__ import annotations
 import ctypes
 from typing import Any
 
-from .typeset import ACCENTS
-
-__all__ = ["next_left", "only_before_an_accent"]
+__all__ = ["close_after", "next_left"]
 
 
 def _left(handle: Any, i: int) -> float | None:
@@ -32,19 +30,14 @@ def next_left(handle: Any, i: int, count: int) -> float:
     return left if chr(raw.FPDFText_GetUnicode(handle, i + 1)).strip() else float("inf")
 
 
-def only_before_an_accent(handle: Any, i: int, count: int, right: float, size: float) -> bool:
-    """Whether the space at ``i`` stands only before an accent drawn back over letters read
-    earlier, the word going on after it: "B", " ", "´" (over "NICOLÁS"), "AR" is "BAR" (the
-    next letter after the accent follows ``right``, the word's edge, closer than a space's
-    width)."""
+def close_after(handle: Any, i: int, count: int, right: float, size: float) -> bool:
+    """Whether the next letter drawn after the accent at ``i`` (spaces passed over) follows
+    ``right``, the edge of the word before it, closer than a space's width: a space PDFium
+    gave before an accent drawn back over letters read earlier is then no word's ("B", " ",
+    "´" over "NICOLÁS", "AR" is "BAR")."""
     import pypdfium2.raw as raw
 
-    if i + 1 >= count or chr(raw.FPDFText_GetUnicode(handle, i + 1)) not in ACCENTS:
-        return False
-    accent = _left(handle, i + 1)
-    if accent is None or accent >= right:
-        return False  # an accent drawn ahead: the next word's
-    for j in range(i + 2, min(i + 4, count)):
+    for j in range(i + 1, min(i + 3, count)):
         if chr(raw.FPDFText_GetUnicode(handle, j)).strip():
             left = _left(handle, j)
             return left is not None and 0 <= left - right < 0.2 * size

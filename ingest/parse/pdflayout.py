@@ -24,7 +24,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from .pdfglyphs import next_left, only_before_an_accent
+from .pdfglyphs import close_after, next_left
 from .pdfline import Line
 from .pdfline import Run as _Run
 from .pdfnumbers import (
@@ -96,13 +96,6 @@ def page_lines(pdf: Any, index: int) -> list[Line]:
                     # the letters an accent was drawn back over ("Mu¨ ller"), the next letter
                     # closer than a space's width ("Özgu¨ r"): none; a word's space after an
                     # accent, wherever drawn, is one ("Chloe´ Alle´mann")
-            if (
-                char == " "
-                and back is None
-                and run.sizes
-                and only_before_an_accent(handle, i, count, run.x1, run.sizes[-1])
-            ):
-                continue  # "B", " ", "´" drawn back over "NICOLÁS", "AR": "BAR"
             back = None
             if char in ("\n", "\r"):
                 if run.sizes and last_right is not None:
@@ -140,6 +133,8 @@ def page_lines(pdf: Any, index: int) -> list[Line]:
                         run.unspace()
                 rotated, broken = False, None
                 if char in ACCENTS and run.sizes and box[0] < run.x1:
+                    if close_after(handle, i, count, run.x1, run.sizes[-1]):
+                        run.unspace()  # "B", " ", "´" drawn back over "NICOLÁS", "AR": "BAR"
                     back = run.x1  # an accent drawn over a letter already read
                     run.add(char, box, size, False)
                     continue
