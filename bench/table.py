@@ -18,9 +18,11 @@ Reported per field and column, held out: a cell states what the column asks (of 
 whose label is not empty, the cell quotes one of the labelled sentences), "not stated" right
 (of the cells saying "not stated", the label is empty), a wrong sentence quoted (of the cells
 that quote, the sentence is not labelled). ``--time`` fills a 100-paper x 5-column table of
-one field's library (extractive) and reports the first row's and the whole table's time.
+one field's library (extractive) and reports the first row's and the whole table's time;
+``--share`` reads one such table's rows in one thread and reports the share of its time
+spent in the table reader (bench/results/table_share.json).
 
-    python bench/table.py [--write] [--time]
+    python bench/table.py [--write] [--time] [--share]
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ sys.path.insert(0, str(ROOT))
 from bench import table_cut  # noqa: E402
 from bench.answers import open_domain  # noqa: E402
 from bench.domains import domains  # noqa: E402
+from bench.machine import cpu_model, save_result  # noqa: E402
 from rag.answer import params, reader  # noqa: E402
 from rag.answer.table import FEATURES, PRESETS, TableReader, _bias_key, columns  # noqa: E402
 from rag.tables import plan  # noqa: E402
@@ -225,6 +228,39 @@ def timing(index_dir: Path, field: str, n: int) -> dict[str, Any]:
     return {"field": field, "columns": len(COLUMNS), "runs": runs}
 
 
+def reader_share(index_dir: Path, field: str, n: int) -> dict[str, Any]:
+    """One table of ``n`` papers x the five columns, its rows read one after another in one
+    thread (nothing read before): its time, and the share of it in the table reader's ONNX
+    runs (each pair read alone), with the pairs read."""
+    app = open_domain(domains([field], pubmedqa=None, scifact=None)[field], index_dir)
+    ids = list(app.engine.retriever.index.catalogue)
+    list(plan(app.engine, COLUMNS, paper_ids=ids[-5:]).rows())  # models loaded
+    table = plan(app.engine, COLUMNS, paper_ids=ids[n : 2 * n])
+    items, cells = list(table.sources()), TableReader(table.columns, app.engine.answer_embedder)
+    used = reader.table_reader()
+    assert used is not None, "no table reader is shipped"
+    spent, run = [0.0, 0], used._read
+
+    def timed(pairs: list[tuple[str, str]], todo: list[int], out: Any) -> None:
+        clock = time.perf_counter()
+        run(pairs, todo, out)
+        spent[0] += time.perf_counter() - clock
+        spent[1] += len(todo)
+
+    used._read = timed  # type: ignore[method-assign]
+    try:
+        clock = time.perf_counter()
+        for source, passages in items:
+            cells.row(source, passages)
+        total = time.perf_counter() - clock
+    finally:
+        used._read = run  # type: ignore[method-assign]
+    return {"field": field, "papers": len(items), "columns": len(COLUMNS),
+            "one_thread_s": round(total, 3), "reader_runs_s": round(spent[0], 3),
+            "reader_share": round(spent[0] / total, 3), "pairs": spent[1],
+            "ms_per_pair": round(spent[0] / max(spent[1], 1) * 1000, 3)}  # fmt: skip
+
+
 _MEMORY = """
 import os, json
 from rag.settings import load_settings
@@ -258,6 +294,9 @@ def main() -> None:
                     default=Path(tempfile.gettempdir()) / "paperchat-bench-indexes")  # fmt: skip
     ap.add_argument("--write", action="store_true", help="save the weights fitted on all fields")
     ap.add_argument("--time", action="store_true", help="time a 100 x 5 table")
+    ap.add_argument("--share", action="store_true",
+                    help="only read one 100 x 5 table's rows in one thread and report the "
+                    "share of its time in the table reader; saves table_share.json")  # fmt: skip
     ap.add_argument("--out", type=Path, default=ROOT / "bench/results/table.json")
     ap.add_argument("--memory", type=Path, metavar="DATA_DIR",
                     help="only measure what a table adds to resident memory, over the sample "
@@ -295,6 +334,10 @@ def main() -> None:
         result = memory(args.memory)
         print(json.dumps(result))
         (ROOT / "bench/results/table_memory.json").write_text(json.dumps(result) + "\n")
+        return
+    if args.share:
+        share = reader_share(args.index_dir, "economics", 100) | {"cpu": cpu_model()}
+        save_result(ROOT / "bench/results/table_share.json", share, share)
         return
     if args.table_reader:
         reader.use_table(reader.Reader(args.table_reader / "model.onnx",
