@@ -742,13 +742,13 @@ def test_a_theses_year_stands_alone_on_its_title_page() -> None:
 def test_a_footnote_mark_read_as_a_letter_after_the_titles_question_mark() -> None:
     """Elsevier's footnote star after "What is a standard error?" is read as "I"; the
     correspondence note's "(A. Gelman)" is the same author as "Andrew Gelman"."""
-    from ingest.parse.pdfnames import _initialled
+    from ingest.parse.namecase import shortened
 
     paper = _read(_THIRTEENTH / "rodazuero_gelman_jeconom.pdf")
     assert paper.title == "What is a standard error?"
     assert paper.authors == ("Andrew Gelman",)
-    assert _initialled("A. Alexandrova", "Anastassia N. Alexandrova")
-    assert not _initialled("J.R. Hansen", "J.B. Hansen")  # two authors of a collaboration
+    assert shortened("A. Alexandrova", "Anastassia N. Alexandrova")
+    assert not shortened("J.R. Hansen", "J.B. Hansen")  # two authors of a collaboration
 
 
 def test_the_title_set_again_before_the_abstract_holds_no_authors() -> None:

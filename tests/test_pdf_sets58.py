@@ -13,7 +13,7 @@ _58, _59, _60 = (held_out(n) for n in range(58, 61))
 def test_advent_s_symbol_font_gives_parentheses_equals_and_plus() -> None:
     """APS's PRL, typeset with Advent 3B2, draws "(" ")" "=" "+" from a symbol font whose
     map gives "ð" "Þ" "¼" "þ": "sinð2φÞ" is "sin(2φ)"."""
-    from ingest.parse.typeset import ADVENT_SYMBOLS
+    from ingest.parse.symbolfont import ADVENT_SYMBOLS
 
     assert "".join(ADVENT_SYMBOLS.get(c, c) for c in "sinð2φÞ") == "sin(2φ)"
     prl = _read(_59 / "messelot_graphene_squid_article.pdf")

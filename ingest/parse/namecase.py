@@ -1,6 +1,6 @@
 """How a person's name is written: the particles inside it ("van", "de", "van 't"), the
 titles and degrees around it, a name printed in capitals written as people write it, a
-family name in capitals put last."""
+family name in capitals put last, and a name shortened from another ("A. Gelman")."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ __all__ = [
     "accented_letter",
     "case_name",
     "family_in_capitals",
+    "shortened",
     "unfinished",
 ]
 
@@ -96,3 +97,20 @@ def accented_letter(token: str) -> bool:
 MC_RAISED = re.compile(r"\bM ?(c|ac) ([A-Z]{2,}|[A-Z][a-z]+)\b")  # a small raised "c": "M c KAY"
 # A name's generation, printed after it ("Jonathan J. Foley IV"): not Vancouver initials.
 GENERATIONS = frozenset({"II", "III", "IV"})
+
+
+def shortened(name: str, full: str) -> bool:
+    """Whether ``name`` is ``full`` shortened: given names as initials ("A. Gelman", "J.-Y.
+    Nief" of "Jean-Yves Nief") or some left out ("André Silva" of "André Filipe Silva")."""
+    tokens, whole = name.split(), full.split()
+    if len(tokens) < 2 or len(whole) < 2 or tokens[-1] != whole[-1] or tokens == whole:
+        return False
+    if tokens[0] == whole[0] and set(tokens) < set(whole):
+        return True
+    letters = re.findall(r"[A-Z]", "".join(tokens[:-1]))
+    firsts = [part[0] for w in whole[:-1] for part in w.split("-") if part]
+    return (
+        not whole[0].endswith(".")  # the full name's first given name spelt out
+        and all(re.fullmatch(r"(?:[A-Z]\.-?)+", t) for t in tokens[:-1])
+        and letters == firsts[: len(letters)]
+    )

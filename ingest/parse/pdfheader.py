@@ -70,8 +70,7 @@ def find_title(
         last = top[members[-1]]
         while end < len(top) and beside(top[end], top[first]) and top[end].y1 >= last.y0 - size:
             end += 1  # a side column's lines level with the title: the byline is under it
-        text = join_lines(_unnumbered(_unmarked([top[i] for i in members])), words)
-        text = text.strip(TITLE_MARKS)
+        text = _title_text([top[i] for i in members], words)
         byline = _byline(top[first].text)  # "M. S. Hagger,* N. L. D. Chatzisarantis,* ..."
         # (an institution's name alone is the author's, never a title: "Johns Hopkins
         # University" set under the title, over the author)
@@ -125,13 +124,14 @@ def find_title(
     return found, after
 
 
-def _unmarked(lines: list[Line]) -> list[str]:
-    """A title's lines' texts, without the footnote's number raised after the last ("...
-    data¹"); not a power ("... on S² × S²": a title's first note is numbered 1)."""
+def _title_text(lines: list[Line], words: frozenset[str]) -> str:
+    """A title's lines as one text: without the footnote's number raised after the last
+    ("... data¹"; not a power, "... on S² × S²": a title's first note is numbered 1), a
+    manuscript's line numbers or the marks set after it."""
     texts, mark = [x.text for x in lines], lines[-1].mark
     if mark and not (mark.isdigit() and mark != "1"):
         texts[-1] = texts[-1][: -len(mark)]
-    return texts
+    return join_lines(_unnumbered(texts), words).strip(TITLE_MARKS)
 
 
 def _unnumbered(texts: list[str]) -> list[str]:
@@ -275,16 +275,15 @@ def _title_above_names(
         runs_on = runs_on or (end > first and same and _wraps(top[end - 1], line))
         byline = names and any(full_name(n) for n in names) and not (own and same)
         if end > first and byline and not runs_on:
-            title = join_lines(_unnumbered(_unmarked(top[first:end])), words)
-            return title.strip(TITLE_MARKS), end
+            return _title_text(top[first:end], words), end
         if line.size != top[first].size or line.bold != top[first].bold:
             break
         if end > first and top[end - 1].y0 - line.y1 > 3 * line.size:
             break  # a title's lines stand close: not "May 2009" far above it
         if end > first and re.fullmatch(r"\s*by\s*:?\s*", line.text, re.I):  # "by" / "Jason V
-            title = join_lines(_unnumbered(_unmarked(top[first:end])), words)  # Poulos"
+            title = _title_text(top[first:end], words)  # Poulos"
             if not _PRESENTED.search(title):  # (not "An Honors Thesis Presented" / "By")
-                return title.strip(TITLE_MARKS), end
+                return title, end
         end += 1
     return "", 0
 

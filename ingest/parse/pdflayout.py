@@ -36,10 +36,10 @@ from .pdfnumbers import (
     without_small_numbers,
 )
 from .pdforder import reading_order
+from .symbolfont import ADVENT_SYMBOLS
 from .symbolfont import printed as printed_symbol
 from .typeset import (
     ACCENTS,
-    ADVENT_SYMBOLS,
     HYPHEN_MARK,
     MATH_ITALIC,
     fix_characters,
@@ -89,13 +89,15 @@ def page_lines(pdf: Any, index: int) -> list[Line]:
                     code, low = 0x10000 + ((code - 0xD800) << 10) + (second - 0xDC00), True
             # (no character, or U+FFFD for one PDFium could not map: a lost ligature or none)
             char = chr(code) if code not in (0, 0xFFFD) else _lost_ligature(handle, i, count)
-            if char == " " and back is not None:
-                raw.FPDFText_GetCharBox(handle, i, left, right, bottom, top)
-                if next_left(handle, i, count) - back < 0.2 * (run.sizes[-1] if run.sizes else 0.0):
-                    continue  # a space drawn inside a ligature's glyph ("unifi ed") or inside
-                    # the letters an accent was drawn back over ("Mu¨ ller"), the next letter
-                    # closer than a space's width ("Özgu¨ r"): none; a word's space after an
-                    # accent, wherever drawn, is one ("Chloe´ Alle´mann")
+            if (
+                char == " "
+                and back is not None
+                and next_left(handle, i, count) - back < 0.2 * (run.sizes[-1] if run.sizes else 0.0)
+            ):
+                continue  # a space drawn inside a ligature's glyph ("unifi ed") or inside the
+                # letters an accent was drawn back over ("Mu¨ ller"), the next letter closer
+                # than a space's width ("Özgu¨ r"): none; a word's space after an accent,
+                # wherever drawn, is one ("Chloe´ Alle´mann")
             back = None
             if char in ("\n", "\r"):
                 if run.sizes and last_right is not None:

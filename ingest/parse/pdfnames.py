@@ -23,6 +23,7 @@ from .namecase import (
     accented_letter,
     case_name,
     family_in_capitals,
+    shortened,
     unfinished,
 )
 from .pdfaffiliation import (
@@ -44,7 +45,8 @@ __all__ = ["AFFILIATION", "EMAIL", "VENUE", "authors", "full_name", "line_names"
 
 VENUE = re.compile(
     # (in the singular: a title may be on "journals"; a volume's number: not "finite volume")
-    r"proceedings|conference\b|journal\b|transactions|workshop\b|symposium\b|vol\.|volume\s*(?:\d|(?-i:[IVXLC]+)\b)|"
+    r"proceedings|conference\b|journal\b|transactions|workshop\b|symposium\b|vol\.|"
+    r"volume\s*(?:\d|(?-i:[IVXLC]+)\b)|"
     r"issn|arxiv|preprint\b|©|copyright|\bdoi\b|https?://|www\.|submitted|accepted|received|"
     r"published|(?:^\W*|(?:author|accepted|draft)\W+)manuscript\b|manuscript\s+(?:id|type|no)\b|"
     r"pages?\s+\d|pp\.|\bno\.\s*\d|"  # a series' "DP No. 5"; (not "Literary manuscript text")
@@ -166,7 +168,7 @@ def authors(
     names = _byline_type(names, found_in, found_at)
     kept: list[str] = []
     for name in dict.fromkeys(case_name(n) for n in names if full_name(n)):
-        if not any(_initialled(name, k) for k in kept):
+        if not any(shortened(name, k) for k in kept):
             kept.append(name)  # not "A. Gelman" again after "Andrew Gelman" (a footnote's)
     return tuple(kept)
 
@@ -183,23 +185,6 @@ def _byline_type(names: list[str], sizes: list[float], at: list[int]) -> list[st
     if first and at[first] == at[first - 1] + 1 and sizes[first - 1] < top / 1.1:
         return names[first:]
     return names
-
-
-def _initialled(name: str, full: str) -> bool:
-    """Whether ``name`` is ``full`` shortened: given names as initials ("A. Gelman", "J.-Y.
-    Nief" of "Jean-Yves Nief") or some left out ("André Silva" of "André Filipe Silva")."""
-    tokens, whole = name.split(), full.split()
-    if len(tokens) < 2 or len(whole) < 2 or tokens[-1] != whole[-1] or tokens == whole:
-        return False
-    if tokens[0] == whole[0] and set(tokens) < set(whole):
-        return True
-    letters = re.findall(r"[A-Z]", "".join(tokens[:-1]))
-    firsts = [part[0] for w in whole[:-1] for part in w.split("-") if part]
-    return (
-        not whole[0].endswith(".")  # the full name's first given name spelt out
-        and all(re.fullmatch(r"(?:[A-Z]\.-?)+", t) for t in tokens[:-1])
-        and letters == firsts[: len(letters)]
-    )
 
 
 _CAPS_BEFORE = re.compile(r"\s*((?:[A-Z][A-Z'’.-]*\s+){1,4}[A-Z][A-Z'’-]+)\s+(?=[A-Z][a-z])")

@@ -146,10 +146,11 @@ def find_year(text: str, arxiv: re.Match[str] | None) -> int | None:
     academic = _ACADEMIC_YEAR.search(text)
     if academic:  # a thesis's "Academic Year 2021 - 2022": handed in as the year ends
         return int(academic[2]) if len(academic[2]) == 4 else int(academic[1]) + 1  # "1999-00"
-    degree = _THESIS.search(text) and _DEGREE_YEAR.search(text)
+    thesis = _THESIS.search(text)
+    degree = thesis and _DEGREE_YEAR.search(text)
     if degree:  # a thesis's title page: "University of Connecticut" / "2015"
         return int(degree.group(1))
-    if _THESIS.search(text):  # "MSc in Mathematics and Finance, 2023-2024": a year's course
+    if thesis:  # "MSc in Mathematics and Finance, 2023-2024": a year's course
         for span in _SPAN_LINE.finditer(text):
             first, last = int(span[1]), int(span[2][-2:])
             if last == (first + 1) % 100:

@@ -1,19 +1,20 @@
-"""Private-use characters PDFium gives for the glyphs of symbol fonts, read as the characters
-they print.
+"""Characters PDFium gives for the glyphs of symbol fonts, read as the characters they
+print.
 
 A font without a map to Unicode that declares itself symbolic (Word's "Symbol" and "SymbolMT"
 in equations) comes out of PDFium at U+F020-U+F0FF, its byte code plus 0xF000: read through
 the Symbol encoding (Unicode's SYMBOL.TXT), "\\uf028" is "(", "\\uf061" "α", "\\uf0e5" "∑".
 Adobe's own private-use codes for the pieces of tall brackets and braces (U+F8E5-U+F8FE, as
 Euclid's and other math fonts give them) are Unicode's bracket pieces; Advent 3B2's text fonts'
-ligatures and em dash are spelled out. An icon font's glyphs
-(Font Awesome's GitHub logo) are no text and are dropped; any other private-use character is
-left as it is (a font's own ligature or variant may sit there).
+ligatures and em dash are spelled out, and its symbol fonts' Latin-1 letters standing for
+signs (:data:`ADVENT_SYMBOLS`, "sinð2φÞ") read as the signs. An icon font's glyphs (Font
+Awesome's GitHub logo) are no text and are dropped; any other private-use character is left
+as it is (a font's own ligature or variant may sit there).
 """
 
 from __future__ import annotations
 
-__all__ = ["SYMBOL", "printed"]
+__all__ = ["ADVENT_SYMBOLS", "SYMBOL", "printed"]
 
 # The Symbol encoding's bytes 0x20-0xFE where they differ from ASCII (Greek at the Latin
 # letters' codes, logic and set signs at some punctuation's), from Unicode's SYMBOL.TXT.
@@ -44,6 +45,9 @@ SYMBOL: dict[int, str] = (
 # Adobe's private-use codes of the Symbol font's extenders and pieces, U+F8E5-U+F8FE.
 _ADOBE = dict(zip(range(0xF8E6, 0xF8FF), "⏐⎯®©™⎛⎜⎝⎡⎢⎣⎧⎨⎩⎪⎮⎞⎟⎠⎤⎥⎦⎫⎬⎭", strict=True))
 _ADOBE[0xF8E5] = ""  # the radical's extender: no character
+# The symbol fonts of Advent 3B2, which typesets APS and some Elsevier journals ("AdvP4C4E74"),
+# map their parentheses, equals and plus to Latin-1 letters: "sinð2φÞ" is "sin(2φ)".
+ADVENT_SYMBOLS = {"ð": "(", "Þ": ")", "¼": "=", "þ": "+"}
 # Advent 3B2's OpenType text fonts ("AdvOT" + a hash, as ACS and RSC PDFs embed them) put
 # ligatures and the em dash at private-use codes: "bene\ue103ts" is "benefits".
 _ADVENT_OT = {0xE09D: "ft", 0xE103: "fi", 0xE104: "fl", 0xE0D5: "—"}

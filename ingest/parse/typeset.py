@@ -35,7 +35,6 @@ from rag.words import common_words
 
 __all__ = [
     "ACCENTS",
-    "ADVENT_SYMBOLS",
     "HYPHEN_MARK",
     "LIGATURE_MARK",
     "MATH_ITALIC",
@@ -85,9 +84,6 @@ _ACCENT_BEFORE = {
     "\u02dd": "\u030b",  # ˝ double acute
     "\u00af": "\u0304",  # ¯ macron
 }
-# The symbol fonts of Advent 3B2, which typesets APS and some Elsevier journals ("AdvP4C4E74"),
-# map their parentheses, equals and plus to Latin-1 letters: "sinð2φÞ" is "sin(2φ)".
-ADVENT_SYMBOLS = {"ð": "(", "Þ": ")", "¼": "=", "þ": "+"}
 _ACCENT_AFTER = {"\u00b8": "\u0327", "\u02db": "\u0328"}  # ¸ cedilla, ˛ ogonek
 _BEFORE = re.compile("([" + re.escape("".join(_ACCENT_BEFORE)) + r"])\s?([A-Za-zıȷ])")
 _AFTER = re.compile(r"([A-Za-z])\s?([" + re.escape("".join(_ACCENT_AFTER)) + "])")
