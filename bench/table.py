@@ -43,7 +43,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench import table_cut  # noqa: E402
+from bench import table_cut, table_stop  # noqa: E402
 from bench.answers import open_domain  # noqa: E402
 from bench.domains import domains  # noqa: E402
 from bench.machine import cpu_model, save_result  # noqa: E402
@@ -99,6 +99,7 @@ def collect(index_dir: Path, only: set[str] | None = None) -> list[dict[str, Any
                 gold = {_norm(p["sentences"][i]) for i in cell["sentences"]}
                 x = reader.features(c, pool) if pool else np.zeros((0, len(FEATURES)))
                 out.append({
+                    "order": reader.order(x) if pool else np.zeros(0, dtype=int),
                     "field": field, "train": p["train"], "paper": source.paper_id,
                     "column": cols[c].name,
                     "texts": [s.text for s in pool], "x": x, "name": source.name,
@@ -228,6 +229,36 @@ def timing(index_dir: Path, field: str, n: int) -> dict[str, Any]:
     return {"field": field, "columns": len(COLUMNS), "runs": runs}
 
 
+def timing_ways(index_dir: Path, field: str, n: int, ways: dict[str, dict[str, float]]
+                ) -> dict[str, Any]:  # fmt: skip
+    """:func:`timing`, side by side: on each of the three sets of papers, one table per way
+    (``params.table`` entries to set, or drop when None), alternating, the table reader's
+    remembered scores forgotten before each (so each reads every pair)."""
+    app = open_domain(domains([field], pubmedqa=None, scifact=None)[field], index_dir)
+    ids = list(app.engine.retriever.index.catalogue)
+    list(plan(app.engine, COLUMNS, paper_ids=ids[-5:]).rows())  # models loaded
+    base = dict(params.current().table)
+    runs: dict[str, list[float]] = {way: [] for way in ways}
+    for k in range(3):
+        for way, entries in ways.items():
+            table = {key: v for key, v in base.items() if key not in entries}
+            params.use(
+                replace(
+                    params.current(),
+                    table=table | {key: v for key, v in entries.items() if v is not None},
+                )
+            )
+            used = reader.table_reader()
+            if used is not None:
+                used.forget()
+            clock = time.perf_counter()
+            for _row in plan(app.engine, COLUMNS, paper_ids=ids[k * n : (k + 1) * n]).rows():
+                pass
+            runs[way].append(round(time.perf_counter() - clock, 3))
+    params.use(replace(params.current(), table=base))
+    return {"field": field, "columns": len(COLUMNS), "papers": n, "total_s": runs}
+
+
 def reader_share(index_dir: Path, field: str, n: int) -> dict[str, Any]:
     """One table of ``n`` papers x the five columns, its rows read one after another in one
     thread (nothing read before): its time, and the share of it in the table reader's ONNX
@@ -327,6 +358,12 @@ def main() -> None:
                     "on the training fields only; the reported fields are then read each way. "
                     "With --write, the chosen way is shipped (params.table 'cut.*', "
                     "'exclusive')")  # fmt: skip
+    ap.add_argument("--choose-stop", action="store_true",
+                    help="with --fold: whether the table reader may stop reading a cell's "
+                    "sentences once one is sure (bench/table_stop.py), chosen on the training "
+                    "fields only; the reported fields are then read each way. The records "
+                    "are read in full. With --write, the chosen way is shipped "
+                    "(params.table 'read_first', 'sure')")  # fmt: skip
     ap.add_argument("--pairs", type=Path, metavar="FILE",
                     help="only write the training fields' reader pairs to FILE")  # fmt: skip
     args = ap.parse_args()
@@ -347,6 +384,17 @@ def main() -> None:
     if args.read:
         params.use(replace(params.current(), table={**params.current().table,
                                                     "read": float(args.read)}))  # fmt: skip
+    if args.choose_stop:  # every cell's sentences read in full, each way judged on them
+        params.use(
+            replace(
+                params.current(),
+                table={
+                    k: v
+                    for k, v in params.current().table.items()
+                    if k not in ("read_first", "sure")
+                },
+            )
+        )
     used = reader.table_reader()
     seen = set(used.card.get("trained_on", ())) if used is not None else set()
     if args.pairs:
@@ -367,8 +415,10 @@ def main() -> None:
         folds.append({"reader": str(fold), "fields": sorted(unseen), "card": other.card})
     reader.use_table(used)
     fields = sorted({r["field"] for r in records if not r["train"]})
-    if (args.choose or args.choose_cut) and (not args.fold or seen):
-        ap.error("--choose and --choose-cut need a --fold reader for every training field")
+    if (args.choose or args.choose_cut or args.choose_stop) and (not args.fold or seen):
+        ap.error(
+            "--choose, --choose-cut and --choose-stop need a --fold reader for every training field"
+        )
     result: dict[str, Any] = {
         "columns": COLUMNS,
         "features": list(FEATURES),
@@ -393,11 +443,25 @@ def main() -> None:
         result["cut_choice"] = table_cut.choose([r for r in records if r["train"]])
         result["cut_reported"] = cut_reported(result["cut_choice"]["cuts"],
                                               [r for r in records if not r["train"]])  # fmt: skip
+    if args.choose_stop:
+        result["stop_choice"] = table_stop.choose([r for r in records if r["train"]])
+        result["stop_reported"] = table_stop.reported([r for r in records if not r["train"]])
     result["held_out_all"] = _pool(result, "held_out")
     result["reader_alone_all"] = _pool(result, "reader_alone")
     shipped = fit([r for r in records if r["field"] not in seen])
     result["shipped"] = shipped
-    if args.time:
+    if args.time and args.choose_stop:
+        got = result["stop_choice"]
+        result["time_ways"] = timing_ways(
+            args.index_dir,
+            "economics",
+            100,
+            {
+                "all": {"read_first": None, "sure": None},
+                got["chosen"]: {"read_first": got["read_first"], "sure": got["sure"]},
+            },
+        )
+    elif args.time:
         result["time"] = timing(args.index_dir, "economics", 100)
     _print(result)
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -412,6 +476,12 @@ def main() -> None:
             cuts = result["cut_choice"]["cuts"] if way.startswith("cuts") else {}
             table = kept | {f"cut.{c.casefold()}": v for c, v in cuts.items()}
             table |= {"exclusive": 1.0} if way.endswith("exclusive") else {}
+        elif args.choose_stop:
+            got = result["stop_choice"]
+            kept = {k: v for k, v in params.load().table.items()
+                    if k not in ("read_first", "sure")}  # fmt: skip
+            table = kept | ({"read_first": float(got["read_first"]), "sure": got["sure"]}
+                            if got["sure"] is not None else {})  # fmt: skip
         elif args.choose and result["choice"]["chosen"] == "reader_alone":
             # the reader's log-odds decide; the weights the records were read with (what
             # the reader reads) stay as they were measured
@@ -504,9 +574,25 @@ def _print(result: dict[str, Any]) -> None:
             for c in COLUMNS:
                 if c in rep["all"]:
                     print(line(f"  column {c}", _rates({**rep["all"][c]})))
+    if "stop_choice" in result:
+        got = result["stop_choice"]
+        for way, c in got["candidates"].items():
+            t = c["pooled"]
+            print(
+                line(f"training fields, {way}", _rates(t)),
+                f"right {t['right']}/{t['cells']}",
+                f"pairs {t['pairs']}",
+                f"worst field right {t['worst_field_right']:.3f}",
+            )
+        print("chosen:", got["chosen"], "floor:", got["floor"])
+        for way, rep in result["stop_reported"].items():
+            t = rep["all"]["all"]
+            print(line(f"reported fields, {way}", _rates(t)), f"pairs {t['pairs']}")
     print("shipped weights:", result["shipped"])
     if "time" in result:
         print("time:", result["time"])
+    if "time_ways" in result:
+        print("time, side by side:", result["time_ways"])
 
 
 if __name__ == "__main__":

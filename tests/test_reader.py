@@ -298,3 +298,33 @@ def test_what_states_a_figure(text: str, states: bool) -> None:
     from rag.answer.quantities import states_figure
 
     assert states_figure(text) is states
+
+
+def test_lists_are_read_in_order_until_one_is_sure() -> None:
+    """Reader.score_until: each list read in its order, at least ``first`` of it, then one
+    more at a time until one reaches ``sure``; without ``sure``, everything at once."""
+    scores = {"a": 3.0, "b": 9.0, "c": 1.0, "d": 0.0, "e": 5.0, "f": -2.0, "g": -3.0}
+
+    class Scripted(reader.Reader):
+        def __init__(self) -> None:
+            super().__init__(reader.READER_DIR / "model.onnx")
+            self.calls: list[list[str]] = []
+
+        def score_pairs(self, asked):  # type: ignore[no-untyped-def]
+            self.calls.append([text for _, _, text in asked])
+            return np.asarray([scores[text] for _, _, text in asked], dtype=np.float32)
+
+    lists = [[("q", "", t) for t in "abc"], [("q", "", t) for t in "def"], [("q", "", "g")], []]
+    r = Scripted()
+    got = r.score_until(lists, first=1, sure=2.0)
+    # "a" is sure at once; "d" is not, so "e" is read, and is; "g" is all there is
+    assert [g.tolist() for g in got] == [[3.0], [0.0, 5.0], [-3.0], []]
+    assert r.calls == [["a", "d", "g"], ["e"]]
+    r = Scripted()
+    got = r.score_until(lists, first=2, sure=2.0)
+    assert [g.tolist() for g in got] == [[3.0, 9.0], [0.0, 5.0], [-3.0], []]
+    assert r.calls == [["a", "b", "d", "e", "g"]]
+    r = Scripted()
+    got = r.score_until(lists, first=1, sure=None)  # no stop: every pair, in one call
+    assert [g.tolist() for g in got] == [[3.0, 9.0, 1.0], [0.0, 5.0, -2.0], [-3.0], []]
+    assert r.calls == [["a", "b", "c", "d", "e", "f", "g"]]

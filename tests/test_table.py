@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+import numpy as np
 import pytest
 
 from rag.answer import tablefmt
@@ -191,6 +192,54 @@ def test_the_reader_alone_decides_a_cell_when_the_parameters_say_so(engine) -> N
         assert int(reader.scores(0, x).argmax()) == 1
     finally:
         params.use(shipped)
+
+
+def test_a_cell_is_read_until_one_sentence_is_sure(engine, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """With ``sure`` in params.table the table reader reads each column's sentences in their
+    order until it has read ``read_first`` and one has reached that log-odds: fewer pairs
+    read, each with the log-odds a full reading gives it, the rest under the least read."""
+    from dataclasses import replace
+
+    from rag.answer import params
+    from rag.answer import reader as reader_module
+    from rag.answer.table import TableReader
+
+    table_reader = reader_module.table_reader()
+    assert table_reader is not None
+    read: list[int] = []
+    score_pairs = table_reader.score_pairs
+
+    def counted(asked):  # type: ignore[no-untyped-def]
+        read.append(len(asked))
+        return score_pairs(asked)
+
+    monkeypatch.setattr(table_reader, "score_pairs", counted)
+    shipped = params.current()
+    names = ["Method", "Sample size", "Main result", "Limitations", "Data set"]
+    cols = columns(names)
+    source, passages = next(engine.table(names, paper_ids=("trial",)).sources())
+    try:
+        params.use(replace(shipped, table={**shipped.table, "read": 5.0}))
+        full_reader = TableReader(cols, engine.answer_embedder)
+        pools = full_reader.pools(source, passages)
+        full = full_reader.features_all(pools)
+        full_pairs = sum(read)
+        tops = [full_reader.order(x) for x in full]
+        sure = float(np.median([x[top, 0].max() for x, top in zip(full, tops, strict=True)]))
+        params.use(replace(shipped, table={**shipped.table, "read": 5.0, "read_first": 1.0,
+                                           "sure": sure}))  # fmt: skip
+        read.clear()
+        stopped = TableReader(cols, engine.answer_embedder).features_all(pools)
+    finally:
+        params.use(shipped)
+    assert sum(read) < full_pairs and len(read) > 1  # read in rounds, and fewer
+    for x, y, top in zip(full, stopped, tops, strict=True):
+        odds = x[top, 0]
+        n = next((m for m in range(1, len(top) + 1) if odds[:m].max() >= sure), len(top))
+        assert np.array_equal(y[top[:n], 0], odds[:n])  # the same log-odds, read alone
+        assert (y[top[n:], 0] < odds[:n].min()).all()  # the unread under the least read
+        if n < len(top):
+            assert odds[:n].max() >= sure
 
 
 def test_rows_filled_together_come_in_order_as_one_at_a_time_and_stop_with_the_table(

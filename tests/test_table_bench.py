@@ -174,3 +174,48 @@ def test_the_cut_choice_counts_cells_per_way_and_a_tie_goes_to_the_way_shipped()
     assert got["pooled"]["cuts"]["all"]["right"] == len(FIELDS) * 12
     assert got["chosen"] == "cuts" and -0.5 < got["cuts"]["Main result"] <= 0.0
     assert set(got["fields"]) == set(FIELDS)
+
+
+# -- reading a cell until one sentence is sure (bench/table_stop.py) ---------------------------
+
+
+def _ordered(field: str, odds: list[float], gold: list[int], order: list[int]) -> dict[str, Any]:
+    r = _cell(field, "Method", [[o, 0.0, 0.0, 0.0, 0.0] for o in odds], gold)
+    return r | {"order": np.array(order)}
+
+
+def test_a_cell_read_until_sure_stops_at_the_first_sure_sentence_after_k() -> None:
+    from bench.table_stop import read
+
+    r = _ordered("f1", [-3.0, 2.5, 6.0, -0.5], [2], order=[1, 2, 0, 3])
+    assert read(r, None) == (2, 4)  # all four read: the best, 6.0
+    assert read(r, (1, 2.0)) == (1, 1)  # the first, 2.5, is sure: quoted, nothing more read
+    assert read(r, (1, 3.0)) == (2, 2)  # not sure until the second
+    assert read(r, (3, 2.0)) == (2, 3)  # three read at least
+    assert read(_ordered("f1", [-3.0, -2.0], [], order=[1, 0]), (1, 2.0)) == (None, 2)
+    assert read(_ordered("f1", [], [], order=[]), (1, 2.0)) == (None, 0)
+
+
+def test_the_stop_choice_reads_fewest_pairs_within_the_floor_and_else_reads_all() -> None:
+    from bench.table_stop import choose
+
+    # Each field: a cell whose first sentence is sure and right (a stop loses nothing), and
+    # 200 cells whose first read is sure (2.5) and wrong while the third is surer (4.5) and
+    # right: stopping at s = 2 loses them, s = 3 reads two, three.
+    records = []
+    for field in FIELDS:
+        records.append(_ordered(field, [6.0, -4.0, -4.0], [0], order=[0, 1, 2]))
+        records += [_ordered(field, [2.5, -4.0, 4.5], [2], order=[0, 1, 2]) for _ in range(200)]
+    got = choose(records)
+    full = got["candidates"]["all"]["pooled"]
+    assert full["right"] == full["cells"] == 6 * 201 and full["pairs"] == 3 * full["cells"]
+    assert got["candidates"]["k=1 s=2"]["pooled"]["right"] == 6  # stopped on the wrong one
+    assert got["floor"] == full["right"] - int(0.0025 * full["cells"])
+    # s >= 3 reads all three of the 200 (none sure before the third) but one of the first
+    assert got["chosen"] == "k=1 s=3" and (got["read_first"], got["sure"]) == (1, 3.0)
+    assert got["candidates"]["k=1 s=3"]["pooled"]["pairs"] == 6 * (1 + 600)
+    # where a stop that saves pairs loses cells (s = 2) and the others save none, all is read
+    worse = [_ordered(f, [2.5, -4.0, 6.0], [2], order=[0, 1, 2]) for f in FIELDS for _ in range(50)]
+    got = choose(worse)
+    assert got["candidates"]["k=1 s=2"]["pooled"]["right"] == 0
+    assert got["chosen"] == "all" and got["sure"] is None

@@ -114,6 +114,33 @@ class Reader:
                     self._seen.popitem(last=False)
         return out
 
+    def forget(self) -> None:
+        """Drop the remembered scores (the bench times reading from nothing)."""
+        with self._lock:
+            self._seen.clear()
+
+    def score_until(
+        self, lists: Sequence[Sequence[tuple[str, str, str]]], first: int, sure: float | None
+    ) -> list[np.ndarray]:
+        """:meth:`score_pairs` for several lists of triples (a table row's columns), each
+        read in its order until it has read at least ``first`` and one has reached log-odds
+        ``sure``; the rest of that list is left unread (a pair read later could only change
+        which one is best by outscoring one already sure). ``sure`` None reads everything.
+        Per list, the log-odds of those read, in order."""
+        got: list[list[float]] = [[] for _ in lists]
+        step = max(1, first) if sure is not None else max(map(len, lists), default=1)
+        while True:
+            todo = [(k, len(got[k])) for k, pairs in enumerate(lists)
+                    if len(got[k]) < len(pairs) and (sure is None or len(got[k]) < first
+                                                     or max(got[k]) < sure)]  # fmt: skip
+            if not todo:
+                return [np.asarray(g, dtype=np.float32) for g in got]
+            take = [(k, i) for k, at in todo for i in range(at, min(at + step, len(lists[k])))]
+            read = self.score_pairs([lists[k][i] for k, i in take])
+            for (k, _), value in zip(take, read, strict=True):
+                got[k].append(float(value))
+            step = 1
+
     def _read(self, pairs: list[tuple[str, str]], todo: list[int], out: np.ndarray) -> None:
         """Each pair read alone: its int8 activations are quantised over its own tokens, so
         its score is the same whatever else is read with it or before it (in batches a

@@ -318,12 +318,11 @@ class TableReader:
         """Per column, each sentence's features (:data:`FEATURES`): the reader's log-odds,
         the hand ranker's score, how well its role fits the column, whether it has the
         column's cue words, and (for a column asking how many) a count. The reader reads the
-        ``read`` sentences the other features score highest (the others get the lowest of
-        those), every column's in one batch: the table reader
+        ``read`` sentences the other features score highest (:meth:`order`), every column's
+        at once, each column's until one is sure (``params.table`` ``sure``, after at least
+        ``read_first``; the unread get a hair under the least read): the table reader
         (:func:`rag.answer.reader.table_reader`) where there is one, else the answers'."""
-        out, tops = [], []
-        w = self.weights
-        rest = np.array([0.0] + [w.get(f"w_{f}", 0.0) for f in FEATURES[1:]])
+        out = []
         for asked, pool in zip(self._asked, pools, strict=True):
             col = asked.column
             fits = dict(col.roles)
@@ -334,28 +333,34 @@ class TableReader:
                 x[:, 3] = [bool(col.cue and col.cue.search(s.text)) for s in pool]
                 x[:, 4] = [col.count and has_count(s.text) for s in pool]
                 x[:, 0] = x[:, 1]
-            prior = x @ rest if rest.any() else x[:, 1]
-            tops.append(np.argsort(-prior, kind="stable")[: self.read])
             out.append(x)
+        tops = [self.order(x) for x in out]
         table = reader_module.table_reader()
         reader = table or reader_module.shipped()
         if reader is None:
             return out
         # The table reader reads the column's question and the sentence alone; the answers'
         # reader, the sentence after its paper's name, as it was trained.
-        asked_pairs = [(a.column.question, "" if table else pool[i].source.name, pool[i].text)
-                       for a, pool, top in zip(self._asked, pools, tops, strict=True)
-                       for i in top]  # fmt: skip
-        read = reader.score_pairs(asked_pairs)
-        at = 0
-        for x, top in zip(out, tops, strict=True):
-            if len(top):
-                got = read[at : at + len(top)]
+        lists = [
+            [(a.column.question, "" if table else pool[i].source.name, pool[i].text) for i in top]
+            for a, pool, top in zip(self._asked, pools, tops, strict=True)
+        ]
+        sure = self.weights.get("sure")
+        first = int(self.weights.get("read_first", self.read))
+        for x, top, got in zip(out, tops, reader.score_until(lists, first, sure), strict=True):
+            if len(got):
                 # (the unread a hair under the least read: never quoted over one read)
                 x[:, 0] = float(got.min()) - 1e-3
-                x[top, 0] = got
-                at += len(top)
+                x[top[: len(got)], 0] = got
         return out
+
+    def order(self, x: np.ndarray) -> np.ndarray:
+        """The sentences (rows of features ``x``) the reader reads, best first by the other
+        features' weights (``params.table`` ``w_*``; the hand ranker's score without them)."""
+        w = self.weights
+        rest = np.array([0.0] + [w.get(f"w_{f}", 0.0) for f in FEATURES[1:]])
+        prior = x @ rest if rest.any() else x[:, 1]
+        return np.argsort(-prior, kind="stable")[: self.read]
 
     def scores(self, column: int, x: np.ndarray) -> np.ndarray:
         """The log-odds that each sentence (features ``x``) is the column's cell: the
