@@ -73,6 +73,11 @@ _DEPOSIT = re.compile(
 )
 
 
+# The next words glued to a DOI's end when the text layer has no space: medRxiv's stamp
+# "doi: https://doi.org/10.1101/2020.05.03.20089698.this version posted May 6, 2020".
+_GLUED = re.compile(r"\.(?:this|the|that|it|its|and|or|in|on|for|with|all|see)$")
+
+
 # A reference list's entry the DOI closes ("[1] R. E. Kalman: J. Basic Eng. 82 (1960) 35.
 # DOI:..."): the cited work's, not the paper's ("© IEICE 2016 DOI: ..." is).
 _CITED = re.compile(r"\[\d{1,3}\][^\[\]©]{0,150}$")
@@ -87,7 +92,7 @@ def printed_doi(text: str) -> str:
     "10.3390/vision1010000", "10.1109/ACCESS.2017.DOI")."""
     found: list[tuple[str, bool]] = []
     for m in _PRINTED.finditer(text):
-        value = (m.group(1) + m.group(2) + (m.group(3) or "")).rstrip(".,;:)]")
+        value = _GLUED.sub("", (m.group(1) + m.group(2) + (m.group(3) or "")).rstrip(".,;:)]"))
         if _DEPOSIT.search(text[max(0, m.start() - 200) : m.start()]):
             continue
         if "arxiv" not in value.lower() and not _PLACEHOLDER.search(value):

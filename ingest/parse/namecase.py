@@ -28,6 +28,8 @@ APOSTROPHE_T = ("'t", "’t")
 PARTICLES = frozenset(
     "van von der den de del della di da dos das du le la y bin al el ter ten van't van’t".split()  # noqa: SIM905
 ) | set(APOSTROPHE_T)
+# The particles that open a surname capitalised too ("Edward Van" / "Keuren").
+_OPENING_PARTICLES = frozenset("van von der den de del della ter ten bin van't van’t".split())  # noqa: SIM905
 FAMILY_CAPS = re.compile(r"(?=[A-Z]*[AEIOUY])[A-Z]{2,}(?:-[A-Z]{2,})?")  # not initials ("DJ")
 HONORIFICS = frozenset("dr prof professor mr mrs ms sir by".split())  # noqa: SIM905
 # Degrees printed after a name ("Charlotte Hulme, PhD Jessica Fisher-Stokes, MRes ..."): the
@@ -85,7 +87,10 @@ def unfinished(name: str) -> bool:
     tokens = name.split()
     lone = len(tokens) == 1 and re.fullmatch(r"[A-Z][a-zà-ÿ]+(?:-[A-Z][a-zà-ÿ]+)?", tokens[0])
     initial = len(tokens) >= 2 and re.fullmatch(r"[A-Z]\.", tokens[-1])  # "Joel J." / "Adamson"
-    return bool(lone or initial) or tokens[-1].casefold() in PARTICLES
+    last = tokens[-1]
+    # (capitalised, "Das", "Du", "Le", "Da" end names as surnames: "Ranendra K. Das")
+    particle = last in PARTICLES or last.casefold() in _OPENING_PARTICLES
+    return bool(lone or initial or particle)
 
 
 def accented_letter(token: str) -> bool:

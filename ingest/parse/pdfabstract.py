@@ -43,6 +43,7 @@ ABSTRACT = re.compile(
 # A labelled link set after the abstract ("Source code: https://github.com/...",
 # "Documentation: http://..."): a label of a few words, then the address alone.
 _FOLIO = re.compile(r"\s*(?:\d{1,4}|[ivxlc]{1,7}|[IVXLC]{1,7})\s*")
+_WORD_COUNT = re.compile(r"\s*\d[\d,]*\s+words\.?\s*$", re.I)
 _LINK_FIELD = re.compile(r"^\s*[A-Z][\w ]{0,30}:\s*(?:https?://|www\.)\S+\s*$")
 
 
@@ -57,6 +58,8 @@ def heading_at(lines: Sequence[Line], i: int) -> bool:
         return False
     if not re.search(r"[-—–:.]", found[0]) and line.text[found.end() :][:1].islower():
         return False  # a word of a sentence or a title: "Abstract error analysis for ..."
+    if _WORD_COUNT.match(line.text[found.end() :]):
+        return False  # a manuscript's word count alone: "Abstract: 209 words"
     return not toc_entry(lines, i)
 
 

@@ -131,13 +131,17 @@ def _title_text(lines: list[Line], words: frozenset[str]) -> str:
     texts, mark = [x.text for x in lines], lines[-1].mark
     if mark and not (mark.isdigit() and mark != "1"):
         texts[-1] = texts[-1][: -len(mark)]
-    return join_lines(_unnumbered(texts), words).strip(TITLE_MARKS)
+    text = join_lines(_unnumbered(texts), words).strip(TITLE_MARKS)
+    half = text[: len(text) // 2].strip()
+    # (set twice over itself, a hidden layer's copy under the visible one: IntechOpen's)
+    return half if len(half.split()) >= 2 and text == f"{half} {half}" else text
 
 
 def _unnumbered(texts: list[str]) -> list[str]:
     """A title's lines without a manuscript's line numbers before each ("1 A Goldilocks ..."
-    / "2 Matters ...") or a date set under them in their type ("November 2022")."""
-    while len(texts) > 1 and MONTH_YEAR.fullmatch(texts[-1].strip()):
+    / "2 Matters ...") or a date set under them in their type ("November 2022", "26 June
+    2020")."""
+    while len(texts) > 1 and MONTH_YEAR.fullmatch(re.sub(r"^\d{1,2}\s+", "", texts[-1].strip())):
         texts = texts[:-1]
     numbers = [int(m[1]) for t in texts if (m := re.match(r"(\d{1,3}) (?=\S)", t))]
     run = list(range(numbers[0], numbers[0] + len(texts))) if numbers else []

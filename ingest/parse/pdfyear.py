@@ -34,7 +34,11 @@ _VENUE_YEAR = re.compile(
     # on the venue's line, or alone on the next ("Volume 123 Issue 8" / "2025")
     # (not a page range's first page: "Journal of Human Genetics 108, 1946–1963, ... 2021")
     r"[^\n]{0,160}?(?:\n\s*(?=(?:19|20)\d{2}\b))?(?<![-–])(?<![-–]\s)\b((?:19|20)\d{2})\b"
-    r"(?!\s*[-–]\s*\d)",
+    r"(?!\s*[-–]\s*\d)"
+    # the year opening the venue's line: "2019 Grid of the Future Symposium", "2021 IEEE
+    # International Conference on Robotics"
+    r"|(?m:^)\W{0,3}((?:19|20)\d{2})\s+(?:(?-i:[A-Z])[\w'’-]*\s+|(?:of|the|on|for|and|in)\s+)"
+    r"{0,6}(?:conference|symposium|workshop|congress|meeting)\b",
     re.I,
 )
 _CITATION_YEAR = re.compile(

@@ -1,0 +1,62 @@
+"""First pages of the sixty-fourth to sixty-sixth real-PDF sets (issue #44). Each rule on
+made-up text, and on the real page it was seen on."""
+
+from __future__ import annotations
+
+from tests.realsets import held_out
+from tests.realsets import read as _read
+
+_64, _65 = held_out(64), held_out(65)
+
+
+def test_a_doi_glued_to_the_next_word_ends_at_its_own() -> None:
+    """medRxiv's stamp prints "doi: https://doi.org/10.1101/2020.05.03.20089698.this version
+    posted May 6": "this" is the next words', not the DOI's; a DOI ending in a letter stays."""
+    from ingest.parse.ids import printed_doi
+
+    stamp = "medRxiv preprint doi: https://doi.org/10.1101/2020.05.03.20089698.this version posted"
+    assert printed_doi(stamp) == "10.1101/2020.05.03.20089698"
+    assert printed_doi("doi:10.1111/j.1365-2648.2007.04503.x here") == (
+        "10.1111/j.1365-2648.2007.04503.x"
+    )
+    preprint = _read(_65 / "fieldingmiller_covid_preprint.pdf")
+    assert preprint.doi == "10.1101/2020.05.03.20089698"
+
+
+def test_a_capitalised_das_ends_a_name_and_van_still_runs_on() -> None:
+    """ "Ranendra K. Das 3 ," at a line's end is a whole name (Das, Du, Le: surnames when
+    capitalised), while "Edward Van" and "Maria das" still run on to the next line."""
+    from ingest.parse.namecase import unfinished
+
+    assert not unfinished("Ranendra K. Das") and not unfinished("Xin Du")
+    assert unfinished("Edward Van") and unfinished("Maria das") and unfinished("Joel J.")
+    lancet = _read(_65 / "satyanarayana_pharmacies_article.pdf")
+    assert lancet.authors[-4:] == ("Ranendra K Das", "Veena Das", "Jishnu Das", "Madhukar Pai")
+
+
+def test_word_counts_are_no_abstract_and_a_dated_title_loses_its_date() -> None:
+    """A manuscript's "Abstract: 209 words" line is a count, not the abstract's heading (the
+    abstract is on the next page); a form's "Abstract 350 words maximum:" label still is one.
+    A report's date set under its title in the title's type is not the title's."""
+    from ingest.parse.pdfabstract import _WORD_COUNT
+
+    assert _WORD_COUNT.match(" 209 words") and _WORD_COUNT.match(" 1,588 words.")
+    assert not _WORD_COUNT.match(" 350 words maximum: (PLEASE TYPE)")
+    preprint = _read(_65 / "panczak_socioeconomic_preprint.pdf")
+    assert preprint.abstract.startswith("Background: The Swiss neighbourhood index")
+    report = _read(_65 / "icnarc_covid_report.pdf")
+    assert report.title == "ICNARC report on COVID-19 in critical care"
+
+
+def test_a_title_set_twice_over_itself_and_a_year_opening_a_symposium_line() -> None:
+    """IntechOpen's chapter has a hidden layer's copy of its title under the visible one:
+    read once. CIGRE's "2019 Grid of the Future Symposium": the year opens the venue's line
+    (not prose: "2019 we held a workshop")."""
+    from ingest.parse.pdfyear import find_year
+
+    chapter = _read(_64 / "labib_fibre_cement_chapter.pdf")
+    assert chapter.title == "Fibre Reinforced Cement Composites"
+    assert find_year("Paris\n2019 Grid of the Future Symposium\nVoltage", None) == 2019
+    assert find_year("2021 IEEE International Conference on Robotics\n", None) == 2021
+    assert find_year("2019 we held a workshop on it", None) is None
+    assert _read(_64 / "ibrahim_voltage_stability_conference.pdf").year == 2019
