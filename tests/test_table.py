@@ -219,19 +219,21 @@ def test_a_cell_is_read_until_one_sentence_is_sure(engine, monkeypatch) -> None:
     cols = columns(names)
     source, passages = next(engine.table(names, paper_ids=("trial",)).sources())
     try:
-        params.use(replace(shipped, table={**shipped.table, "read": 5.0}))
+        every = {k: v for k, v in shipped.table.items() if k not in ("read_first", "sure")}
+        params.use(replace(shipped, table={**every, "read": 5.0}))
         full_reader = TableReader(cols, engine.answer_embedder)
         pools = full_reader.pools(source, passages)
         full = full_reader.features_all(pools)
         full_pairs = sum(read)
         tops = [full_reader.order(x) for x in full]
         sure = float(np.median([x[top, 0].max() for x, top in zip(full, tops, strict=True)]))
-        params.use(replace(shipped, table={**shipped.table, "read": 5.0, "read_first": 1.0,
+        params.use(replace(shipped, table={**every, "read": 5.0, "read_first": 1.0,
                                            "sure": sure}))  # fmt: skip
         read.clear()
         stopped = TableReader(cols, engine.answer_embedder).features_all(pools)
     finally:
         params.use(shipped)
+    assert full_pairs == sum(len(top) for top in tops)  # every one of the five read at once
     assert sum(read) < full_pairs and len(read) > 1  # read in rounds, and fewer
     for x, y, top in zip(full, stopped, tops, strict=True):
         odds = x[top, 0]

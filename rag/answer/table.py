@@ -16,7 +16,9 @@ logistic model of the other features puts first (``params.table``, fitted leavin
 out by ``bench/table.py`` on papers labelled blind to the code), and its log-odds score them
 (``alone``; or, as a second stage, the logistic model of all five with one bias per column):
 the best is the cell when its log-odds pass the threshold, else the cell says "not stated"
-rather than quote a sentence that does not say it.
+rather than quote a sentence that does not say it. The reader reads them in that order and
+may stop once one is sure (``params.table`` ``sure``): a sentence read later could change
+the cell only by outscoring it.
 """
 
 from __future__ import annotations
