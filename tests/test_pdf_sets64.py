@@ -60,3 +60,24 @@ def test_a_title_set_twice_over_itself_and_a_year_opening_a_symposium_line() -> 
     assert find_year("2021 IEEE International Conference on Robotics\n", None) == 2021
     assert find_year("2019 we held a workshop on it", None) is None
     assert _read(_64 / "ibrahim_voltage_stability_conference.pdf").year == 2019
+
+
+def test_a_contents_page_or_a_thesis_behind_a_bare_cover_has_no_abstract() -> None:
+    """Where no abstract is headed, the first prose is no abstract when it is an entry of a
+    table of contents ("i. Patient Count by Diagnosis Type"), nor when the text opens on a
+    thesis's title page, found on the second page behind a bare cover (its title and author
+    alone: IIT Kharagpur's). A sentence set under a manuscript's contents still opens one."""
+    from ingest.parse.pdfcontents import contents_entry
+    from ingest.parse.pdfline import Line
+
+    def line(text: str, y: float) -> Line:
+        return Line(text=text, size=10.0, x0=72.0, x1=500.0, y0=y, y1=y + 10.0, page=0)
+
+    page = [line("Contents", 700), line("1. Introduction", 680), line("a. Figure 1", 660)]
+    assert contents_entry([*page, line("i. Patient Count by Diagnosis Type", 640)], 3)
+    assert contents_entry([*page, line("Legislatures..............53 E. Reaction", 640)], 3)
+    prose = line("Background: Hemorrhagic shock is the leading cause of deaths. True", 640)
+    assert not contents_entry([*page, prose], 3)
+    assert _read(_65 / "kamyab_dementia_thesis.pdf").abstract == ""
+    thesis = _read(_64 / "roy_turbine_blade_cooling_thesis.pdf")
+    assert thesis.abstract == "" and thesis.authors == ("Preetam Debasish Saha Roy",)

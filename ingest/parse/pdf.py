@@ -64,13 +64,13 @@ from .pdfabstract import (
 )
 from .pdfbody import FRONT_MATTER_AFTER, body_sections, cap_sections
 from .pdfbyline import after_title_again, between, off_title, under_title_again
-from .pdfcontents import CONTENTS
+from .pdfcontents import CONTENTS, contents_entry
 from .pdfcover import MAX_COVERS, cover_words, covered_title, stamped
 from .pdfheader import find_title, labelled_title, repeated_title
 from .pdflayout import Line, page_lines
 from .pdfmeta import byline_above, labelled_authors, metadata_authors, not_the_venue, unmangled
 from .pdfnames import authors
-from .pdfthesis import thesis_author, thesis_title, thesis_title_page
+from .pdfthesis import thesis_author, thesis_cover, thesis_title, thesis_title_page
 from .pdfyear import find_year, latest_year, printed_apart
 from .typeset import HYPHEN_MARK, fix_characters, join_lines, vocabulary
 
@@ -293,9 +293,10 @@ def _paper(
         # no abstract: an introduction opens the text, or a thesis's title page stands first
         before = introduction is not None and introduction < opening
         intro = introduction if full_text and before else None
-        thesis = intro is None and full_text and thesis_title_page(first_page, body_size)
-        if thesis:
+        thesis = intro is None and full_text and thesis_cover(lines, first_page, body_size)
+        if intro is None and (thesis or contents_entry(lines, opening)):
             intro = opening
+        if thesis:
             title = title or thesis_title(first_page)  # (its lines then no author's)
             retitled = " ".join(title.casefold().split())
         if intro is None:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from .pdfline import Line
 
-__all__ = ["CONTENTS", "LEADERS", "toc_entry"]
+__all__ = ["CONTENTS", "LEADERS", "contents_entry", "toc_entry"]
 
 CONTENTS = re.compile(r"^\s*(?:table of )?contents\s*$", re.I)
 # Dot leaders to an entry's page number ("2.1 Data Source . . . . 4", "Preface ..... iv").
@@ -26,3 +26,17 @@ def toc_entry(lines: Sequence[Line], i: int) -> bool:
         return False
     entries = sorted(x.size for x in lines[above[-1] + 1 : i])
     return not entries or line.size <= 1.1 * entries[len(entries) // 2]
+
+
+def contents_entry(lines: Sequence[Line], i: int) -> bool:
+    """Whether ``lines[i]``, the first prose found where no abstract is headed, is an entry
+    of a table of contents (:func:`toc_entry`) rather than a sentence under it ("i. Patient
+    Count by Diagnosis Type", "Legislatures.......53"; not "Background: Hemorrhagic shock is
+    the leading cause ..." under a manuscript's contents): then there is no abstract."""
+    if not toc_entry(lines, i):
+        return False
+    text = _NUMBERED.sub("", lines[i].text)
+    return bool(re.search(r"(?:\s?\.){4,}", text)) or not re.search(r"[.?!](?:\s+[A-Z]|\s*$)", text)
+
+
+_NUMBERED = re.compile(r"^\s*(?:[ivxlc]{1,4}|[a-z]|\d{1,2}(?:\.\d{1,2})*)[.)]\s+")

@@ -40,6 +40,16 @@ def thesis_title_page(lines: Sequence[Line], body: float) -> bool:
     return False
 
 
+def thesis_cover(lines: Sequence[Line], first_page: Sequence[Line], body: float) -> bool:
+    """Whether the text opens on a thesis's title page: the first page, or the second behind
+    a bare cover (a title and a name, at most four lines: IIT Kharagpur's)."""
+    if thesis_title_page(first_page, body):
+        return True
+    if len(first_page) > 4 or not any(x.size > body + 1 for x in first_page):
+        return False  # (a copyright page, a page of body text: no cover)
+    return thesis_title_page([x for x in lines if x.page == first_page[0].page + 1], body)
+
+
 # A thesis's title page names its author after a label: "presented by" / "ALEXANDER FRANCIS
 # MASSEY", "Submitted by Jane Doe", "by" alone on its line (French "Par", Spanish "Por").
 _BY = re.compile(
