@@ -81,3 +81,30 @@ def test_a_contents_page_or_a_thesis_behind_a_bare_cover_has_no_abstract() -> No
     assert _read(_65 / "kamyab_dementia_thesis.pdf").abstract == ""
     thesis = _read(_64 / "roy_turbine_blade_cooling_thesis.pdf")
     assert thesis.abstract == "" and thesis.authors == ("Preetam Debasish Saha Roy",)
+
+
+def test_what_an_abstract_closes_on_that_is_not_its_own() -> None:
+    """After an abstract's last sentence: its own citation in the journal's short form
+    (Forest Science's "FOR. SCI. 53(4):486-492."), a manuscript's word count ("(174 words)."),
+    a rule drawn in underscores. Elsevier's preprint head "Journal xx (2024) 1–27" (its
+    volume a placeholder) gives the year; a study cited in prose with pages does not."""
+    from ingest.parse.pdfbody import FRONT_MATTER_AFTER
+    from ingest.parse.pdfyear import find_year
+
+    def cut(text: str) -> str:
+        return FRONT_MATTER_AFTER.sub("", text)
+
+    assert cut("predicting height growth. FOR.SCI. 53(4):486 – 492.") == "predicting height growth."
+    assert cut("not category-specific. (174 words).") == "not category-specific."
+    assert cut("between countries. ____________________") == "between countries."
+    prose = "We found 12 cases. NATO 5(2): 3-4 shows it"
+    assert cut(prose) == prose
+    assert find_year("xx (2024) 1–27\nA Title", None) == 2024
+    assert find_year("as Smith et al (2019) 12–15 found", None) is None
+    sets = held_out(67), held_out(69)
+    forest = _read(sets[0] / "stage_forestsitefactor_article.pdf")
+    assert forest.abstract.endswith("predicting Douglas-fir height growth.")
+    assert _read(sets[1] / "andre_price_dispersion_manuscript.pdf").abstract.endswith(
+        "insufficiently category-specific."
+    )
+    assert _read(sets[1] / "ljubic_ordered_median_preprint.pdf").year == 2024

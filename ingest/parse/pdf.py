@@ -262,8 +262,6 @@ def _paper(
     title, after = covered_title(title, after, first_page, stamp[: len(stamp) - len(printed)])
     title = _TITLE_LABEL.sub("", title)
     title = re.sub(r"(?<=[?!.])\s+[A-Z0-9]$", "", title)  # a mark read as a letter ("error? I")
-    if re.search(r"(?<![.\s])(?<!\b[A-Z])\.$", title) and "." not in title.split()[-1][:-1]:
-        title = title[:-1].rstrip()  # a title's closing full stop (a "U.S." aside)
     introduction = introduction_at(lines, after, len(lines))  # its heading's index, if any
     stop = introduction or len(lines)  # no abstract heading past it: a "Summary" is the body's
     start = next((i for i in range(after, stop) if heading_at(lines, i)), None)

@@ -94,7 +94,13 @@ FRONT_MATTER_AFTER = re.compile(
     r"\s*:\s*[a-z]?\d+\)(?:\s*doi:?\s*10\.\S+)?\s*$"
     # a rights line whose © the font lost ("... reduce bias. 2012 The Wildlife Society.")
     r"|(?<=[.!?])\s+(?-i:(?:19|20)\d{2}\s+(?:The\s+)?(?:[A-Z][\w&.-]*\s+){0,5}"
-    r"(?:Society|Association|Authors?|Publishers?|Press|Inc|Ltd|LLC)\b)\.?\s*$",
+    r"(?:Society|Association|Authors?|Publishers?|Press|Inc|Ltd|LLC)\b)\.?\s*$"
+    # its own citation in a journal's short form ("... height growth. FOR. SCI. 53(4):486-492.")
+    r"|(?<=[.!?])\s+(?-i:[A-Z][A-Z.]*(?:\s?[A-Z][A-Z.]*){0,5})\s+\d{1,4}\s*\(\d{1,3}\)\s*:"
+    r"\s*\d{1,5}\s*[-–]\s*\d{1,5}\.?\s*$"
+    # a manuscript's word count ("... category-specific. (174 words).") or a rule drawn in
+    # underscores after the last sentence
+    r"|(?<=[.!?])\s+\(\d[\d,]*\s+words\)\.?\s*$|(?<=[.!?])\s+_{5,}\s*$",
     re.I | re.S,
 )
 _NUMBERED_HEADING = re.compile(

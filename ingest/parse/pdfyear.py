@@ -62,6 +62,8 @@ _CITATION_YEAR = re.compile(
     # OUP's "Bioinformatics, 34(5), 2018, 867–868"
     r"|\b\d{1,4}\s*\(\d{1,4}\)\s*,\s*((?:19|20)\d{2})\s*,\s*\d+\s*[-–]\s*\d+"
     r"|\b\d{1,4}\s*\(((?:19|20)\d{2})\)\s*[eE]?\d{4,6}\b"  # "2188 (2022) 012011" (article no.)
+    # Elsevier's preprint head, its volume still a placeholder: "Journal xx (2024) 1–27"
+    r"|\b(?:\d{1,4}|x{2,3}|0{2,3})\s+\(((?:19|20)\d{2})\)\s+\d{1,5}\s*[-–]\s*\d{1,5}\b"
     r"|\b\d{1,4},\s*[eE]?\d{4,6}\s*\(((?:19|20)\d{2})\)"  # "PHYSICAL REVIEW E 102, 022404 (2020)"
     # "Journal of Semantics, 33, 2016: 755–802"
     r"|\b\d{1,4},\s*((?:19|20)\d{2})\s*:\s*\d{1,6}\s*[-–]\s*\d{1,6}"
