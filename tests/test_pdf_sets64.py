@@ -108,3 +108,21 @@ def test_what_an_abstract_closes_on_that_is_not_its_own() -> None:
         "insufficiently category-specific."
     )
     assert _read(sets[1] / "ljubic_ordered_median_preprint.pdf").year == 2024
+
+
+def test_a_grave_and_a_euro_drawn_over_a_letter_are_its_accent() -> None:
+    """TeX's grave drawn back over a letter ("HOANG `" is "HOÀNG"), and the diaeresis
+    Taylor & Francis's font maps to "€" ("Huseyin €" is "Hüseyin"): placed by the glyphs'
+    boxes; a quote or a euro sign beside letters stays what it is."""
+    from ingest.parse.typeset import place_accents
+
+    chars = list("HOANG `")
+    spans = [(0, 8), (8, 16), (16, 24), (24, 32), (32, 40), (40, 43), (18, 22)]
+    placed = place_accents(chars, spans)
+    assert "".join(c for i, c in enumerate(chars) if i not in placed).strip() == "HOÀNG"
+    chars = list("u€x")
+    assert place_accents(chars, [(0, 5), (5, 10), (10, 15)]) == set() and chars == list("u€x")
+    assert _read(held_out(69) / "zhang_robust_inventory_article.pdf").authors[1] == (
+        "Hasan Hüseyin Turan"
+    )
+    assert _read(held_out(69) / "hoang_steiner_packing_report.pdf").authors[0] == "Nam-Dũng Hoàng"

@@ -132,7 +132,11 @@ def fix_characters(text: str) -> str:
     return unicodedata.normalize("NFC", text) if not text.isascii() else text
 
 
-ACCENTS = {**_ACCENT_BEFORE, **_ACCENT_AFTER}  # spacing accents and their combining marks
+# Marks read as accents only where drawn over a letter (their glyph boxes): TeX's grave
+# ("HOANG `" drawn back over the A), and the diaeresis a font maps to "€" (Taylor &
+# Francis's "Huseyin €"); elsewhere they are a quote and a currency.
+_DRAWN_ONLY = {"`": "\u0300", "\u02cb": "\u0300", "€": "\u0308"}
+ACCENTS = {**_ACCENT_BEFORE, **_ACCENT_AFTER, **_DRAWN_ONLY}  # spacing accents, their marks
 
 
 def place_accents(chars: list[str], spans: Sequence[tuple[float, float] | None]) -> set[int]:
