@@ -325,6 +325,9 @@ def test_lists_are_read_in_order_until_one_is_sure() -> None:
     assert [g.tolist() for g in got] == [[3.0, 9.0], [0.0, 5.0], [-3.0], []]
     assert r.calls == [["a", "b", "d", "e", "g"]]
     r = Scripted()
+    got = r.score_until(lists, first=0, sure=2.0)  # at least one is read whatever ``first``
+    assert [g.tolist() for g in got] == [[3.0], [0.0, 5.0], [-3.0], []]
+    r = Scripted()
     got = r.score_until(lists, first=1, sure=None)  # no stop: every pair, in one call
     assert [g.tolist() for g in got] == [[3.0, 9.0, 1.0], [0.0, 5.0, -2.0], [-3.0], []]
     assert r.calls == [["a", "b", "c", "d", "e", "f", "g"]]

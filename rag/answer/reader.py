@@ -131,7 +131,7 @@ class Reader:
         step = max(1, first) if sure is not None else max(map(len, lists), default=1)
         while True:
             todo = [(k, len(got[k])) for k, pairs in enumerate(lists)
-                    if len(got[k]) < len(pairs) and (sure is None or len(got[k]) < first
+                    if len(got[k]) < len(pairs) and (sure is None or len(got[k]) < max(1, first)
                                                      or max(got[k]) < sure)]  # fmt: skip
             if not todo:
                 return [np.asarray(g, dtype=np.float32) for g in got]
