@@ -229,7 +229,7 @@ def timing(index_dir: Path, field: str, n: int) -> dict[str, Any]:
     return {"field": field, "columns": len(COLUMNS), "runs": runs}
 
 
-def timing_ways(index_dir: Path, field: str, n: int, ways: dict[str, dict[str, float]]
+def timing_ways(index_dir: Path, field: str, n: int, ways: dict[str, dict[str, float | None]]
                 ) -> dict[str, Any]:  # fmt: skip
     """:func:`timing`, side by side: on each of the three sets of papers, one table per way
     (``params.table`` entries to set, or drop when None), alternating, the table reader's
