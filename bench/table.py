@@ -34,6 +34,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -210,22 +211,34 @@ def _rates(t: dict[str, int]) -> dict[str, Any]:
                 "wrong_quoted": rate("quoted_wrong", "quoted")}  # fmt: skip
 
 
-def timing(index_dir: Path, field: str, n: int) -> dict[str, Any]:
-    """A table of ``n`` papers x the five columns, three times on three different sets of
-    papers (nothing read before: no remembered sentence or score helps), after one small
-    table that loads the models, as a running server would have."""
+def _warmed(index_dir: Path, field: str) -> tuple[Any, list[str]]:
+    """One field's library and its papers' ids, after one small table that loads the
+    models, as a running server would have."""
     app = open_domain(domains([field], pubmedqa=None, scifact=None)[field], index_dir)
     ids = list(app.engine.retriever.index.catalogue)
     list(plan(app.engine, COLUMNS, paper_ids=ids[-5:]).rows())  # models loaded
+    return app, ids
+
+
+def _filled(app: Any, ids: list[str]) -> tuple[float, float]:
+    """A table of these papers x the five columns: seconds to its first row and to its end."""
+    clock = time.perf_counter()
+    first = None
+    for _row in plan(app.engine, COLUMNS, paper_ids=ids).rows():
+        first = first or time.perf_counter() - clock
+    return first or 0.0, time.perf_counter() - clock
+
+
+def timing(index_dir: Path, field: str, n: int) -> dict[str, Any]:
+    """A table of ``n`` papers x the five columns, three times on three different sets of
+    papers (nothing read before: no remembered sentence or score helps), the models loaded."""
+    app, ids = _warmed(index_dir, field)
     runs = []
     for k in range(3):
         chosen = ids[k * n : (k + 1) * n]
-        clock = time.perf_counter()
-        first = None
-        for _row in plan(app.engine, COLUMNS, paper_ids=chosen).rows():
-            first = first or time.perf_counter() - clock
-        runs.append({"papers": len(chosen), "first_row_s": round(first or 0.0, 3),
-                     "total_s": round(time.perf_counter() - clock, 3)})  # fmt: skip
+        first, total = _filled(app, chosen)
+        runs.append({"papers": len(chosen), "first_row_s": round(first, 3),
+                     "total_s": round(total, 3)})  # fmt: skip
     return {"field": field, "columns": len(COLUMNS), "runs": runs}
 
 
@@ -234,27 +247,18 @@ def timing_ways(index_dir: Path, field: str, n: int, ways: dict[str, dict[str, f
     """:func:`timing`, side by side: on each of the three sets of papers, one table per way
     (``params.table`` entries to set, or drop when None), alternating, the table reader's
     remembered scores forgotten before each (so each reads every pair)."""
-    app = open_domain(domains([field], pubmedqa=None, scifact=None)[field], index_dir)
-    ids = list(app.engine.retriever.index.catalogue)
-    list(plan(app.engine, COLUMNS, paper_ids=ids[-5:]).rows())  # models loaded
+    app, ids = _warmed(index_dir, field)
     base = dict(params.current().table)
     runs: dict[str, list[float]] = {way: [] for way in ways}
     for k in range(3):
         for way, entries in ways.items():
             table = {key: v for key, v in base.items() if key not in entries}
-            params.use(
-                replace(
-                    params.current(),
-                    table=table | {key: v for key, v in entries.items() if v is not None},
-                )
-            )
+            table |= {key: v for key, v in entries.items() if v is not None}
+            params.use(replace(params.current(), table=table))
             used = reader.table_reader()
             if used is not None:
                 used.forget()
-            clock = time.perf_counter()
-            for _row in plan(app.engine, COLUMNS, paper_ids=ids[k * n : (k + 1) * n]).rows():
-                pass
-            runs[way].append(round(time.perf_counter() - clock, 3))
+            runs[way].append(round(_filled(app, ids[k * n : (k + 1) * n])[1], 3))
     params.use(replace(params.current(), table=base))
     return {"field": field, "columns": len(COLUMNS), "papers": n, "total_s": runs}
 
@@ -263,9 +267,7 @@ def reader_share(index_dir: Path, field: str, n: int) -> dict[str, Any]:
     """One table of ``n`` papers x the five columns, its rows read one after another in one
     thread (nothing read before): its time, and the share of it in the table reader's ONNX
     runs (each pair read alone), with the pairs read."""
-    app = open_domain(domains([field], pubmedqa=None, scifact=None)[field], index_dir)
-    ids = list(app.engine.retriever.index.catalogue)
-    list(plan(app.engine, COLUMNS, paper_ids=ids[-5:]).rows())  # models loaded
+    app, ids = _warmed(index_dir, field)
     table = plan(app.engine, COLUMNS, paper_ids=ids[n : 2 * n])
     items, cells = list(table.sources()), TableReader(table.columns, app.engine.answer_embedder)
     used = reader.table_reader()
@@ -385,16 +387,7 @@ def main() -> None:
         params.use(replace(params.current(), table={**params.current().table,
                                                     "read": float(args.read)}))  # fmt: skip
     if args.choose_stop:  # every cell's sentences read in full, each way judged on them
-        params.use(
-            replace(
-                params.current(),
-                table={
-                    k: v
-                    for k, v in params.current().table.items()
-                    if k not in ("read_first", "sure")
-                },
-            )
-        )
+        params.use(replace(params.current(), table=_reading_all(params.current().table)))
     used = reader.table_reader()
     seen = set(used.card.get("trained_on", ())) if used is not None else set()
     if args.pairs:
@@ -478,10 +471,9 @@ def main() -> None:
             table |= {"exclusive": 1.0} if way.endswith("exclusive") else {}
         elif args.choose_stop:
             got = result["stop_choice"]
-            kept = {k: v for k, v in params.load().table.items()
-                    if k not in ("read_first", "sure")}  # fmt: skip
-            table = kept | ({"read_first": float(got["read_first"]), "sure": got["sure"]}
-                            if got["sure"] is not None else {})  # fmt: skip
+            table = _reading_all(params.load().table) | (
+                {"read_first": float(got["read_first"]), "sure": got["sure"]}
+                if got["sure"] is not None else {})  # fmt: skip
         elif args.choose and result["choice"]["chosen"] == "reader_alone":
             # the reader's log-odds decide; the weights the records were read with (what
             # the reader reads) stay as they were measured
@@ -491,6 +483,11 @@ def main() -> None:
         data = current.to_json() | {"table": table}
         path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
         print(f"wrote {path}", file=sys.stderr)
+
+
+def _reading_all(table: Mapping[str, float]) -> dict[str, float]:
+    """``params.table`` without a stop: every cell's sentences read (bench/table_stop.py)."""
+    return {k: v for k, v in table.items() if k not in ("read_first", "sure")}
 
 
 def choose(records: list[dict[str, Any]]) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from collections import defaultdict
 from typing import Any
 
 from bench import table_cut
+from rag.answer.reader import sure_enough
 
 CUT = -1.0  # the reader alone quotes a cell from this log-odds (rag.answer.table.THRESHOLD)
 FIRST = (1, 2, 3)
@@ -44,9 +45,8 @@ def read(record: dict[str, Any], candidate: tuple[int, float] | None) -> tuple[i
         return None, 0
     odds = [float(record["x"][i, 0]) for i in order]
     n = len(order)
-    if candidate is not None:
-        k, s = candidate
-        n = next((m for m in range(min(k, n), n + 1) if max(odds[:m]) >= s), n)
+    if candidate is not None:  # where the product's reader stops on these log-odds
+        n = next((m for m in range(1, n + 1) if sure_enough(odds[:m], *candidate)), n)
     # of equals, the first in the paper (as np.argmax over its sentences, and the product)
     best = max(order[:n], key=lambda i: (float(record["x"][i, 0]), -i))
     return (best if record["x"][best, 0] >= CUT else None), n

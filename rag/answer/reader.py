@@ -38,6 +38,7 @@ __all__ = [
     "packaged",
     "packaged_table",
     "shipped",
+    "sure_enough",
     "table_reader",
     "use",
     "use_table",
@@ -130,9 +131,11 @@ class Reader:
         got: list[list[float]] = [[] for _ in lists]
         step = max(1, first) if sure is not None else max(map(len, lists), default=1)
         while True:
-            todo = [(k, len(got[k])) for k, pairs in enumerate(lists)
-                    if len(got[k]) < len(pairs) and (sure is None or len(got[k]) < max(1, first)
-                                                     or max(got[k]) < sure)]  # fmt: skip
+            todo = [
+                (k, len(got[k]))
+                for k, pairs in enumerate(lists)
+                if len(got[k]) < len(pairs) and not sure_enough(got[k], first, sure)
+            ]
             if not todo:
                 return [np.asarray(g, dtype=np.float32) for g in got]
             take = [(k, i) for k, at in todo for i in range(at, min(at + step, len(lists[k])))]
@@ -156,6 +159,12 @@ class Reader:
             }
             (logits,) = session.run(["logits"], feed)
             out[i] = float(np.asarray(logits).reshape(-1)[0])
+
+
+def sure_enough(read: Sequence[float], first: int, sure: float | None) -> bool:
+    """Whether a list's log-odds read so far, in order, let :meth:`Reader.score_until` stop:
+    at least ``first`` (and one) read, and one of them at ``sure`` or over."""
+    return sure is not None and len(read) >= max(1, first) and max(read) >= sure
 
 
 _override: list[Reader | None] = []

@@ -274,6 +274,8 @@ class TableReader:
         ]  # fmt: skip
         self.weights = dict(params.current().table)
         self.read = int(self.weights.get("read", READ))
+        # what orders the sentences the reader reads: the other features' weights
+        self._rest = np.array([0.0] + [self.weights.get(f"w_{f}", 0.0) for f in FEATURES[1:]])
 
     def empty_row(self, source: Source) -> Row:
         """The row of a paper with nothing to quote (a reference stored without abstract)."""
@@ -359,9 +361,7 @@ class TableReader:
     def order(self, x: np.ndarray) -> np.ndarray:
         """The sentences (rows of features ``x``) the reader reads, best first by the other
         features' weights (``params.table`` ``w_*``; the hand ranker's score without them)."""
-        w = self.weights
-        rest = np.array([0.0] + [w.get(f"w_{f}", 0.0) for f in FEATURES[1:]])
-        prior = x @ rest if rest.any() else x[:, 1]
+        prior = x @ self._rest if self._rest.any() else x[:, 1]
         return np.argsort(-prior, kind="stable")[: self.read]
 
     def scores(self, column: int, x: np.ndarray) -> np.ndarray:
