@@ -12,7 +12,10 @@ __all__ = ["CONTENTS", "LEADERS", "contents_entry", "toc_entry"]
 
 CONTENTS = re.compile(r"^\s*(?:table of )?contents\s*$", re.I)
 # Dot leaders to an entry's page number ("2.1 Data Source . . . . 4", "Preface ..... iv").
-LEADERS = re.compile(r"(?:\s?\.){4,}\s*(?:\d{1,4}|[ivxlc]{1,6})?\s*$", re.I)
+_DOTS = r"(?:\s?\.){4,}"
+LEADERS = re.compile(_DOTS + r"\s*(?:\d{1,4}|[ivxlc]{1,6})?\s*$", re.I)
+# An entry's numbering: "i.", "a)", "2.", "4.1."
+_NUMBERED = re.compile(r"^\s*(?:[ivxlc]{1,4}|[a-z]|\d{1,2}(?:\.\d{1,2})*)[.)]\s+")
 
 
 def toc_entry(lines: Sequence[Line], i: int) -> bool:
@@ -36,7 +39,4 @@ def contents_entry(lines: Sequence[Line], i: int) -> bool:
     if not toc_entry(lines, i):
         return False
     text = _NUMBERED.sub("", lines[i].text)
-    return bool(re.search(r"(?:\s?\.){4,}", text)) or not re.search(r"[.?!](?:\s+[A-Z]|\s*$)", text)
-
-
-_NUMBERED = re.compile(r"^\s*(?:[ivxlc]{1,4}|[a-z]|\d{1,2}(?:\.\d{1,2})*)[.)]\s+")
+    return bool(re.search(_DOTS, text)) or not re.search(r"[.?!](?:\s+[A-Z]|\s*$)", text)
