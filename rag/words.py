@@ -16,6 +16,7 @@ import json
 import logging
 import re
 
+from rag.spelling import plain_text
 from rag.terms import STOPWORDS
 
 __all__ = [
@@ -25,6 +26,7 @@ __all__ = [
     "is_date",
     "looked_up",
     "name_core",
+    "written_in",
 ]
 
 log = logging.getLogger("paperchat.words")
@@ -39,6 +41,9 @@ _MONTHS = frozenset(
     """.split()  # noqa: SIM905 - a word list reads better as prose
 )
 _SPLIT = re.compile(r"[\s/]+")
+_PIECE = re.compile(r"[^\W_]+")
+_APART = 4  # the most pieces a name may be written in: "Delta-UCCSD-VQE" as "$\\Delta$UCCSD-VQE"
+_GOES_ON = re.compile(r"[A-Z0-9]")
 _YEAR = re.compile(r"^(1[6-9]|20)\d\d[a-z]?$|^(1[6-9]|20)\d\d[-–](1[6-9]|20)?\d\d$")
 
 
@@ -78,6 +83,33 @@ def looked_up(word: str) -> str:
     "vLLM-style"); the word itself when that leaves no name ("N-doped")."""
     core = name_core(word)
     return core if len(core) > 2 and distinctive_word(core) else word
+
+
+def written_in(name: str, text: str) -> bool:
+    """Whether ``text`` writes ``name`` in another way: in pieces, its letters and digits
+    the same in order once hyphens, spaces, TeX and case are set aside ("Delta-SCF" in
+    "$\\Delta$SCF", "Li7NbO6" in "$Li_7NbO_6$", "Muller-Plathe" in "Müller Plathe"), or
+    as the start of a word that goes on with a capital or a digit ("ConvNeXt" in
+    "ConvNeXtBase", "ResNet" in "ResNet50"). Only names of four characters or more: a
+    shorter one is made of too many runs of pieces."""
+    wanted = "".join(_PIECE.findall(plain_text(name))).casefold()
+    if len(wanted) < 4:
+        return False
+    text = plain_text(text)
+    pieces = [p.casefold() for p in _PIECE.findall(text)]
+    for i, piece in enumerate(pieces):
+        joined = piece
+        for nxt in pieces[i + 1 : i + _APART]:
+            if len(joined) >= len(wanted) or not wanted.startswith(joined):
+                break
+            joined += nxt
+        if joined == wanted:
+            return True
+    core = plain_text(name)
+    return any(
+        len(word) > len(core) and word.startswith(core) and _GOES_ON.match(word, len(core))
+        for word in text.split()
+    )
 
 
 def distinctive_word(word: str) -> bool:

@@ -16,7 +16,14 @@ from rag.aliases import (
     with_names,
 )
 from rag.records import PaperRow
-from rag.words import common_words, distinctive, distinctive_word, is_date, name_core
+from rag.words import (
+    common_words,
+    distinctive,
+    distinctive_word,
+    is_date,
+    name_core,
+    written_in,
+)
 
 CODED = ["KCache", "ERNIE", "Nebula-I", "Paddle-HeterPS", "C4", "RAD52", "Llumnix", "telomerase"]
 
@@ -246,3 +253,36 @@ def test_with_names_fills_coined_and_acronyms_from_the_abstract() -> None:
 def test_with_names_leaves_a_row_without_abstract_as_it_is() -> None:
     row = replace(_row(""), coined="Kept", acronyms=("K",))
     assert with_names(row) is row
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("Delta-SCF", "neglected in ``$\\Delta$SCF'' approaches"),
+        ("Delta-UCCSD-VQE", "the state-specific $\\Delta$UCCSD-VQE (unitary coupled cluster)"),
+        ("Li7NbO6", "the fastest conductors, including $Li_7NbO_6$, which"),
+        ("3nu3", "118 probe transitions in the 3$\\nu$$_3$ band"),
+        ("Muller-Plathe", "following the M\u00fcller Plathe approach"),
+        ("ConvNeXt", "an ensemble of ConvNeXtBase models was trained"),
+        ("ResNet", "a ResNet50 backbone"),
+        ("ADE20K", "results on ADE-20K and Cityscapes"),
+    ],
+)
+def test_a_name_written_apart_or_going_on_is_written(name: str, text: str) -> None:
+    assert written_in(name, text)
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("Waymo", "the same way mobile robots do"),  # pieces across words, not the name
+        ("ResNet", "several ResNets"),  # a small letter goes on: another word
+        ("BERT", "a berth for ships"),
+        ("Bi2212", "films of Bi-2201 grown"),
+        ("WorldClim", "under the world climate of 2050"),
+        ("MTB", "from TB cases"),  # under four characters: never
+        ("", "anything"),
+    ],
+)
+def test_a_name_not_written_in_any_way_is_not_written(name: str, text: str) -> None:
+    assert not written_in(name, text)

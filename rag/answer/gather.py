@@ -48,7 +48,7 @@ from rag.index.layout import sentence_vectors
 from rag.passages import body_passages
 from rag.sentences import split_sentences
 from rag.terms import STOPWORDS, share
-from rag.words import looked_up, name_core
+from rag.words import looked_up, name_core, written_in
 
 if TYPE_CHECKING:
     from rag.records import PaperRow
@@ -271,7 +271,9 @@ def evidence(
         and df.get(key, 1) == 0
     ]
     read = " ".join(f"{s.paper.title}. {s.paper.abstract}" for s in sources) if unheard else ""
-    missing = [w for w in unheard if not spelled_out(w, read)]  # "UCST" written out: not
+    # "UCST" written out ("upper critical solution temperature") or written apart
+    # ("Delta-SCF" as "$\\Delta$SCF", "ConvNeXt" in "ConvNeXtBase"): not missing.
+    missing = [w for w in unheard if not spelled_out(w, read) and not written_in(w, read)]
     absent = tuple(looked_up(w) for w in missing)  # said as looked up: "vLLM" ("vLLM-style")
     unknown = tuple(looked_up(w) for w in missing if _MIXED_CASE.search(w))
     denses = sorted((h.dense for h in hits if h.dense is not None), reverse=True)
