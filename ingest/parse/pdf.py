@@ -90,13 +90,15 @@ MAX_PDF_SECONDS = 120.0  # reading stops past this (first pages aside): one file
 MAX_BODY_CHARS = 1_000_000  # about 250k tokens: a long thesis; beyond it the body is cut
 _MIN_TEXT_CHARS = 40
 # A footnote mark or page number printed after the abstract's last sentence ("mission. 2").
-_TRAILING_MARK = re.compile(r"(?<=[.!?])\s+\d{1,2}$")
+_TRAILING_MARK = re.compile(r"(?<=[.!?])(?:\s+\d{1,2}|\s*[*∗†‡])$")  # a note's mark: "1", "*"
 _UNLABELLED = "no 'Abstract' heading found: the first paragraph is stored as the abstract; check it"
 _MAX_OPENING_WORDS = 350  # an abstract found without a heading (journals allow up to 350 words)
 # A manuscript's "1 Title: ...", a report's kind before its title ("Technical Report: VINS-Mono")
 _TITLE_LABEL = re.compile(
     r"^(?:\d{1,3}\s+)?title\s*:\s*|^(?:technical|research|working|discussion)\s+(?:report|paper)"
-    r"\s*:\s+(?=\S)",
+    r"\s*:\s+(?=\S)"
+    # a version's label after it: "... Hamburg Concerto (draft)", "(Preprint)"
+    r"|\s+\((?:draft|preprint|working\s+draft|work\s+in\s+progress|under\s+review)\)$",
     re.I,
 )
 # A mark set before an abstract's first word (MIT Press's square, read as "&"): no word.
@@ -279,9 +281,7 @@ def _paper(
         if thesis_title_page(first_page, body_size):  # its author after "by", not its jury
             named = thesis_author(lines[after:start], words) or named
         kept, end = abstract_end(rest, body_size, anchor=lines[start], names=frozenset(named))
-        abstract = _TRAILING_MARK.sub(
-            "", join_lines(with_heading_colons([line.text for line in kept]), words)
-        )
+        abstract = join_lines(with_heading_colons([line.text for line in kept]), words)
         if not named and retitled:  # a repository's page of the abstract, then the paper's
             named = authors(under_title_again(rest[end:], retitled), words)
         body_lines = rest[end:]
@@ -320,6 +320,7 @@ def _paper(
             # its author named after "by": the names under its title may be its jury's
             named = thesis_author(lines[after:first_read], words) or named
     abstract = FRONT_MATTER_AFTER.sub("", abstract)  # "... larger. JEL Codes: E30, E44."
+    abstract = _TRAILING_MARK.sub("", abstract)
     abstract = _OPENING_MARK.sub("", abstract)
     if not title and thesis_title_page(first_page, body_size):  # a title in the body's type
         title = thesis_title(first_page)

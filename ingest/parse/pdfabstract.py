@@ -16,7 +16,7 @@ from dataclasses import replace
 from rag.answer.roles import ROLES, heading, inline_heading
 
 from .pdfbody import Captions, is_heading
-from .pdfcontents import LEADERS, toc_entry
+from .pdfcontents import LEADERS, running_head, toc_entry
 from .pdflayout import Line
 from .pdfnames import AFFILIATION, line_names
 from .pdfoverleaf import inline_part, next_part_overleaf, runs_on_overleaf
@@ -49,9 +49,9 @@ _LINK_FIELD = re.compile(r"^\s*[A-Z][\w ]{0,30}:\s*(?:https?://|www\.)\S+\s*$")
 
 def heading_at(lines: Sequence[Line], i: int) -> bool:
     """Whether ``lines[i]`` opens the abstract: an "Abstract" heading, and not the entry of
-    a thesis's table of contents that names it (a "Contents" heading above it on its page,
-    or dot leaders to its page number), nor the word run on in lowercase without a mark
-    after it (a title's "Abstract error analysis for ...")."""
+    a thesis's table of contents that names it (a "Contents" heading above it on its page, or
+    dot leaders to its page number), nor the word run on in lowercase without a mark after it
+    (a title's "Abstract error analysis for ..."), nor a running head over the heading."""
     line = lines[i]
     found = ABSTRACT.match(line.text)
     if not found or LEADERS.search(line.text):
@@ -60,7 +60,7 @@ def heading_at(lines: Sequence[Line], i: int) -> bool:
         return False  # a word of a sentence or a title: "Abstract error analysis for ..."
     if _WORD_COUNT.match(line.text[found.end() :]):
         return False  # a manuscript's word count alone: "Abstract: 209 words"
-    return not toc_entry(lines, i)
+    return not toc_entry(lines, i) and not running_head(lines, i, ABSTRACT)
 
 
 # A publisher's rights line after the abstract ("© 2005 Elsevier B.V. All rights reserved.";

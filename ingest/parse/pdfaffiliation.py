@@ -65,6 +65,7 @@ NOT_A_PERSON = frozenset(
     please type insert doctor doktor fakultät engineer academic year date submission
     specialization specialisation township capital physics chemistry mathematics biology
     economics philosophy psychology sociology linguistics report laboratoire laboratorio
+    forschungszentrum zentrum
     conceptualization methodology investigation validation visualization supervision curation
     """.split()  # noqa: SIM905 (the last line: CRediT's roles, set beside the names)
 )
@@ -105,9 +106,9 @@ DEGREE = re.compile(
 
 # A thesis's roles for the people its title page names, who are no authors ("First
 # Examiner and Supervisor:", "Committee:", Portuguese "Orientador:", German "Betreuer:",
-# "Gutachter:", Italian "Relatore:").
+# "Gutachter:", Italian "Relatore:"; a "Co-supervisor:" too).
 _ROLE = (
-    r"(?:supervisor|advisor|adviser|director|mentor|referee|examiner|reader|chair|committee"
+    r"(?:co-?)?(?:supervisor|advisor|adviser|director|mentor|referee|examiner|reader|chair|committee"
     r"(?: members?)?|orientadora?|betreuer(?:in)?|relatore|gutachter(?:in)?)s?"
 )
 _ROLES = (

@@ -1,5 +1,6 @@
 """A table of contents on a paper's first pages: its entries name headings ("1 Abstract",
-"2 Introduction ........ 2") that are not there; the text's own headings come after it."""
+"2 Introduction ........ 2") that are not there; the text's own headings come after it. And
+a running head naming a heading, set over the heading itself."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from collections.abc import Sequence
 
 from .pdfline import Line
 
-__all__ = ["CONTENTS", "LEADERS", "contents_entry", "toc_entry"]
+__all__ = ["CONTENTS", "LEADERS", "contents_entry", "running_head", "toc_entry"]
 
 CONTENTS = re.compile(r"^\s*(?:table of )?contents\s*$", re.I)
 # Dot leaders to an entry's page number ("2.1 Data Source . . . . 4", "Preface ..... iv").
@@ -40,3 +41,18 @@ def contents_entry(lines: Sequence[Line], i: int) -> bool:
         return False
     text = _NUMBERED.sub("", lines[i].text)
     return bool(re.search(_DOTS, text)) or not re.search(r"[.?!](?:\s+[A-Z]|\s*$)", text)
+
+
+_FOLIO = re.compile(r"\s*(?:[ivxlc]+|\d{1,3})?\s*", re.I)  # a page's number, or nothing
+
+
+def running_head(lines: Sequence[Line], i: int, heading: re.Pattern[str]) -> bool:
+    """Whether ``lines[i]``, a heading alone or with its page's number ("ABSTRACT i"), is
+    the running head set over the same heading ("ABSTRACT" / "i" / "Abstract")."""
+
+    def bare(text: str) -> bool:
+        found = heading.match(text)
+        return bool(found) and bool(_FOLIO.fullmatch(text[found.end() :]))
+
+    below = [x.text for x in lines[i + 1 : i + 3] if not _FOLIO.fullmatch(x.text)][:1]
+    return bare(lines[i].text) and bool(below) and bare(below[0])

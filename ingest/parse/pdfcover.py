@@ -3,10 +3,11 @@ dates (a download, a posting) are not the paper's year.
 
 A repository or publisher puts one before the article (how to cite it, where to find it,
 the terms of use: Taylor & Francis, JSTOR, MPRA, ResearchGate, AIP, a university's
-Digital Commons repository), and a journal issue's
-cover comes before a featured article (a few words: the journal, ISSN, volume, number,
-pages). A page of a few words alone before the article (a "PREPRINT" title card) is a
-cover too. A download stamp, which every page of the article carries too, is no cover.
+Digital Commons repository, Project MUSE), and a journal issue's cover comes before a
+featured article (a few words: the journal, ISSN, volume, number, pages). A page of a few
+words alone before the article (a "PREPRINT" title card) is a cover too, and so is a
+thesis's statement that it is a work in progress. A download stamp, which every page of the
+article carries too, is no cover.
 """
 
 from __future__ import annotations
@@ -28,9 +29,11 @@ _COVER = re.compile(
     r"at|has created a covid-19 resource centre|view table of contents|articles you may be "
     r"interested in|view online\W+export citation|"
     r"this (?:paper|article|journal article|thesis|dissertation) is (?:posted|"
-    r"available) at".replace(" ", r"\s+"),  # (Digital Commons' cover; Elsevier's COVID-19
+    r"available) at|statement on work in progress|for additional information about this "
+    r"article".replace(" ", r"\s+"),  # (Digital Commons' cover; Elsevier's COVID-19
     # permission cover; AIP's "View online: ... View Table of Contents: ...", and its later
-    # "View Online / Export Citation" beside a CrossMark)
+    # "View Online / Export Citation" beside a CrossMark; Project MUSE's; a thesis's
+    # statement that it is still under review, before its title page)
     re.IGNORECASE,
 )
 _ABSTRACT_LINE = re.compile(r"^\s*abstract\b", re.I | re.M)
@@ -79,6 +82,8 @@ def covered_title(title: str, after: int, page: Sequence[Line], cover: str) -> t
         return title, after
     line, last = page[after], page[after - 1]
     longer = f"{title} {line.text}"
+    if last.text.isupper() and not line.text.isupper():
+        return title, after  # a title in capitals goes on in capitals: "Maria Gouskova" not
     if abs(line.size - last.size) < 0.5 and squash(longer) in squash(cover):
         return longer, after + 1
     return title, after

@@ -71,7 +71,10 @@ def find_title(
         while end < len(top) and beside(top[end], top[first]) and top[end].y1 >= last.y0 - size:
             end += 1  # a side column's lines level with the title: the byline is under it
         text = _title_text([top[i] for i in members], words)
-        byline = _byline(top[first].text)  # "M. S. Hagger,* N. L. D. Chatzisarantis,* ..."
+        # "M. S. Hagger,* N. L. D. Chatzisarantis,* ..."; not when a line of the block reads
+        # as no names ("Jobless Unemployed Workers and Temporary Layoff" / "Workers on Search
+        # and Not on Search for a New Job in the"): a byline does not run on into prose.
+        byline = _byline(top[first].text) and all(line_names(top[i].text) for i in members)
         # (an institution's name alone is the author's, never a title: "Johns Hopkins
         # University" set under the title, over the author)
         wordy = len(text.split()) >= 2 or len(text) >= 12
@@ -95,7 +98,8 @@ def find_title(
             and blocks[0][1] == above[0][2]
             and " " in blocks[0][0]
         ):
-            found = f"{blocks[0][0].rstrip(':')}: {above[0][0]}"
+            main = blocks[0][0].rstrip(":")  # ("IŻ SWÓJ JĘZYK MAJĄ!" needs no colon)
+            found = f"{main} {above[0][0]}" if main[-1:] in "!?" else f"{main}: {above[0][0]}"
     # A title set in the body's size, right above the authors: tried from each line at the
     # top in turn (a journal's line in small type may come first), never in smaller type
     # but in small capitals, drawn as smaller capitals ("THE LONG-RUN EFFECTS OF ...").

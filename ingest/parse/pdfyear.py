@@ -69,6 +69,9 @@ _CITATION_YEAR = re.compile(
     r"|\b\d{1,4},\s*((?:19|20)\d{2})\s*:\s*\d{1,6}\s*[-–]\s*\d{1,6}"
     r"|\b((?:19|20)\d{2}),\s*[eE]\d{4,}\b"  # "Angew. Chem. Int. Ed. 2023, e202218575"
     r"|\b((?:19|20)\d{2}),\s*[Vv]ol\.?\s*\d{1,4}\b"  # "The Annals ... 1997, Vol. 7, No. 1, 110-120"
+    # Ubiquity Press's sidebar, the abstract's lines read between: "TO CITE THIS ARTICLE:"
+    # ... "Wyatt-Spratt, S. 2022. After the Revolution: ..."
+    r"|(?i:to\s+cite\s+this\s+article)\s*:[\s\S]{0,160}?\b[A-Z]\.\s+((?:19|20)\d{2})\.\s"
 )
 # A venue's short name with a two-digit year, printed in a footer ("IJCAI-07", "ACL'18"),
 # or with the whole year ("To appear in OSDI 2004").
@@ -138,15 +141,19 @@ def find_year(text: str, arxiv: re.Match[str] | None) -> int | None:
             return int(next(g for g in found.groups() if g))
     every = [*MONTH_YEAR.finditer(text), *_ISO_DATE.finditer(text), *_LABELLED_DATE.finditer(text)]
     dates = sorted(every, key=lambda m: m.start())
-    dated = [
-        (_manuscript(text, m), int(m.group(1)))
+    mine = [
+        m
         for m in dates
         if not _NOT_ITS_DATE.search(text[max(0, m.start() - 60) : m.start()])
         or _BUILT.search(text[max(0, m.start() - 150) : m.start()])
     ]
-    published = [year for manuscript, year in dated if not manuscript]
+    dated = [(_manuscript(text, m), int(m.group(1))) for m in mine]
+    published = [i for i, (manuscript, _) in enumerate(dated) if not manuscript]
     if published:
-        return published[0]
+        first = published[0]
+        if first + 1 < len(mine) and _revision(text, mine[first], mine[first + 1]):
+            return max(dated[first][1], dated[first + 1][1])
+        return dated[first][1]
     if dated:
         return max(year for _, year in dated)
     academic = _ACADEMIC_YEAR.search(text)
@@ -172,7 +179,10 @@ def find_year(text: str, arxiv: re.Match[str] | None) -> int | None:
     if acronym:
         return int(next(g for g in acronym.groups() if g))
     alone = _YEAR_LINE.search(text)  # "2023" on a line of its own in the front matter
-    return int(alone[1]) if alone else None
+    if alone:
+        return int(alone[1])
+    closing = _INSTITUTION_YEAR.search(text)  # a title page's "Institutt for ... — NTNU 2019"
+    return int(closing[1]) if closing else None
 
 
 # The Unix epoch, a date field left empty ("Submitted: 01 January 1970"), never a paper's date.
@@ -182,6 +192,12 @@ _EPOCH = re.compile(
     re.I,
 )
 _YEAR_LINE = re.compile(r"(?m)^\s*((?:19|20)\d{2})\s*$")
+# A year closing the line naming a university or an institute, after a dash, as a title page
+# sets it ("Institutt for matematiske fag — NTNU 2019"; not an address's "Complex 2, 1915").
+_INSTITUTION_YEAR = re.compile(
+    r"(?im)^[^\n]*\b(?:universit\w*|institut\w*|college|hochschule)\b[^\n]*?[—–-]"
+    r"[^\n,]{0,40}?\s((?:19|20)\d{2})\s*$"
+)
 # A university's year a thesis is of, in the languages theses are printed in.
 _ACADEMIC_YEAR = re.compile(
     r"\b(?:academic\s+year|ann[ée]e\s+(?:acad[ée]mique|universitaire)|anno\s+accademico"
@@ -192,7 +208,12 @@ _ACADEMIC_YEAR = re.compile(
 
 
 # A thesis's title page, and its year on a line of its own or closing the university's.
-_THESIS = re.compile(r"\b(?:dissertation|thesis)\b[\s\S]{0,600}\b(?:doctor|master|degree)\b", re.I)
+_THESIS = re.compile(
+    r"\b(?:dissertation|thesis)\b[\s\S]{0,600}\b(?:doctor|master|degree)\b"
+    # or named by its degree: "Master thesis in physics"
+    r"|\b(?:doctoral|master'?s?|bachelor'?s?)\s+(?:dissertation|thesis)\b",
+    re.I,
+)
 _DEGREE_YEAR = re.compile(
     r"^\s*(?:[^\n]*\b(?:universit\w*|college|institute|school)\b[^\n]*,\s*)?((?:19|20)\d{2})\s*$",
     re.I | re.M,
@@ -200,6 +221,19 @@ _DEGREE_YEAR = re.compile(
 
 # A line closing on two years ("MSc in Mathematics and Finance, 2023-2024", "2019/20").
 _SPAN_LINE = re.compile(r"\b((?:19|20)\d{2})\s*[-–/]\s*((?:19|20)?\d{2})\s*$", re.M)
+
+
+# A working paper's later version, printed after its first date: "August 2008" / "Revised
+# April 2013", "March 2019; this version: May 2021". The version in hand is the revision.
+_REVISED = re.compile(
+    r"^[\W\s]{0,4}(?:this\s+version|(?:last\s+)?revised|rev\.)\W{0,3}(?:on\s+)?$", re.I
+)
+
+
+def _revision(text: str, date: re.Match[str], after: re.Match[str]) -> bool:
+    """Whether ``after`` dates a revision of the version ``date`` dates: next to it, with
+    only its label between ("; revised", a line "Revised")."""
+    return bool(_REVISED.match(text[date.end() : after.start()]))
 
 
 def _manuscript(text: str, date: re.Match[str]) -> bool:

@@ -5,7 +5,8 @@ A font without a map to Unicode that declares itself symbolic (Word's "Symbol" a
 in equations) comes out of PDFium at U+F020-U+F0FF, its byte code plus 0xF000: read through
 the Symbol encoding (Unicode's SYMBOL.TXT), "\\uf028" is "(", "\\uf061" "α", "\\uf0e5" "∑".
 Adobe's own private-use codes for the pieces of tall brackets and braces (U+F8E5-U+F8FE, as
-Euclid's and other math fonts give them) are Unicode's bracket pieces; Advent 3B2's text fonts'
+Euclid's and other math fonts give them) are Unicode's bracket pieces, and those of its serif
+copyright, registered and trademark signs (U+F6D9-U+F6DB) the signs; Advent 3B2's text fonts'
 ligatures and em dash are spelled out, and its symbol fonts' Latin-1 letters standing for
 signs (:data:`ADVENT_SYMBOLS`, "sinð2φÞ") read as the signs. An icon font's glyphs (Font
 Awesome's GitHub logo) are no text and are dropped; any other private-use character is left
@@ -45,6 +46,9 @@ SYMBOL: dict[int, str] = (
 # Adobe's private-use codes of the Symbol font's extenders and pieces, U+F8E5-U+F8FE.
 _ADOBE = dict(zip(range(0xF8E6, 0xF8FF), "⏐⎯®©™⎛⎜⎝⎡⎢⎣⎧⎨⎩⎪⎮⎞⎟⎠⎤⎥⎦⎫⎬⎭", strict=True))
 _ADOBE[0xF8E5] = ""  # the radical's extender: no character
+# The serif forms of the Symbol font's signs at Adobe's corporate-use codes (the Adobe Glyph
+# List's copyrightserif, registerserif, trademarkserif): "Copyright \uf6d9 2002 Wiley".
+_ADOBE |= {0xF6D9: "©", 0xF6DA: "®", 0xF6DB: "™"}
 # The symbol fonts of Advent 3B2, which typesets APS and some Elsevier journals ("AdvP4C4E74"),
 # map their parentheses, equals and plus to Latin-1 letters: "sinð2φÞ" is "sin(2φ)".
 ADVENT_SYMBOLS = {"ð": "(", "Þ": ")", "¼": "=", "þ": "+"}

@@ -1,0 +1,128 @@
+"""First pages of the seventieth to seventy-second real-PDF sets (issue #44). Each rule on
+made-up text, and on the real page it was seen on."""
+
+from __future__ import annotations
+
+from tests.realsets import held_out
+from tests.realsets import read as _read
+
+_70, _71, _72 = held_out(70), held_out(71), held_out(72)
+
+
+def test_the_serif_copyright_sign_is_read_and_ends_the_abstract() -> None:
+    """Wiley's Symbol font draws "©" at Adobe's corporate-use code U+F6D9 (the Adobe Glyph
+    List's copyrightserif): read as the sign, so "Copyright © 2002 John Wiley & Sons" is the
+    abstract's trailer, not its last sentence, and no private-use character is stored."""
+    from ingest.parse.symbolfont import printed
+
+    assert printed("\uf6d9", "Symbol") == "©" and printed("\uf6db", "Times") == "™"
+    assert printed("\ue000", "Symbol") == "\ue000"  # any other private-use code as it is
+    article = _read(_72 / "bai_structural_change_article.pdf")
+    assert article.abstract.endswith("All methods discussed are implemented in a GAUSS program.")
+    assert not any("\ue000" <= c <= "\uf8ff" for c in article.abstract)
+
+
+def test_a_revised_working_paper_is_of_its_revision_s_year() -> None:
+    """ "August 2008" / "Revised April 2013" under a staff report's title: the version in
+    hand is the revision; a journal's "Received ... Revised ..." history is no version."""
+    from ingest.parse.pdfyear import find_year
+
+    assert find_year("Staff Report No. 340\nAugust 2008\nRevised April 2013\n", None) == 2013
+    assert find_year("March 2019; this version: May 2021", None) == 2021
+    assert find_year("May 2010\nJune 2012 Workshop on Trade", None) == 2010
+    assert find_year("Received 11 September 1998\nRevised 4 October 2001", None) == 2001
+    report = _read(_72 / "adrian_term_structure_staffreport.pdf")
+    assert report.year == 2013
+
+
+def test_a_statement_on_work_in_progress_before_the_title_page_is_a_cover() -> None:
+    """A master's thesis opens with a statement that it is still under review, quoting its
+    title: the title page after it is the thesis's first page."""
+    from ingest.parse.pdfcover import cover_words
+
+    assert cover_words("Statement on Work in Progress:\nI present my thesis, titled ...")
+    thesis = _read(_72 / "wang_income_comparison_thesis.pdf")
+    assert thesis.title == "The Importance of Colleagues as a Reference Group in Income Comparison"
+    assert thesis.authors == ("Xinyue Wang",)
+
+
+def test_a_title_whose_lines_run_on_into_prose_is_no_byline() -> None:
+    """An anonymised dissertation's three-line title in large type opens with words that
+    read as two names ("Jobless Unemployed Workers and Temporary Layoff"), but its next
+    line reads as none: a title, and the paper has no authors (an exam number only)."""
+    paper = _read(_72 / "anonymous_temporary_layoff_dissertation.pdf")
+    assert paper.title.startswith("Jobless Unemployed Workers and Temporary Layoff Workers")
+    assert paper.title.endswith("in the US Labour Market") and paper.authors == ()
+
+
+def test_project_muse_s_cover_and_a_byline_under_the_title_in_its_type() -> None:
+    """Project MUSE's cover ("For additional information about this article") comes before
+    the article; the cover prints the title over its authors, and the article sets the
+    authors in the title's type under it: a byline, not the title's last words."""
+    from ingest.parse.pdfcover import cover_words
+
+    assert cover_words("Learning complex segments\nFor additional information about this article")
+    article = _read(_70 / "gouskova_complex_segments_article.pdf")
+    assert article.title == "Learning complex segments"
+    assert article.authors == ("Maria Gouskova", "Juliet Stanton")
+    assert article.abstract.startswith("Sequences such as [mb, kp, ts] pattern as")
+    # (its last sentence's note mark, "phonetics.*", is no word of it)
+    assert article.abstract.endswith("from phonotactics and from phonetics.")
+
+
+def test_a_german_research_centre_is_no_author() -> None:
+    """ "Forschungszentrum Deutscher Sprachatlas," under an author's name is where they
+    work, not a second author."""
+    article = _read(_70 / "list_chinese_dialects_article.pdf")
+    assert article.authors == (
+        "Johann-Mattis List", "Shijulal Nelson-Sathi", "William Martin", "Hans Geisler"
+    )  # fmt: skip
+
+
+def test_a_title_s_version_label_and_a_main_title_s_own_punctuation() -> None:
+    """ "... Hamburg Concerto (draft)": the label says which version, not the title. A main
+    title ending in "!" takes its subtitle with no colon added."""
+    draft = _read(_70 / "shaffer_ligeti_draft.pdf")
+    assert draft.title.endswith("in György Ligeti’s Hamburg Concerto")
+    thesis = _read(_70 / "szawerna_polish_variation_thesis.pdf")
+    assert thesis.title.startswith("IŻ SWÓJ JĘZYK MAJĄ! An exploration of")
+
+
+def test_the_year_of_a_how_to_cite_sidebar() -> None:
+    """Ubiquity Press prints "TO CITE THIS ARTICLE:" in a sidebar whose lines the text layer
+    interleaves with the abstract's: "Wyatt-Spratt, S. 2022. After the Revolution ..."."""
+    from ingest.parse.pdfyear import find_year
+
+    sidebar = "TO CITE THIS ARTICLE:\nuse of 3D modelling in 1999 studies\nSmith, J. 2022. After"
+    assert find_year(sidebar, None) == 2022
+    review = _read(_70 / "wyattspratt_lithics_review.pdf")
+    assert review.year == 2022
+
+
+def test_a_thesis_s_year_closing_its_institute_s_line_or_its_academic_year() -> None:
+    """A bachelor thesis's title page ends "Institutt for matematiske fag — NTNU 2019"; a
+    "Master thesis in physics" printed at "University of Würzburg, 2012-13" was handed in
+    as that academic year ended."""
+    from ingest.parse.pdfyear import find_year
+
+    assert (
+        find_year("Schemes\nTorgeir Aambø\nInstitutt for matematiske fag — NTNU 2019", None) == 2019
+    )
+    assert (
+        find_year("Master thesis in physics\nby\nD. L.\nUniversity of Würzburg, 2012-13", None)
+        == 2013
+    )
+    bachelor = _read(_71 / "aambo_naive_homotopy_thesis.pdf")
+    assert bachelor.year == 2019
+    # its abstract's page has a running head "ABSTRACT" / "i" over the heading "Abstract"
+    assert bachelor.abstract.startswith("In this thesis we attempt to understand naive")
+    assert _read(_71 / "luposchainsky_environmental_entropy_thesis.pdf").year == 2013
+
+
+def test_a_co_supervisor_is_no_author() -> None:
+    """ "Co-supervisor:" / "Dr. Giulio Colombini" beside "Submitted by:" / "Matteo Shqemza"."""
+    from ingest.parse.pdfaffiliation import SUPERVISOR
+
+    assert SUPERVISOR.match("Co-supervisor:") and SUPERVISOR.match("Cosupervisor:")
+    thesis = _read(_71 / "shqemza_network_entropy_thesis.pdf")
+    assert thesis.authors == ("Matteo Shqemza",)
