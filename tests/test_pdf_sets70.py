@@ -6,6 +6,7 @@ from __future__ import annotations
 from tests.realsets import held_out
 from tests.realsets import read as _read
 
+_49, _65 = held_out(49), held_out(65)
 _70, _71, _72 = held_out(70), held_out(71), held_out(72)
 
 
@@ -126,3 +127,16 @@ def test_a_co_supervisor_is_no_author() -> None:
     assert SUPERVISOR.match("Co-supervisor:") and SUPERVISOR.match("Cosupervisor:")
     thesis = _read(_71 / "shqemza_network_entropy_thesis.pdf")
     assert thesis.authors == ("Matteo Shqemza",)
+
+
+def test_a_side_column_set_between_the_abstract_s_lines_is_not_read_into_it() -> None:
+    """JAMA's "Key Points" column stands right of the abstract, its lines at the heights of
+    the abstract's: they are passed over (not pieces of the abstract's lines, which continue
+    on the same baseline a little to the right), and its smaller note ("Author affiliations
+    ... listed at the end of this article.") no longer ends the abstract mid-sentence."""
+    jama = _read(_49 / "lai_llm_risk_of_bias_article.pdf")
+    assert "Question Are large language models" not in jama.abstract
+    assert "LLM 2 reached a significantly higher rate of 89.5%" in jama.abstract
+    assert jama.abstract.endswith("potential as supportive tools in systematic review processes.")
+    lancet = _read(_65 / "shah_hivcardiovascular_article.pdf")
+    assert lancet.abstract.endswith("in sub-Saharan Africa and the Asia Pacific regions.")
