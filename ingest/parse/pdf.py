@@ -105,8 +105,8 @@ _TITLE_LABEL = re.compile(
 _OPENING_MARK = re.compile(r"^[&■□▪▫◆◇●•]\s+")
 _MAX_PARTS_WORDS = 600  # ... or its parts labelled in capitals (JAMA's "IMPORTANCE ...")
 _PART_LABELS = re.compile(r"(?:^|(?<=[.!?] ))[A-Z][A-Z ,&]{2,40}: ")
-_ARXIV_STAMP = re.compile(  # (not a template's "arXiv:0000.0000")
-    r"arXiv(?:\s*e-?print)?\s*:\s*(?!0000\.0000)(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})"
+_ARXIV_STAMP = re.compile(  # (not a template's "arXiv:0000.0000", nor "arXiv:submit/6224127")
+    r"arXiv(?:\s*e-?print)?\s*:\s*(?!0000\.0000|submit/)(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})"
     r"(v\d+)?",
     re.I,
 )

@@ -50,7 +50,9 @@ AFFILIATION = re.compile(
 # "Software Review", "Find the latest version here", a publisher's "Article
 # Recommendations" or "Read Online" links, "Risk Analytics Division", a company's lab set
 # under its authors' names: "Google Brain", "Google AI Language"; "JEL No. C"; a position set
-# on its own line under a name: "Student", "Scientist", "Assistant Professor").
+# on its own line under a name: "Student", "Scientist", "Assistant Professor"; a German
+# research centre; a keyword or a heading set in a byline's place: "Theoretical Framework",
+# "Text Mining", "Key Points", "Lead Contact").
 NOT_A_PERSON = frozenset(
     """lab labs laboratory system systems archive repository software review version group
     unit foundation council ministry agency society association data technology values
@@ -66,6 +68,9 @@ NOT_A_PERSON = frozenset(
     specialization specialisation township capital physics chemistry mathematics biology
     economics philosophy psychology sociology linguistics report laboratoire laboratorio
     forschungszentrum zentrum
+    framework equation equations learning mining points inference progression analysis
+    randomisation randomization contact award supplement differential theoretical sequential
+    stochastic gender health
     conceptualization methodology investigation validation visualization supervision curation
     """.split()  # noqa: SIM905 (the last line: CRediT's roles, set beside the names)
 )

@@ -100,7 +100,10 @@ FRONT_MATTER_AFTER = re.compile(
     r"\s*\d{1,5}\s*[-–]\s*\d{1,5}\.?\s*$"
     # a manuscript's word count ("... category-specific. (174 words).") or a rule drawn in
     # underscores after the last sentence
-    r"|(?<=[.!?])\s+\(\d[\d,]*\s+words\)\.?\s*$|(?<=[.!?])\s+_{5,}\s*$",
+    r"|(?<=[.!?])\s+\(\d[\d,]*\s+words\)\.?\s*$|(?<=[.!?])\s+_{5,}\s*$"
+    # a note on the authors run on after it ("... case studies. SRB and MT contributed
+    # equally to this work.")
+    r"|(?<=[.!?])\s+[^.]{1,80}\bcontributed\s+equally\b[^.]{0,40}\.?\s*$",
     re.I | re.S,
 )
 _NUMBERED_HEADING = re.compile(

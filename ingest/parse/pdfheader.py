@@ -98,8 +98,11 @@ def find_title(
             and blocks[0][1] == above[0][2]
             and " " in blocks[0][0]
         ):
-            main = blocks[0][0].rstrip(":")  # ("IŻ SWÓJ JĘZYK MAJĄ!" needs no colon)
-            found = f"{main} {above[0][0]}" if main[-1:] in "!?" else f"{main}: {above[0][0]}"
+            # (no colon after "IŻ SWÓJ JĘZYK MAJĄ!", nor before words running on: "Weed Seed
+            # Movement" / "via Combines: 2019-2020 Case Study")
+            main, sub = blocks[0][0].rstrip(":"), above[0][0]
+            joined = main[-1:] in "!?" or sub[:1].islower()
+            found = f"{main} {sub}" if joined else f"{main}: {sub}"
     # A title set in the body's size, right above the authors: tried from each line at the
     # top in turn (a journal's line in small type may come first), never in smaller type
     # but in small capitals, drawn as smaller capitals ("THE LONG-RUN EFFECTS OF ...").

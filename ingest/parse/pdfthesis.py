@@ -52,8 +52,10 @@ def thesis_cover(lines: Sequence[Line], first_page: Sequence[Line], body: float)
 
 # A thesis's title page names its author after a label: "presented by" / "ALEXANDER FRANCIS
 # MASSEY", "Submitted by Jane Doe", "by" alone on its line (French "Par", Spanish "Por").
-_BY = re.compile(
-    r"^\s*(?:(?:presented|submitted|written|prepared)\s+)?(?:by|par|por)\b\s*:?\s*(.*)$", re.I
+_BY = re.compile(  # (and "Submitted in July 2022 by:")
+    r"^\s*(?:(?:presented|submitted|written|prepared)(?:\s+(?:in|on)\s+[^:]{1,30}?)?\s+)?"
+    r"(?:by|par|por)\b\s*:?\s*(.*)$",
+    re.I,
 )
 
 

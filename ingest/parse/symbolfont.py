@@ -7,10 +7,10 @@ the Symbol encoding (Unicode's SYMBOL.TXT), "\\uf028" is "(", "\\uf061" "α", "\
 Adobe's own private-use codes for the pieces of tall brackets and braces (U+F8E5-U+F8FE, as
 Euclid's and other math fonts give them) are Unicode's bracket pieces, and those of its serif
 copyright, registered and trademark signs (U+F6D9-U+F6DB) the signs; Advent 3B2's text fonts'
-ligatures and em dash are spelled out, and its symbol fonts' Latin-1 letters standing for
-signs (:data:`ADVENT_SYMBOLS`, "sinð2φÞ") read as the signs. An icon font's glyphs (Font
-Awesome's GitHub logo) are no text and are dropped; any other private-use character is left
-as it is (a font's own ligature or variant may sit there).
+and Linux Libertine's ligatures and em dash are spelled out, and Advent's symbol fonts'
+Latin-1 letters standing for signs (:data:`ADVENT_SYMBOLS`, "sinð2φÞ") read as the signs. An
+icon font's glyphs (Font Awesome's GitHub logo) are no text and are dropped; any other
+private-use character is left as it is (a font's own ligature or variant may sit there).
 """
 
 from __future__ import annotations
@@ -55,6 +55,10 @@ ADVENT_SYMBOLS = {"ð": "(", "Þ": ")", "¼": "=", "þ": "+"}
 # Advent 3B2's OpenType text fonts ("AdvOT" + a hash, as ACS and RSC PDFs embed them) put
 # ligatures and the em dash at private-use codes: "bene\ue103ts" is "benefits".
 _ADVENT_OT = {0xE09D: "ft", 0xE103: "fi", 0xE104: "fl", 0xE0D5: "—"}
+# Linux Libertine's ligatures at private-use codes, when a PDF gives no map to Unicode
+# (LaTeX's libertine package, as ACM's template sets it): "a\ue03cempts" is "attempts",
+# "\ue049is" "This", "a\ue039er" "after".
+_LIBERTINE = {0xE03C: "tt", 0xE049: "Th", 0xE039: "ft"}
 _ICONS = ("fontawesome", "wingdings", "webdings", "dingbats", "materialicons")
 
 
@@ -68,6 +72,8 @@ def printed(char: str, font: str) -> str:
         return SYMBOL.get(code - 0xF000, char)
     if name.startswith("advot") and code in _ADVENT_OT:
         return _ADVENT_OT[code]
+    if name.startswith("linlibertine") and code in _LIBERTINE:
+        return _LIBERTINE[code]
     if code in _ADOBE:
         return _ADOBE[code]
     if code == 0xF8FF or any(icon in name for icon in _ICONS):
