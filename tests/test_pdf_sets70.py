@@ -1,4 +1,4 @@
-"""First pages of the seventieth to seventy-third real-PDF sets, and the older sets' misses
+"""First pages of the seventieth to seventy-fifth real-PDF sets, and the older sets' misses
 their round took up (issue #44). Each rule on made-up text, and on the real page it was seen
 on."""
 
@@ -8,7 +8,7 @@ from tests.realsets import held_out
 from tests.realsets import read as _read
 
 _10, _14, _31, _46 = held_out(10), held_out(14), held_out(31), held_out(46)
-_49, _65, _73 = held_out(49), held_out(65), held_out(73)
+_49, _65, _73, _75 = held_out(49), held_out(65), held_out(73), held_out(75)
 _70, _71, _72 = held_out(70), held_out(71), held_out(72)
 
 
@@ -190,3 +190,49 @@ def test_an_equal_contribution_note_and_an_arxiv_submission_number() -> None:
     assert article.abstract.endswith("all these features through three different case studies.")
     preprint = _read(_73 / "xiang_local_fdr_preprint.pdf")
     assert preprint.extra.get("arxiv_id", "") == ""
+
+
+def test_line_numbers_given_with_their_lines_and_alone_on_blank_lines() -> None:
+    """A TRB manuscript numbers every line, blank ones too: "1 ESTIMATING ON-DEMAND ..." /
+    "2 AND SYNTHETIC POPULATION" / "3" / "4" / "5" / "6 Yangyang Wang". The numbers alone
+    count in the run of numbers, and go with the ones given with their lines."""
+    from ingest.parse.pdfline import Line
+    from ingest.parse.pdfnumbers import without_line_numbers
+
+    texts = ["1 A TITLE OF", "2 TWO LINES", "3", "4", "5 Ann Lee", "6 A University", "7", "8",
+             "9 Bo Li", "10 Another University", "11", "12 Abstract", "13 goes on"]  # fmt: skip
+    lines = [
+        Line(t, 12.0, 0, 57.0, 700.0 - 14 * i, 300.0, 712.0 - 14 * i) for i, t in enumerate(texts)
+    ]
+    assert [x.text for x in without_line_numbers(lines)] == [
+        "A TITLE OF", "TWO LINES", "Ann Lee", "A University", "Bo Li", "Another University",
+        "Abstract", "goes on",
+    ]  # fmt: skip
+    paper = _read(_75 / "wang_deliverydemand_trbpaper.pdf")
+    assert paper.title.startswith("ESTIMATING ON-DEMAND DELIVERY DEMANDS WITH MACHINE LEARNING")
+    assert paper.authors == ("Yangyang Wang", "Tayo Fabusuyi")
+    assert paper.abstract.startswith("The rapid growth of on-demand delivery")
+
+
+def test_a_submission_system_s_form_is_a_cover_though_it_holds_the_abstract() -> None:
+    """Editorial Manager's "--Manuscript Draft--" form (title, abstract, classifications)
+    comes before the manuscript's own title page."""
+    from ingest.parse.pdfcover import cover_words
+
+    assert cover_words("TRB Annual Meeting\nA Title\n--Manuscript Draft--\nAbstract: We ...")
+    paper = _read(_75 / "zheng_transitreliability_trbmanuscript.pdf")
+    assert paper.title.startswith("ANALYZING SPATIOTEMPORAL PATTERNS OF TRANSIT SERVICE")
+    assert paper.authors == ("Anran Zheng", "Luyu Liu", "Xiang Yan")
+
+
+def test_a_note_on_an_author_and_a_labelled_iso_date() -> None:
+    """ "Sebastian Hörl (joint first co-author)" is Sebastian Hörl; "Corresponding Author"
+    under a name is no name; "Date of submission: 2017-08-01" dates the manuscript."""
+    from ingest.parse.pdfaffiliation import byline_text
+    from ingest.parse.pdfyear import find_year
+
+    assert byline_text("Sebastian Hörl (joint first co-author)") == "Sebastian Hörl"
+    assert find_year("A title\nDate of submission: 2017-08-01\n", None) == 2017
+    paper = _read(_75 / "hoerl_fleetcontrol_trbpaper.pdf")
+    assert paper.authors[:2] == ("Sebastian Hörl", "Claudio Ruch") and paper.year == 2017
+    assert "Corresponding Author" not in _read(_75 / "black_visionzero_trbpaper.pdf").authors

@@ -70,7 +70,7 @@ NOT_A_PERSON = frozenset(
     forschungszentrum zentrum
     framework equation equations learning mining points inference progression analysis
     randomisation randomization contact award supplement differential theoretical sequential
-    stochastic gender health
+    stochastic gender health corresponding
     conceptualization methodology investigation validation visualization supervision curation
     """.split()  # noqa: SIM905 (the last line: CRediT's roles, set beside the names)
 )
@@ -184,18 +184,25 @@ def under_label(span: tuple[float, float], label: tuple[float, float], beside: b
 
 # What a byline sets beside its names: an ORCID iD in brackets (Springer's "Ambroise
 # Lafont[0000-0002-9299-641X]"), an institution in brackets ("SHAHRYAR MINHAS (MICHIGAN STATE
-# UNIVERSITY)"), an institution after a name in capitals ("MARKO KLAŠNJA Georgetown University");
+# UNIVERSITY)"), a note on the author in brackets ("Sebastian Hörl (joint first co-author)"),
+# an institution after a name in capitals ("MARKO KLAŠNJA Georgetown University");
 # and initials glued to the family name ("F.S.Amaral") parted from it.
 _ORCID_ID = re.compile(r"\[\s*\d{4}(?:\s*[-−‐–]\s*\d{3}[\dX]){3}\s*\]")
 _INITIALS_GLUED = re.compile(r"\b((?:[A-Z]\.){1,3})(?=[A-Z][a-z]{2,}(?![\w.]))")  # not "B.Sc."
 _BRACKETED = re.compile(r"\s*\([^()]*\)")
+_ROLE_NOTE = re.compile(r"\b(?:co-?)?authors?\b|\bcontribut", re.I)  # "(joint first co-author)"
 _CAPS_THEN = re.compile(r"^((?:[^\W\d_a-z]+[.’']?\s+)+?[^\W\d_a-z]{2,})\s+(?=[^\W\d_][^\W\d_A-Z])")
 
 
 def byline_text(text: str) -> str:
     """A byline's line without what is set beside its names (see above)."""
     text = _ORCID_ID.sub("", _INITIALS_GLUED.sub(r"\1 ", text))
-    text = _BRACKETED.sub(lambda m: "" if INSTITUTION.search(m.group()) else m.group(), text)
+    text = _BRACKETED.sub(
+        lambda m: (
+            "" if INSTITUTION.search(m.group()) or _ROLE_NOTE.search(m.group()) else m.group()
+        ),
+        text,
+    )
     caps = _CAPS_THEN.match(text)
     if caps and INSTITUTION.search(text[caps.end() :]) and "," not in text:
         return caps.group(1)  # "MARKO KLAŠNJA" of "MARKO KLAŠNJA Georgetown University"

@@ -37,6 +37,9 @@ _COVER = re.compile(
     re.IGNORECASE,
 )
 _ABSTRACT_LINE = re.compile(r"^\s*abstract\b", re.I | re.M)
+# A submission system's form before the manuscript, its abstract among its fields (Editorial
+# Manager's "--Manuscript Draft--", "Order of Authors:").
+_FORM = re.compile(r"--\s*manuscript draft\s*--|^\s*order of authors\s*:", re.I | re.M)
 _ISSUE = re.compile(r"\bISSN\b[\s\S]{0,200}?\bvolume\s+\d+\s+(?:number|issue)\s+\d+", re.I)
 _ISSUE_COVER_WORDS = 80  # an issue's cover holds few words; an article's page many
 # A paper series' cover: its name and the paper's number ("Discussion Papers / No. 131",
@@ -50,6 +53,8 @@ _CARD_WORDS = 6  # fewer words on a page than a title and a name take: a card, n
 def cover_words(page: str) -> re.Match[str] | None:
     """The words that make a page's text a cover's (None for an article's page, also one
     printing "How to cite" above its abstract)."""
+    if form := _FORM.search(page):
+        return form
     if _ABSTRACT_LINE.search(page):
         return None
     said = _COVER.search(page)

@@ -45,14 +45,19 @@ def without_line_numbers(lines: list[Line]) -> list[Line]:
     ]
     numbered = [(line, _LINE_NUMBER.match(line.text)) for line in lines if not line.margin]
     found = [(line, int(m.group(1))) for line, m in numbered if m]
-    if len(found) < 8 or 2 * len(found) < len(numbered):
+    # the numbers of blank lines, each alone, count too ("2 AND SYNTHETIC" / "3" / "4")
+    alone = {id(line) for line, _ in numbered if line.text.isdigit() and len(line.text) <= 4}
+    if len(found) < 8 or 2 * (len(found) + len(alone)) < len(numbered):
         return lines
-    steps = sum(1 for (_, a), (_, b) in itertools.pairwise(found) if b == a + 1)
+    seq = [int(m.group(1) if m else line.text) for line, m in numbered if m or id(line) in alone]
+    steps = sum(1 for a, b in itertools.pairwise(seq) if b == a + 1)
     edges = sorted(line.x0 for line, _ in found)
-    if steps < 0.7 * (len(found) - 1) or edges[-1] - edges[0] > 12:
+    if steps < 0.7 * (len(seq) - 1) or edges[-1] - edges[0] > 12:
         return lines
     cut = {id(line) for line, _ in found}
-    return [_unnumbered(line) if id(line) in cut else line for line in lines]
+    return [
+        _unnumbered(line) if id(line) in cut else line for line in lines if id(line) not in alone
+    ]
 
 
 def _unnumbered(line: Line) -> Line:

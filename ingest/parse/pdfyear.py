@@ -110,7 +110,7 @@ MONTH_YEAR = re.compile(
 # A date in numbers closing a short line, as R Markdown and pandoc print it ("2022-03-09",
 # "Working paper 2025-01-03"), or with points or slashes ("2011.1.25").
 _ISO_DATE = re.compile(
-    r"^[ \t]*(?:[A-Za-z]+[ \t]+){0,3}((?:19|20)\d{2})([-./])(?:0?[1-9]|1[0-2])"
+    r"^[ \t]*(?:[A-Za-z]+:?[ \t]+){0,3}((?:19|20)\d{2})([-./])(?:0?[1-9]|1[0-2])"
     r"\2(?:0?[1-9]|[12]\d|3[01])[ \t]*$",
     re.M,
 )
