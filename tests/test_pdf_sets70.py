@@ -142,6 +142,9 @@ def test_a_side_column_set_between_the_abstract_s_lines_is_not_read_into_it() ->
     assert jama.abstract.endswith("potential as supportive tools in systematic review processes.")
     lancet = _read(_65 / "shah_hivcardiovascular_article.pdf")
     assert lancet.abstract.endswith("in sub-Saharan Africa and the Asia Pacific regions.")
+    # PNAS's "Significance" box heading level with a line that reaches the column's edge
+    pnas = _read(held_out(21) / "jakesch_ai_language_heuristics_pnas.pdf")
+    assert pnas.abstract.endswith("limiting the subversion of human intuition.")
 
 
 def test_keywords_and_a_heading_in_a_byline_s_place_are_no_authors() -> None:
@@ -153,6 +156,10 @@ def test_keywords_and_a_heading_in_a_byline_s_place_are_no_authors() -> None:
     assert _read(_31 / "koivu_bayesian_adaptive_trial_preprint.pdf").authors == ("Jesse Koivu",)
     assert "Lead Contact" not in _read(_10 / "jfoster_CurrBio2017.pdf").authors
     assert "Monash Health" not in _read(_73 / "bennett_icu_data_preprint.pdf").authors
+    stanford = _read(_75 / "millardball_peaktravel_preprint.pdf").authors  # a building's name
+    assert (
+        stanford[:2] == ("Adam Millard-Ball", "Lee Schipper") and "Energy Building" not in stanford
+    )
 
 
 def test_a_title_s_second_block_opening_in_lower_case_runs_on() -> None:

@@ -139,11 +139,11 @@ def _abstract_lines(
         apart = line.x1 < block[0] or line.x0 > min(block[1], edge or block[1])
         if apart and (anchor is None or beside(line)) and _alongside(line, previous, anchor):
             continue
-        drop, gap = abs(line.y0 - previous.y0), line.x0 - previous.x1
-        piece = drop < 0.3 * line.size and gap < 3 * line.size  # of its line, justified apart
+        drop, short = abs(line.y0 - previous.y0), previous.x1 < block[1] - 7 * line.size
+        piece = drop < 0.3 * line.size and line.x0 - previous.x1 < 5 * line.size  # of its line
         right = line.page == previous.page and line.x0 > block[1] - 4 * line.size
-        if right and drop < 3 * line.size and not piece:
-            continue  # a side column right of it, its lines set between (JAMA's Key Points)
+        if right and drop < 3 * line.size and not (piece and (short or len(kept) < 2)):
+            continue  # a side column's lines between its own (JAMA's), not a justified piece
         ended = previous.text.rstrip().endswith((".", "?", "!", ":")) and _part(previous) is None
         if line.margin and not ended:
             continue  # a footer or running head where a sentence runs on to the next page

@@ -70,7 +70,7 @@ NOT_A_PERSON = frozenset(
     forschungszentrum zentrum
     framework equation equations learning mining points inference progression analysis
     randomisation randomization contact award supplement differential theoretical sequential
-    stochastic gender health corresponding
+    stochastic gender health corresponding building environment resources
     conceptualization methodology investigation validation visualization supervision curation
     """.split()  # noqa: SIM905 (the last line: CRediT's roles, set beside the names)
 )
