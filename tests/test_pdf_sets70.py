@@ -1,4 +1,4 @@
-"""First pages of the seventieth to seventy-fifth real-PDF sets, and the older sets' misses
+"""First pages of the seventieth to seventy-eighth real-PDF sets, and the older sets' misses
 their round took up (issue #44). Each rule on made-up text, and on the real page it was seen
 on."""
 
@@ -9,6 +9,7 @@ from tests.realsets import read as _read
 
 _10, _14, _31, _46 = held_out(10), held_out(14), held_out(31), held_out(46)
 _49, _65, _73, _75 = held_out(49), held_out(65), held_out(73), held_out(75)
+_76, _77, _78 = held_out(76), held_out(77), held_out(78)
 _70, _71, _72 = held_out(70), held_out(71), held_out(72)
 
 
@@ -243,3 +244,44 @@ def test_a_note_on_an_author_and_a_labelled_iso_date() -> None:
     paper = _read(_75 / "hoerl_fleetcontrol_trbpaper.pdf")
     assert paper.authors[:2] == ("Sebastian Hörl", "Claudio Ruch") and paper.year == 2017
     assert "Corresponding Author" not in _read(_75 / "black_visionzero_trbpaper.pdf").authors
+
+
+def test_a_report_s_roles_a_committee_and_a_supporting_information_box_are_no_names() -> None:
+    """ "Principal Investigator" under a report's names, a dissertation's "Reading
+    Committee:" and ACS's "S Supporting Information" box name no author."""
+    from ingest.parse.pdfaffiliation import SUPERVISOR
+
+    assert SUPERVISOR.match("Reading Committee:") and SUPERVISOR.match("Supervisory Committee:")
+    report = _read(_76 / "kulig_labortrafficking_report.pdf")
+    assert "Principal Investigator" not in report.authors and report.authors[0] == "Teresa C. Kulig"
+    assert _read(_76 / "lanfear_collectiveefficacy_dissertation.pdf").authors == (
+        "Charles C. Lanfear",
+    )
+    acs = _read(_77 / "smith_eutectic_article.pdf")
+    assert acs.authors[-1] == "John C. Goeltz"
+
+
+def test_rsc_s_featured_cover_a_doi_broken_after_journal_and_an_image_s_path() -> None:
+    """RSC's "As featured in:" page promotes the paper before it; PLOS's citation breaks its
+    DOI after "journal." ("pone.0289890" on the next line); a thesis's missing logo left
+    its path ("./figures/ox_black.pdf") after the title."""
+    from ingest.parse.pdfcover import cover_words
+
+    assert cover_words("As featured in:\nShowcasing research from Dr S. Pakhira's laboratory")
+    assert _read(_77 / "parveen_mof_article.pdf").title.startswith("Designing organic bridging")
+    assert _read(_77 / "jamir_repositioning_article.pdf").doi == "10.1371/journal.pone.0289890"
+    thesis = _read(_77 / "yong_nmr_thesis.pdf")
+    assert thesis.title == "Optimising NMR Spectroscopy through Method and Software Development"
+
+
+def test_a_bold_title_s_lines_are_all_bold() -> None:
+    """Inderscience sets the first author in the title's size, not bold, under the bold
+    title: a byline, not the title's last line; so does Psychological Science (2003)."""
+    paper = _read(_78 / "lipschultz_tutorabstraction_ijlt.pdf")
+    assert paper.title.endswith("in tutor responses to students")
+    assert paper.authors[0] == "Michael Lipschultz"
+    # Psychological Science's bold capitals over "Yaffa Yeshurun and Liat Levy"
+    old = _read(held_out(74) / "yeshurun_attention_article.pdf")
+    assert old.title.casefold() == "transient spatial attention degrades temporal resolution"
+    # a feature's bold label over a title in plain type is still passed over
+    assert _read(held_out(9) / "poe_Frischmann_2019_Tragedy.pdf").title.startswith("Tragedy")

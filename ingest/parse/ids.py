@@ -34,12 +34,13 @@ def doi(value: str) -> str:
 
 # A DOI in a page's text. One broken at a line's end is joined: right after its prefix's
 # slash ("http://dx.doi.org/10.1016/" then "S0140-6736(13)62243-6"), or after a dot when
-# the next line goes on with digits ("doi:10.1371/journal.pone." then "0115884").
+# the next line goes on with digits ("doi:10.1371/journal.pone." then "0115884") or a journal's
+# short name and digits ("https://doi.org/10.1371/journal." then "pone.0289890").
 _PRINTED = re.compile(
     # (broken after a point, not after a closing bracket's: "bjsports-2016-096309)." / "1")
     # (nor before a year on its own: "10.1016/j.ajhg.2021.08.010." / "1946 The American ...")
     r"\b(10\.\d{4,9}/)(?:[ \t]*\r?\n[ \t]*)?([^\s\"<>]+)"
-    r"(?:(?<=[^)]\.)\r?\n[ \t]*(?!(?:19|20)\d\d(?:\s|$))(\d[^\s\"<>]*))?"
+    r"(?:(?<=[^)]\.)\r?\n[ \t]*(?!(?:19|20)\d\d(?:\s|$))(\d[^\s\"<>]*|[a-z]{2,10}\.\d[^\s\"<>]*))?"
 )
 # What stands before a DOI inside another site's link: a landing page or a stable URL
 # ("https://academic.oup.com/restud/advance-article/doi/10.1093/...", "jstor.org/stable/").

@@ -98,7 +98,8 @@ _TITLE_LABEL = re.compile(
     r"^(?:\d{1,3}\s+)?title\s*:\s*|^(?:technical|research|working|discussion)\s+(?:report|paper)"
     r"\s*:\s+(?=\S)"
     # a version's label after it: "... Hamburg Concerto (draft)", "(Preprint)"
-    r"|\s+\((?:draft|preprint|working\s+draft|work\s+in\s+progress|under\s+review)\)$",
+    r"|\s+\((?:draft|preprint|working\s+draft|work\s+in\s+progress|under\s+review)\)$"
+    r"|[:\s]+\S*/[\w./-]+\.(?:pdf|png|jpe?g|eps|svg)$",  # a missing image's path: "./logo.pdf"
     re.I,
 )
 # A mark set before an abstract's first word (MIT Press's square, read as "&"): no word.

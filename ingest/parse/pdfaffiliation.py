@@ -70,7 +70,8 @@ NOT_A_PERSON = frozenset(
     forschungszentrum zentrum
     framework equation equations learning mining points inference progression analysis
     randomisation randomization contact award supplement differential theoretical sequential
-    stochastic gender health corresponding building environment resources
+    stochastic gender health corresponding building environment resources investigator
+    supporting
     conceptualization methodology investigation validation visualization supervision curation
     """.split()  # noqa: SIM905 (the last line: CRediT's roles, set beside the names)
 )
@@ -118,6 +119,7 @@ _ROLE = (
 )
 _ROLES = (
     rf"(?:thesis |dissertation |doctoral |examining |advisory |faculty |research |first |second "
+    rf"|reading |supervisory "
     rf"|third |outside |external )?{_ROLE}"
     rf"(?:\s+and\s+{_ROLE})?"
 )

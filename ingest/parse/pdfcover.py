@@ -30,10 +30,11 @@ _COVER = re.compile(
     r"interested in|view online\W+export citation|"
     r"this (?:paper|article|journal article|thesis|dissertation) is (?:posted|"
     r"available) at|statement on work in progress|for additional information about this "
-    r"article".replace(" ", r"\s+"),  # (Digital Commons' cover; Elsevier's COVID-19
-    # permission cover; AIP's "View online: ... View Table of Contents: ...", and its later
-    # "View Online / Export Citation" beside a CrossMark; Project MUSE's; a thesis's
-    # statement that it is still under review, before its title page)
+    r"article|(?m:^)as featured in:".replace(" ", r"\s+"),  # (Digital Commons' cover;
+    # Elsevier's COVID-19 permission cover; AIP's "View online: ... View Table of Contents:
+    # ...", and its later "View Online / Export Citation" beside a CrossMark; Project MUSE's;
+    # a thesis's statement that it is still under review, before its title page; RSC's
+    # promotion of a paper its issue features, "As featured in:")
     re.IGNORECASE,
 )
 _ABSTRACT_LINE = re.compile(r"^\s*abstract\b", re.I | re.M)

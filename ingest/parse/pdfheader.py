@@ -182,6 +182,9 @@ def _title_lines(top: list[Line], first: int) -> list[int]:
         if abs(line.size - size) < 0.5 and len(members) < 6 and under:
             if "," in line.text and _byline(line.text):
                 break  # the byline in the title's type ("Markus J. Bröcker, Simone Virus, ...")
+            bold = len(members) > 1 and all(top[m].bold for m in members)  # (a label aside)
+            if bold and not line.bold:
+                break  # a bold title's lines are all bold: "Michael Lipschultz*" under it
             members.append(j)
         elif not beside(line, head):
             break  # another type under the title: its end
