@@ -89,7 +89,7 @@ def covered_title(title: str, after: int, page: Sequence[Line], cover: str) -> t
     line, last = page[after], page[after - 1]
     longer = f"{title} {line.text}"
     if last.text.isupper() and not line.text.isupper():
-        return title, after  # a title in capitals goes on in capitals: "Maria Gouskova" not
+        return title, after  # a title in capitals goes on in capitals ("Maria Gouskova": no)
     if abs(line.size - last.size) < 0.5 and squash(longer) in squash(cover):
         return longer, after + 1
     return title, after
