@@ -52,7 +52,7 @@ def running_head(lines: Sequence[Line], i: int, heading: re.Pattern[str]) -> boo
 
     def bare(text: str) -> bool:
         found = heading.match(text)
-        return bool(found) and bool(_FOLIO.fullmatch(text[found.end() :]))
+        return found is not None and bool(_FOLIO.fullmatch(text[found.end() :]))
 
     below = [x.text for x in lines[i + 1 : i + 3] if not _FOLIO.fullmatch(x.text)][:1]
     return bare(lines[i].text) and bool(below) and bare(below[0])
