@@ -92,7 +92,8 @@ def written_in(name: str, text: str) -> bool:
     as the start of a word that goes on with a capital or a digit ("ConvNeXt" in
     "ConvNeXtBase", "ResNet" in "ResNet50"). Only names of four characters or more: a
     shorter one is made of too many runs of pieces."""
-    wanted = "".join(_PIECE.findall(plain_text(name))).casefold()
+    core = plain_text(name)
+    wanted = "".join(_PIECE.findall(core)).casefold()
     if len(wanted) < 4:
         return False
     text = plain_text(text)
@@ -105,7 +106,6 @@ def written_in(name: str, text: str) -> bool:
             joined += nxt
         if joined == wanted:
             return True
-    core = plain_text(name)
     return any(
         len(word) > len(core) and word.startswith(core) and _GOES_ON.match(word, len(core))
         for word in text.split()

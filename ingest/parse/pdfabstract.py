@@ -16,7 +16,7 @@ from dataclasses import replace
 from rag.answer.roles import ROLES, heading, inline_heading
 
 from .pdfbody import Captions, is_heading
-from .pdfcontents import LEADERS, running_head, toc_entry
+from .pdfcontents import FOLIO, LEADERS, running_head, toc_entry
 from .pdflayout import Line
 from .pdfnames import AFFILIATION, line_names
 from .pdfoverleaf import inline_part, next_part_overleaf, runs_on_overleaf
@@ -40,10 +40,9 @@ ABSTRACT = re.compile(
     r"|riassunto|sommario|zusammenfassung)\b\s*[-—–:.]{0,2}\s*",  # "Abstract.-"
     re.I,
 )
+_WORD_COUNT = re.compile(r"\s*\d[\d,]*\s+words\.?\s*$", re.I)
 # A labelled link set after the abstract ("Source code: https://github.com/...",
 # "Documentation: http://..."): a label of a few words, then the address alone.
-_FOLIO = re.compile(r"\s*(?:\d{1,4}|[ivxlc]{1,7}|[IVXLC]{1,7})\s*")
-_WORD_COUNT = re.compile(r"\s*\d[\d,]*\s+words\.?\s*$", re.I)
 _LINK_FIELD = re.compile(r"^\s*[A-Z][\w ]{0,30}:\s*(?:https?://|www\.)\S+\s*$")
 
 
@@ -147,7 +146,7 @@ def _abstract_lines(
         ended = previous.text.rstrip().endswith((".", "?", "!", ":")) and _part(previous) is None
         if line.margin and not ended:
             continue  # a footer or running head where a sentence runs on to the next page
-        if _FOLIO.fullmatch(line.text):
+        if FOLIO.fullmatch(line.text):
             continue  # a page's number, above the margin (a thesis's "ii")
         if not ended and line.size < size - 0.6 and runs_on_overleaf(lines, i, previous, size):
             continue  # a sentence broken by the page's foot: its notes, the next page's head

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from .pdfline import Line
 
-__all__ = ["CONTENTS", "LEADERS", "contents_entry", "running_head", "toc_entry"]
+__all__ = ["CONTENTS", "FOLIO", "LEADERS", "contents_entry", "running_head", "toc_entry"]
 
 CONTENTS = re.compile(r"^\s*(?:table of )?contents\s*$", re.I)
 # Dot leaders to an entry's page number ("2.1 Data Source . . . . 4", "Preface ..... iv").
@@ -43,7 +43,7 @@ def contents_entry(lines: Sequence[Line], i: int) -> bool:
     return bool(re.search(_DOTS, text)) or not re.search(r"[.?!](?:\s+[A-Z]|\s*$)", text)
 
 
-_FOLIO = re.compile(r"\s*(?:[ivxlc]+|\d{1,3})?\s*", re.I)  # a page's number, or nothing
+FOLIO = re.compile(r"\s*(?:\d{1,4}|[ivxlc]{1,7}|[IVXLC]{1,7})\s*")  # a page's number alone
 
 
 def running_head(lines: Sequence[Line], i: int, heading: re.Pattern[str]) -> bool:
@@ -52,7 +52,10 @@ def running_head(lines: Sequence[Line], i: int, heading: re.Pattern[str]) -> boo
 
     def bare(text: str) -> bool:
         found = heading.match(text)
-        return found is not None and bool(_FOLIO.fullmatch(text[found.end() :]))
+        if found is None:
+            return False
+        rest = text[found.end() :]
+        return not rest.strip() or bool(FOLIO.fullmatch(rest))
 
-    below = [x.text for x in lines[i + 1 : i + 3] if not _FOLIO.fullmatch(x.text)][:1]
+    below = [x.text for x in lines[i + 1 : i + 3] if not FOLIO.fullmatch(x.text)][:1]
     return bare(lines[i].text) and bool(below) and bare(below[0])
