@@ -6,6 +6,7 @@ import pytest
 
 from ingest.chunk import Chunker
 from rag.records import Paper
+from rag.answer.roles import roles, structured
 from rag.sentences import split_sentences
 from rag.tokens import get_encoding
 from tests.fakes import HashEmbedder
@@ -114,6 +115,65 @@ def test_letters_joined_by_periods_do_not_end_a_sentence() -> None:
         "Data came from the U.S.A. Survey.",
         "It ends.",
     ]
+
+
+def test_sentences_run_together_without_a_space_are_split() -> None:
+    """Abstracts rebuilt from an index or from JATS paragraphs lose the space between
+    sentences ("...adolescents.This was"); a point inside a name, a number or an
+    abbreviation stays ("Node.js", "ASP.NET", "p.Arg123His", "et al.The", "2.5")."""
+    text = (
+        "DBT-A was tested in adolescents.This was a randomized study (n = 77).Rates fell "
+        "by 12%.Nothing else moved? Node.js and ASP.NET ran p.Arg123His as in Smith et "
+        "al.The tool, version 2.5, is free."
+    )
+    assert split_sentences(text) == [
+        "DBT-A was tested in adolescents.",
+        "This was a randomized study (n = 77).",
+        "Rates fell by 12%.",
+        "Nothing else moved?",
+        "Node.js and ASP.NET ran p.Arg123His as in Smith et al.The tool, version 2.5, is free.",
+    ]
+
+
+def test_a_heading_run_into_its_own_sentence_stands_alone() -> None:
+    """A structured abstract's sections joined with no break ("BackgroundThe ...",
+    "...adolescents.MethodsA total of 3841 ...", "... here. ConclusionsThis ..."): each
+    heading becomes a sentence of its own, so its text reads as written and the heading
+    still gives the sentences under it their role; a word that only starts like one
+    stays ("Designers", "Results were")."""
+    text = (
+        "BackgroundThe burden is high.MethodsA total of 3841 adolescents took part. Results "
+        "were mixed.ResultsOur study showed 12% had it. Designers agree. ConclusionsThis "
+        "matters."
+    )
+    sentences = split_sentences(text)
+    assert sentences == [
+        "Background",
+        "The burden is high.",
+        "Methods",
+        "A total of 3841 adolescents took part.",
+        "Results were mixed.",
+        "Results",
+        "Our study showed 12% had it.",
+        "Designers agree.",
+        "Conclusions",
+        "This matters.",
+    ]
+    assert roles(sentences) == (
+        "background",
+        "background",
+        "method",
+        "method",
+        "method",
+        "result",
+        "result",
+        "result",
+        "conclusion",
+        "conclusion",
+    )
+    assert structured(tuple(sentences))
+    # a heading's name standing alone is one only when capitalised
+    assert roles(["results", "It rose by 4% in a year."]) == ("background", "result")
 
 
 def test_a_heading_run_into_the_sentence_before_it_starts_a_sentence() -> None:

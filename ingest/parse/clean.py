@@ -15,6 +15,7 @@ has ``has_abstract`` false.
 from __future__ import annotations
 
 import functools
+import html
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -220,14 +221,33 @@ class _TextOnly(HTMLParser):
             self.parts.append(data)
 
 
+# Markup escaped twice, as some publishers' records reach Crossref and OpenAlex
+# ("&lt;i&gt;Background:&lt;/i&gt;"): after one pass these tags are text. Only the names of
+# tags an abstract carries are read so, and only where one is closed too: never a
+# comparison ("score of <8", "a<b>c").
+_ESCAPED_TAG = re.compile(
+    r"</?(?P<name>i|b|em|strong|sup|sub|sc|u|span|p|br|div|jats:[\w-]+|mml:[\w-]+)"
+    r"(?:\s[^<>]*)?/?>",
+    re.IGNORECASE,
+)
+_ESCAPED_CLOSE = re.compile(r"</(?:i|b|em|strong|sup|sub|sc|u|span|p|div|jats:[\w-]+|mml:[\w-]+)>", re.I)
+
+
 def strip_html(text: str) -> str:
-    """``text`` without HTML/XML tags and with entities unescaped; unchanged if it has none."""
+    """``text`` without HTML/XML tags and with entities unescaped; unchanged if it has none.
+    Markup escaped twice is removed too."""
     if not _TAG_OR_ENTITY.search(text):
         return text
     parser = _TextOnly()
     parser.feed(text)
     parser.close()
-    return "".join(parser.parts)
+    out = "".join(parser.parts)
+    if "&" in text and _ESCAPED_CLOSE.search(out):
+        out = _ESCAPED_TAG.sub(
+            lambda m: " " if m.group("name").lower() in _BLOCK_TAGS else "", out
+        )
+        out = html.unescape(out)
+    return out
 
 
 # --- instruction-like text ----------------------------------------------------------------

@@ -54,6 +54,9 @@ _NAMES = "|".join(_HEADINGS.values())
 _INLINE = re.compile(
     rf"^\s*(?P<name>(?:{_NAMES})(?:/(?:{_NAMES}))?)\s+(?=(?-i:[A-Z]))", re.IGNORECASE
 )
+# A heading standing alone as a sentence of an abstract: one run into its text, which
+# rag.sentences splits off ("...adolescents.MethodsA total of" -> "Methods", "A total of").
+_ALONE = re.compile(rf"(?=(?-i:[A-Z])){_ANY_HEADING}", re.IGNORECASE)
 _ROLE_OF = [(role, re.compile(f"(?:{names})", re.IGNORECASE)) for role, names in _HEADINGS.items()]
 _FINDINGS = re.compile(r"\b(?:results?|findings)\b", re.IGNORECASE)
 
@@ -173,11 +176,18 @@ def inline_heading(line: str) -> tuple[str, str]:
     return (role, name) if role else ("", "")
 
 
+def _sentence_heading(sentence: str) -> tuple[str, str, bool]:
+    """_heading() of an abstract's sentence, which may be a heading alone."""
+    if _ALONE.fullmatch(sentence.strip()):
+        return _heading(sentence.strip() + ":")[0], "", False
+    return _heading(sentence)
+
+
 @functools.lru_cache(maxsize=8192)
 def structured(sentences: tuple[str, ...]) -> bool:
     """Whether the abstract prints two headings or more: its sentences' roles are its own,
     not read from cues."""
-    return sum(bool(_heading(s)[0]) for s in sentences) >= 2
+    return sum(bool(_sentence_heading(s)[0]) for s in sentences) >= 2
 
 
 def roles(sentences: Sequence[str]) -> tuple[str, ...]:
@@ -192,7 +202,7 @@ def _roles(sentences: tuple[str, ...]) -> tuple[str, ...]:
     under_headings = False
     # Read as structured when two headings or more are printed; a lone one ("AIM:" left in
     # running text) gives its own sentence its role and the cues read the rest.
-    headed = [_heading(s) for s in sentences]
+    headed = [_sentence_heading(s) for s in sentences]
     sectioned = structured(sentences)
     seen_aim = seen_result = mixed = False
     for role, text, joins in headed:
