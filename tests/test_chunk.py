@@ -5,8 +5,8 @@ import itertools
 import pytest
 
 from ingest.chunk import Chunker
-from rag.records import Paper
 from rag.answer.roles import roles, structured
+from rag.records import Paper
 from rag.sentences import split_sentences
 from rag.tokens import get_encoding
 from tests.fakes import HashEmbedder

@@ -230,7 +230,9 @@ _ESCAPED_TAG = re.compile(
     r"(?:\s[^<>]*)?/?>",
     re.IGNORECASE,
 )
-_ESCAPED_CLOSE = re.compile(r"</(?:i|b|em|strong|sup|sub|sc|u|span|p|div|jats:[\w-]+|mml:[\w-]+)>", re.I)
+_ESCAPED_CLOSE = re.compile(
+    r"</(?:i|b|em|strong|sup|sub|sc|u|span|p|div|jats:[\w-]+|mml:[\w-]+)>", re.IGNORECASE
+)
 
 
 def strip_html(text: str) -> str:
@@ -243,9 +245,7 @@ def strip_html(text: str) -> str:
     parser.close()
     out = "".join(parser.parts)
     if "&" in text and _ESCAPED_CLOSE.search(out):
-        out = _ESCAPED_TAG.sub(
-            lambda m: " " if m.group("name").lower() in _BLOCK_TAGS else "", out
-        )
+        out = _ESCAPED_TAG.sub(lambda m: " " if m.group("name").lower() in _BLOCK_TAGS else "", out)
         out = html.unescape(out)
     return out
 
