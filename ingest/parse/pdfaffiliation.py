@@ -37,7 +37,9 @@ AFFILIATION = re.compile(
     r"@|universit|universidad|institut|department|dept\.|laborator|school|college|academy|"
     r"\binc\b|facultad|faculdade|escuela|[ée]cole\b|polytechni|centro\b|"
     r"corporation|research|centre|center|hospital|faculty|\bgmbh\b|\bltd\b|\bllc\b|"
-    r"\bemail\b|e-mail|https?://|www\.|\d{4,}|\bstreet\b|\bavenue\b|\broad\b|\bcedex\b|"
+    # ("Gower Street", not the name "Nathaniel R Street": an initial before it)
+    r"\bemail\b|e-mail|https?://|www\.|\d{4,}|(?<!\b(?-i:[A-Z])\s)(?<!\b(?-i:[A-Z])\.\s)\bstreet\b|"
+    r"\bavenue\b|\broad\b|\bcedex\b|"
     r"\b(?:rua|calle|rue|avenida|stra(?:ss|ß)e)\b|"  # "Rua Dr. Xavier Sigaud 150"
     r"\b(?-i:ETH|EPFL|CNRS|INRIA|INSERM|CSIC|RIKEN|KAIST|KTH|CERN|MIT|UCL|UCLA|CNR)\b|"
     r"\b(?-i:KU Leuven|UC Berkeley|UC Davis|UC Irvine)\b|"
@@ -52,7 +54,8 @@ AFFILIATION = re.compile(
 # under its authors' names: "Google Brain", "Google AI Language"; "JEL No. C"; a position set
 # on its own line under a name: "Student", "Scientist", "Assistant Professor"; a German
 # research centre; a keyword or a heading set in a byline's place: "Theoretical Framework",
-# "Text Mining", "Key Points", "Lead Contact").
+# "Text Mining", "Key Points", "Lead Contact"; a country in its address: "Russian
+# Federation"; a form's label: "Project Title").
 NOT_A_PERSON = frozenset(
     """lab labs laboratory system systems archive repository software review version group
     unit foundation council ministry agency society association data technology values
@@ -71,7 +74,7 @@ NOT_A_PERSON = frozenset(
     framework equation equations learning mining points inference progression analysis
     randomisation randomization contact award supplement differential theoretical sequential
     stochastic gender health corresponding building environment resources investigator
-    supporting
+    supporting federation republic kingdom emirates title
     conceptualization methodology investigation validation visualization supervision curation
     """.split()  # noqa: SIM905 (the last line: CRediT's roles, set beside the names)
 )
@@ -92,10 +95,12 @@ INSTITUTION = re.compile(
 # Studies", "Universidade de São Paulo", "Instituto de Física", "THE ... LAW SCHOOL").
 INSTITUTION_NAME = re.compile(
     r"^(?:(?:[A-Z][\w'’.&-]*|of|the|and|for)\s+){0,6}"
-    r"(?i:Universit\w*|Institute?|College|School|Laborator(?:y|ies)|Academy)"  # or in capitals
+    r"(?i:Universit\w*|Institute?|College|School|Laborator(?:y|ies)|Academy|"  # or in capitals
+    r"Research\s+Cent(?:er|re))"  # "PACIFIC EARTHQUAKE ENGINEERING RESEARCH CENTER"
     r"(?:\s+(?:of|for)(?:\s+(?:[A-Z][\w'’.&-]*|and|the)){1,4})?$"  # "... University of Technology"
     r"|^(?:Universi\w*|Institut\w*|College|School|Academy|Escola|Faculdade|Facultad)"
     r"\s+(?:of|for|de|di|da|do|del|della|des|du|für)\s+[A-ZÀ-Ý][^:;.?!]*$"
+    r"|^(?:[ÉE]cole|Politecnico|Polytechnique)\s[^:;.?!]*$"  # "École polytechnique fédérale ..."
 )
 
 

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from rag.records import normalise_text
 from rag.words import common_words
 
+from . import pdfmeta
 from .pdfabstract import heading_at
 from .pdfaffiliation import DEGREE, INSTITUTION, INSTITUTION_NAME, byline_text
 from .pdflayout import Line
@@ -50,39 +51,48 @@ def find_title(
         # One type within half a point ("16.0" and "16.3" of one title's lines).
         group = [i for i in candidates if abs(top[i].size - size) < 0.5]
         first = group[0]
-        if first in starts:
-            continue
-        starts.add(first)
-        members = _title_lines(top, first)
-        if len(members) > 1 and _label_over(top[members[0]], top[members[1]]):
-            members = members[1:]  # a feature's name over the title ("Retrospectives")
-        while members[0] > 0 and _spills(top[members[0] - 1], top[members[0]]):
-            members.insert(0, members[0] - 1)  # its first line set up in the page's margin
-        while len(members) > 1 and _institution_after(top[members[-2]], top[members[-1]]):
-            members.pop()  # a thesis page's university in the title's type, under it
-        end = members[-1] + 1
-        # A title never ends on "the", "and" or "of": a line that does runs on into the
-        # next, whatever its type ("CREDIT CRISES, PRECAUTIONARY SAVINGS, AND THE" /
-        # "LIQUIDITY TRAP" set in smaller capitals).
-        while end < len(top) and end - first < 5 and _runs_on(top[end - 1].text):
-            members.append(end)
-            end += 1
-        last = top[members[-1]]
-        while end < len(top) and beside(top[end], top[first]) and top[end].y1 >= last.y0 - size:
-            end += 1  # a side column's lines level with the title: the byline is under it
-        text = _title_text([top[i] for i in members], words)
-        # "M. S. Hagger,* N. L. D. Chatzisarantis,* ..."; not when a line of the block reads
-        # as no names ("Jobless Unemployed Workers and Temporary Layoff" / "Workers on Search
-        # and Not on Search for a New Job in the"): a byline does not run on into prose.
-        byline = _byline(top[first].text) and all(line_names(top[i].text) for i in members)
-        # (an institution's name alone is the author's, never a title: "Johns Hopkins
-        # University" set under the title, over the author)
-        wordy = len(text.split()) >= 2 or len(text) >= 12
-        named = all(INSTITUTION_NAME.match(top[i].text.strip()) for i in members)
-        named = named or bool(DEGREE.search(text))  # or a thesis's degree ("zur Erlangung ...")
-        named = named or _banner([top[i] for i in members])
-        if wordy and not byline and not INSTITUTION_NAME.match(text) and not named:
-            blocks.append((text, end, first))
+        while first >= 0 and first not in starts:
+            starts.add(first)
+            members = _title_lines(top, first)
+            if first != group[0]:  # read on past an institution: up to another weight or names
+                weight = top[first].bold
+                members = [i for k, i in enumerate(members) if k == 0 or top[i].bold == weight]
+                members = [i for k, i in enumerate(members) if k == 0 or not _names_at(top, i)]
+            if len(members) > 1 and _label_over(top[members[0]], top[members[1]]):
+                members = members[1:]  # a feature's name over the title ("Retrospectives")
+            while members[0] > 0 and _spills(top[members[0] - 1], top[members[0]]):
+                members.insert(0, members[0] - 1)  # its first line set up in the page's margin
+            while len(members) > 1 and _institution_after(top[members[-2]], top[members[-1]]):
+                members.pop()  # a thesis page's university in the title's type, under it
+            end = members[-1] + 1
+            # A title never ends on "the", "and" or "of": a line that does runs on into the
+            # next, whatever its type ("CREDIT CRISES, PRECAUTIONARY SAVINGS, AND THE" /
+            # "LIQUIDITY TRAP" set in smaller capitals).
+            while end < len(top) and end - first < 5 and _runs_on(top[end - 1].text):
+                members.append(end)
+                end += 1
+            last = top[members[-1]]
+            while end < len(top) and beside(top[end], top[first]) and top[end].y1 >= last.y0 - size:
+                end += 1  # a side column's lines level with the title: the byline is under it
+            text = _title_text([top[i] for i in members], words)
+            # "M. S. Hagger,* N. L. D. Chatzisarantis,* ..."; not when a line of the block reads
+            # as no names ("Jobless Unemployed Workers and Temporary Layoff" / "Workers on Search
+            # and Not on Search for a New Job in the"): a byline does not run on into prose.
+            byline = _byline(top[first].text) and all(line_names(top[i].text) for i in members)
+            # (an institution's name alone is the author's, never a title: "Johns Hopkins
+            # University" set under the title, over the author)
+            wordy = len(text.split()) >= 2 or len(text) >= 12
+            institution = all(INSTITUTION_NAME.match(top[i].text.strip()) for i in members)
+            institution = institution or bool(INSTITUTION_NAME.match(text))
+            dated = first != group[0] and bool(MONTH_YEAR.fullmatch(text.strip()))
+            institution = institution or dated  # (read on past an institution: "May 2009" too)
+            named = institution or bool(DEGREE.search(text))  # or a thesis's degree
+            named = named or _banner([top[i] for i in members])
+            if wordy and not byline and not named:
+                blocks.append((text, end, first))
+            # An institution over the title in its type ("École polytechnique fédérale de
+            # Lausanne" / ... / "Turbulent heated jet: ..."): that type's next lines are read.
+            first = next((i for i in group if i >= end), -1) if institution else -1
     # The largest such block, unless a smaller one stands right above the authors' names
     # and it does not: a journal's banner ("Alternative Medicine") is set larger than the
     # title under it; but a larger block right on top of that one, no line between, is the
@@ -103,6 +113,7 @@ def find_title(
             main, sub = blocks[0][0].rstrip(":"), above[0][0]
             joined = main[-1:] in "!?" or sub[:1].islower()
             found = f"{main} {sub}" if joined else f"{main}: {sub}"
+            found = main if pdfmeta.foreign(sub) else found  # (a translation of it is none of it)
     # A title set in the body's size, right above the authors: tried from each line at the
     # top in turn (a journal's line in small type may come first), never in smaller type
     # but in small capitals, drawn as smaller capitals ("THE LONG-RUN EFFECTS OF ...").
@@ -292,12 +303,12 @@ def _title_above_names(
             return _title_text(top[first:end], words), end
         if line.size != top[first].size or line.bold != top[first].bold:
             break
+        if end > first and re.fullmatch(r"\s*by\s*:?\s*", line.text, re.I):  # "by" / "Jason V
+            title = _title_text(top[first:end], words)  # Poulos", the "by" close or set apart
+            if not _PRESENTED.search(title) and len(title.split()) >= 3:
+                return title, end  # (not "An Honors Thesis Presented" / "By", nor "May 2009")
         if end > first and top[end - 1].y0 - line.y1 > 3 * line.size:
             break  # a title's lines stand close: not "May 2009" far above it
-        if end > first and re.fullmatch(r"\s*by\s*:?\s*", line.text, re.I):  # "by" / "Jason V
-            title = _title_text(top[first:end], words)  # Poulos"
-            if not _PRESENTED.search(title):  # (not "An Honors Thesis Presented" / "By")
-                return title, end
         end += 1
     return "", 0
 
@@ -354,12 +365,16 @@ def _institution_after(line: Line, below: Line) -> bool:
     return not _runs_on(line.text) and bool(INSTITUTION.search(below.text))
 
 
-_NEXT_LABEL = re.compile(
-    r"^\s*(?:\d{1,2}\.?\s+)?(?:paper\s+)?(?:abstract|authors?|by|date|keywords?)\b", re.I
+_NEXT_LABEL = re.compile(  # (or a form's next label alone: "Course:")
+    r"^\s*(?:\d{1,2}\.?\s+)?(?:paper\s+)?(?:abstract|authors?|by|date|keywords?)\b"
+    r"|^\s*[A-Z][\w ]{0,30}:\s*$",
+    re.I,
 )
-# "Title:", "Title -", "Title- " (not "Title-based ...", a title's own word)
-_LABELLED = re.compile(r"^\s*title\s*(?::|\s[-–—]|[-–—](?=\s))\s*(?=\S)", re.I)
-_LABEL_ALONE = re.compile(r"^\s*(?:\d{1,2}\.?\s+)?title\s*:?\s*$", re.I)
+# "Title:", "Title -", "Title- " (not "Title-based ...", a title's own word), a form's "Project
+# Title:"
+_KIND = r"(?:(?:project|thesis|dissertation|paper|report)\s+)?"
+_LABELLED = re.compile(rf"^\s*{_KIND}title\s*(?::|\s[-–—]|[-–—](?=\s))\s*(?=\S)", re.I)
+_LABEL_ALONE = re.compile(rf"^\s*(?:\d{{1,2}}\.?\s+)?{_KIND}title\s*:?\s*$", re.I)
 
 
 def labelled_title(page: Sequence[Line], words: frozenset[str]) -> tuple[str, int]:
@@ -367,7 +382,7 @@ def labelled_title(page: Sequence[Line], words: frozenset[str]) -> tuple[str, in
     ("Title- The Psychological Impact of ..." and its next lines in the same type, up to a
     heading or a byline, joined as lines are: "meta-community pro-" / "cesses" is
     "processes"), or the label stands alone on the line above them; ("", 0) else."""
-    at = next((i for i, x in enumerate(page[:6]) if _LABELLED.match(x.text)), None)
+    at = next((i for i, x in enumerate(page[:8]) if _LABELLED.match(x.text)), None)
     if at is None:  # or the label alone on its line, a form's ("2 Title" / "Spinsim: ...")
         alone = next((i for i, x in enumerate(page[:8]) if _LABEL_ALONE.match(x.text)), None)
         if alone is None or alone + 1 >= len(page):

@@ -18,6 +18,7 @@ __all__ = [
     "after_lines_of",
     "as_printed",
     "byline_above",
+    "foreign",
     "interleaved",
     "junk_title",
     "labelled_authors",
@@ -194,3 +195,17 @@ def interleaved(meta: str, found: str, top: list[Line]) -> bool:
 
 def unspaced(text: str) -> str:
     return re.sub(r"\s+", "", text.translate(_PLAIN_QUOTES))
+
+
+# English's commonest small words: a title or subtitle of six words or more holds one.
+_ENGLISH = frozenset(
+    "the of and a an in on for with to from by at as or is are its into under over via".split()  # noqa: SIM905
+)
+
+
+def foreign(text: str) -> bool:
+    """Whether a title's block is in another language: six words or more and none of
+    English's commonest ("Auswirkungen von zwei Jahrzehnten organischer und mineralischer
+    Düngung ...", a German journal's translation printed under the English title)."""
+    words = re.findall(r"[^\W\d_]+", text.casefold())
+    return len(words) >= 6 and not any(w in _ENGLISH for w in words)

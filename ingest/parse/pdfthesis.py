@@ -61,9 +61,10 @@ _BY = re.compile(  # (and "Submitted in July 2022 by:")
 
 def thesis_author(lines: Sequence[Line], words: frozenset[str]) -> tuple[str, ...]:
     """The author a thesis's title page names after "presented by" or "by" (on the label's
-    line or the next), in capitals or not; none when no such label stands there."""
+    line or the next, or closing its degree's statement), in capitals or not; none when no
+    such label stands there."""
     for i, line in enumerate(lines):
-        match = _BY.match(line.text)
+        match = _BY.match(line.text) or _DEGREE_BY.search(line.text)
         if match and (match[1] or i + 1 < len(lines)):
             named = replace(line, text=match[1]) if match[1] else lines[i + 1]
             if names := authors([named], words):
@@ -71,6 +72,11 @@ def thesis_author(lines: Sequence[Line], words: frozenset[str]) -> tuple[str, ..
     return ()
 
 
+# The degree's statement closing on its author: "... for the degree of Doctor in Philosophy by
+# Joseph Michael Lewis".
+_DEGREE_BY = re.compile(
+    r"\b(?:degree|thesis|dissertation)\b.*\bby\s+((?:[A-Z][\w'’.-]*\s+){1,4}[A-Z][\w'’-]+)\s*$"
+)
 _THESIS_LABEL = re.compile(r"\b(?:thesis|dissertation|essay)\b", re.I)
 
 

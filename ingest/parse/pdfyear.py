@@ -69,6 +69,8 @@ _CITATION_YEAR = re.compile(
     r"|\b\d{1,4},\s*((?:19|20)\d{2})\s*:\s*\d{1,6}\s*[-–]\s*\d{1,6}"
     r"|\b((?:19|20)\d{2}),\s*[eE]\d{4,}\b"  # "Angew. Chem. Int. Ed. 2023, e202218575"
     r"|\b((?:19|20)\d{2}),\s*[Vv]ol\.?\s*\d{1,4}\b"  # "The Annals ... 1997, Vol. 7, No. 1, 110-120"
+    # a society journal's footer, its name, volume and year alone: "Agronomy New Zealand 45, 2015"
+    r"|(?m:^)[ \t]*(?:[A-Z][\w&.'’-]*[ \t]+){1,6}\d{1,4},[ \t]*((?:19|20)\d{2})[ \t\r]*$"
     # Ubiquity Press's sidebar, the abstract's lines read between: "TO CITE THIS ARTICLE:"
     # ... "Wyatt-Spratt, S. 2022. After the Revolution: ..."
     r"|(?i:to\s+cite\s+this\s+article)\s*:[\s\S]{0,160}?\b[A-Z]\.\s+((?:19|20)\d{2})\.\s"
@@ -114,6 +116,15 @@ _ISO_DATE = re.compile(
     r"\2(?:0?[1-9]|[12]\d|3[01])[ \t]*$",
     re.M,
 )
+# Or the day first, the line holding the date alone ("1-1-2002", a repository cover's):
+# whichever of day and month comes first, the year closes it.
+_DAY_FIRST = re.compile(
+    r"^[ \t]*(?:[A-Za-z]+:?[ \t]+){0,3}"
+    r"(?:(?:0?[1-9]|[12]\d|3[01])-(?:0?[1-9]|[12]\d|3[01])-|(?:0?[1-9]|[12]\d|3[01])/"
+    r"(?:0?[1-9]|[12]\d|3[01])/|(?:0?[1-9]|[12]\d|3[01])\.(?:0?[1-9]|[12]\d|3[01])\.)"
+    r"((?:19|20)\d{2})[ \t\r]*$",
+    re.M,
+)
 # A date in numbers after its label ("PUBLICATION DATE: 16/07/2017", "Accepted 3.2.2019"):
 # unlabelled, "12/05/2017" might be a day's or a month's first.
 _LABELLED_DATE = re.compile(
@@ -140,6 +151,7 @@ def find_year(text: str, arxiv: re.Match[str] | None) -> int | None:
         if found:
             return int(next(g for g in found.groups() if g))
     every = [*MONTH_YEAR.finditer(text), *_ISO_DATE.finditer(text), *_LABELLED_DATE.finditer(text)]
+    every += [m for m in _DAY_FIRST.finditer(text) if not _LABELLED_DATE.search(m.group())]
     dates = sorted(every, key=lambda m: m.start())
     mine = [
         m
