@@ -60,6 +60,7 @@ _LONG_WORD = re.compile(r"[\w'’.+-]+")
 # Words a long form joins its words with ("members of parliament").
 _JOINING = frozenset(["of", "and", "the", "for", "in", "on", "to", "with", "by", "a", "an"])
 _PLAIN_WORD = re.compile(r"[A-Za-z]+")
+_JOINED_WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
 
 
 def introduced_name(abstract: str) -> str:
@@ -105,34 +106,60 @@ def spelled_out(short: str, text: str) -> bool:
     "HBsAg": "hepatitis B surface antigen"; "BEERs": "behavioural equilibrium exchange
     rates"), joining words ("of", "and") skipped unless a small letter stands for them
     ("BoE": "Bank of England"). Only acronyms of two capitals and three letters or more (a
-    plural "s" aside): shorter ones begin too many runs of words."""
+    plural "s" aside): shorter ones begin too many runs of words. An acronym of five
+    capitals or more may also take capitals from inside the words, a word joined by hyphens
+    counting as one, when at least half its capitals begin a word, its last one does, no
+    word gives more than one from inside and no joining word breaks the run ("DLPFC":
+    "dorsolateral prefrontal cortex"; "HRXRD": "high-resolution x-ray diffraction"; not
+    "LVISR": "large variations in size ranges")."""
     if short[:-1].isupper() and short.endswith("s"):
         short = short[:-1]
-    if len(short) < 3 or not short.isalpha() or sum(c.isupper() for c in short) < 2:
+    capitals = sum(c.isupper() for c in short)
+    if len(short) < 3 or not short.isalpha() or capitals < 2:
         return False
-    words = [w.casefold() for w in _PLAIN_WORD.findall(text)]
     first = short[0].casefold()
-    return any(_made_of(short, words, i) for i, w in enumerate(words) if w[0] == first)
-
-
-def _made_of(short: str, words: list[str], i: int) -> bool:
-    """Whether ``short`` spells out words[i], words[i + 1], ... (see spelled_out)."""
-    if not short:
+    words = [w.casefold() for w in _PLAIN_WORD.findall(text)]
+    if any(_made_of(short, words, i) for i, w in enumerate(words) if w[0] == first):
         return True
+    if capitals < 5:
+        return False
+    joined = [w.casefold().replace("-", "") for w in _JOINED_WORD.findall(text)]
+    need = -(-capitals // 2)
+    return any(
+        _made_of(short, joined, i, inside=True, need=need)
+        for i, w in enumerate(joined)
+        if w[0] == first
+    )
+
+
+def _made_of(
+    short: str, words: list[str], i: int, *, inside: bool = False, need: int = 0, used: int = 0
+) -> bool:
+    """Whether ``short`` spells out words[i], words[i + 1], ... (see spelled_out); with
+    ``inside``, capitals too may come from inside a word, and at least ``need`` words must
+    begin with one of its letters."""
+    if not short:
+        return used >= need
     if i >= len(words):
         return False
     word = words[i]
+    if word in _JOINING and inside:  # taking capitals from inside words, the run is unbroken
+        return False
     if word in _JOINING and not (short[0].islower() and word[0] == short[0]):
-        return _made_of(short, words, i + 1)  # "of" is the "o" of "BoE" only
+        return _made_of(short, words, i + 1, inside=inside, need=need, used=used)  # "of" of "BoE"
     if word[0] != short[0].casefold():
         return False
-    rest, at = short[1:], 1
+    rest, at, took = short[1:], 1, False
     while True:  # this word may also give the small letters that follow its first one
-        if _made_of(rest, words, i + 1):
+        if _made_of(rest, words, i + 1, inside=inside, need=need, used=used + 1):
             return True
-        if not rest or not rest[0].islower():
+        if not rest or not (rest[0].islower() or inside):
             return False
-        at = word.find(rest[0], at) + 1
+        if rest[0].isupper():  # one capital inside a word at most, and never the last
+            if took or len(rest) == 1:
+                return False
+            took = True
+        at = word.find(rest[0].casefold(), at) + 1
         if not at:
             return False
         rest = rest[1:]

@@ -222,6 +222,21 @@ def test_a_name_is_not_missing_when_a_paper_writes_it_apart(engine: Engine) -> N
     assert missing is not None and missing.absent == ("GW-BSE",)
 
 
+def test_a_name_made_of_words_the_library_holds_is_not_missing(engine: Engine) -> None:
+    """ "OSCE-Telephone" joins words papers hold (the index keeps it whole, as no paper
+    does): no name the library lacks; "OSCE-Hexapod", one of whose words no paper holds, is,
+    and so is "X-Telephone" (a letter's compound, as "Fe-N-C", is a name of its own)."""
+
+    def absent(question: str) -> tuple[str, ...]:
+        ev = _gathered(engine, question).evidence
+        assert ev is not None
+        return ev.absent
+
+    assert absent("Did the OSCE-Telephone scores of student examiners match?") == ()
+    assert absent("Did the OSCE-Hexapod scores of student examiners match?") == ("OSCE-Hexapod",)
+    assert absent("Did X-Telephone counseling raise mammography screening?") == ("X-Telephone",)
+
+
 def test_the_evidence_holds_the_top_papers_sentence_nearest_the_question(engine: Engine) -> None:
     """Whether one sentence says what is asked: the best cosine of a sentence of the top
     paper (as the answer quotes it) to the question, less the library's noise floor; an

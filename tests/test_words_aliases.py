@@ -136,6 +136,8 @@ def test_each_acronym_once_with_its_first_long_form() -> None:
         ("LVIS", "on large vocabulary instance segmentation"),
         ("JGB", "yields of Japanese government bonds fell"),
         ("BoE", "after the Bank of England gained independence"),  # a small letter: "of"
+        ("DLPFC", "rTMS of the dorsolateral prefrontal cortex"),  # capitals inside words
+        ("HRXRD", "by high-resolution x-ray diffraction"),  # a hyphenated word is one
     ],
 )
 def test_an_acronym_the_text_spells_out_without_defining(short: str, text: str) -> None:
@@ -151,6 +153,9 @@ def test_an_acronym_the_text_spells_out_without_defining(short: str, text: str) 
         ("UCST", "upper critical temperature"),  # a letter missing
         ("GPS", "the positioning of global satellites"),  # out of order
         ("Gps", "global positioning system"),  # one capital: a word, no acronym
+        ("DLPFC", "the dorsolateral cortex"),  # under half its capitals begin a word
+        ("LVISR", "large variations in size ranges"),  # a joining word breaks the run
+        ("CART", "a cartography"),  # capitals inside words only for five capitals or more
     ],
 )
 def test_no_acronym_is_read_into_words_that_do_not_spell_it(short: str, text: str) -> None:

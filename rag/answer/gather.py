@@ -37,9 +37,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rag.aliases import spelled_out
 from rag.answer import candidates as cand
-from rag.answer import params
+from rag.answer import missing, params
 from rag.answer.cite import Source
 from rag.answer.gate import unread
 from rag.answer.question import Names, Question
@@ -48,7 +47,6 @@ from rag.index.layout import sentence_vectors
 from rag.passages import body_passages
 from rag.sentences import split_sentences
 from rag.terms import STOPWORDS, share
-from rag.words import looked_up, name_core, written_in
 
 if TYPE_CHECKING:
     from rag.records import PaperRow
@@ -75,10 +73,6 @@ _ASKING = re.compile(
     re.IGNORECASE,
 )
 _WORD = re.compile(r"\w+")
-# A name with a case change inside ("vLLM", "PagedAttention", "Megatron-LM").
-_MIXED_CASE = re.compile(r"[a-z][A-Z]|[A-Z]{2,}[a-z]|[a-z]-[A-Z]|[A-Z]-[a-z]")
-# A name of any kind: a case change inside, capitals ("GATA3", "AM404") or letters and digits.
-_NAME = re.compile(rf"{_MIXED_CASE.pattern}|[A-Z].*[A-Z0-9]|[A-Za-z].*\d|\d.*[A-Za-z]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,29 +247,9 @@ def evidence(
         return None
     index = retriever.index
     df, idf = _rarity(query, retriever)
-    # The question's own abbreviations ("human dialyzable leukocyte extract (hDLE)") are no
-    # names the library lacks: their spelled-out words are weighed with the rest.
-    own_abbreviations = set(re.findall(r"\(([\w.+-]+)\)", query))
-    # The question's names ("vLLM", "AM404", "GPT-4") and the terms the index keeps them as.
-    names = {
-        word: _key(name_core(word), retriever)
-        for word in dict.fromkeys(re.findall(r"[\w][\w.+-]*[\w]", asked or query))
-        if _NAME.search(word)
-    }
-    unheard = [
-        word
-        for word, key in names.items()
-        if word not in own_abbreviations
-        and (_MIXED_CASE.search(word) or (len(word) > 2 and word[0].isalpha()))
-        and key
-        and df.get(key, 1) == 0
-    ]
-    read = " ".join(f"{s.paper.title}. {s.paper.abstract}" for s in sources) if unheard else ""
-    # "UCST" written out ("upper critical solution temperature") or written apart
-    # ("Delta-SCF" as "$\\Delta$SCF", "ConvNeXt" in "ConvNeXtBase"): not missing.
-    missing = [w for w in unheard if not spelled_out(w, read) and not written_in(w, read)]
-    absent = tuple(looked_up(w) for w in missing)  # said as looked up: "vLLM" ("vLLM-style")
-    unknown = tuple(looked_up(w) for w in missing if _MIXED_CASE.search(w))
+    # The question's names ("vLLM", "AM404", "GPT-4") and those no paper holds.
+    found = missing.names(asked or query, retriever)
+    absent, unknown = missing.missing(found, df, query, sources, retriever)
     denses = sorted((h.dense for h in hits if h.dense is not None), reverse=True)
     dense = denses[0] if denses else -1.0
     top = sources[0]
@@ -296,7 +270,7 @@ def evidence(
         nearest = float(np.max(cand.with_vectors_of(quotable, retriever.embedder) @ qvec))
     known = tuple(
         word
-        for word, key in names.items()
+        for word, key in found.items()
         if len(word) > 2 and key in have  # "QA", "US": two capitals stand for too many things
     )
     return Evidence(dense, dense - noise, share(idf, have), share({t: idf[t] for t in rare}, have),
@@ -307,15 +281,8 @@ def evidence(
 def _unheard(terms: Sequence[str], retriever: Retriever) -> bool:
     """Whether a term the question asks about is in no paper of the library: "What is the
     CGRM method for knowledge base QA?" asks about CGRM, whatever paper defines QA."""
-    heads = {key for t in terms if (key := _key(t, retriever))}
+    heads = {key for t in terms if (key := missing.key(t, retriever))}
     return any(n == 0 for n in retriever.index.document_frequency(heads).values())
-
-
-def _key(word: str, retriever: Retriever) -> str:
-    """The term the lexical index keeps a word under (its longest analysed part; "" for
-    none): "Megatron-LM" is looked up as "megatron"."""
-    own = retriever.index.analyze_one(word)
-    return max(own, key=len) if own else ""
 
 
 def held_to_floor(question: Question, ev: Evidence) -> bool:
