@@ -50,6 +50,7 @@ from bench.domains import domains  # noqa: E402
 from bench.machine import cpu_model, save_result  # noqa: E402
 from rag.answer import params, reader  # noqa: E402
 from rag.answer.table import FEATURES, PRESETS, TableReader, _bias_key, columns  # noqa: E402
+from rag.sentences import split_sentences  # noqa: E402
 from rag.tables import plan  # noqa: E402
 
 DATA = ROOT / "bench/data/table"
@@ -97,7 +98,13 @@ def collect(index_dir: Path, only: set[str] | None = None) -> list[dict[str, Any
             p = papers[source.paper_id]
             for c, pool in enumerate(reader.pools(source, passages)):
                 cell = labels[source.paper_id]["columns"][cols[c].name]
-                gold = {_norm(p["sentences"][i]) for i in cell["sentences"]}
+                # Labelled in the sentences the set was written with; a labelled sentence
+                # the splitter now cuts in two ("...adolescents.This was") labels each piece.
+                gold = {
+                    _norm(piece)
+                    for i in cell["sentences"]
+                    for piece in [p["sentences"][i], *split_sentences(p["sentences"][i])]
+                }
                 x = reader.features(c, pool) if pool else np.zeros((0, len(FEATURES)))
                 out.append({
                     "order": reader.order(x) if pool else np.zeros(0, dtype=int),
