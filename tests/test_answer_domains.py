@@ -6,6 +6,7 @@ of the conversation for a short follow-up that points at nothing."""
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -120,6 +121,13 @@ def _gathered(engine: Engine, question: str, names: Names | None = None) -> Gath
                   filters=None, k=5, min_relevance=-1.0, noise=engine.noise_floor())  # fmt: skip
 
 
+def _absent(engine: Engine, question: str) -> tuple[str, ...]:
+    """The question's names no paper of the engine's library holds."""
+    ev = _gathered(engine, question).evidence
+    assert ev is not None
+    return ev.absent
+
+
 def test_a_question_no_closer_than_everyday_ones_is_refused_whatever_words_it_shares() -> None:
     """In the 1,000 PubMedQA abstracts, "What is the capital of Australia?" shares its
     rarest words with the paper held in "the Australian Capital Territory", and the model
@@ -201,11 +209,7 @@ def test_a_name_is_not_missing_when_a_paper_spells_it_out_or_a_hyphen_adds_a_wor
     organization"; "OSCE-based" is OSCE with a plain word added; "PSN-style" is still PSN,
     which no paper holds, and is said as "PSN"."""
 
-    def absent(question: str) -> tuple[str, ...]:
-        ev = _gathered(engine, question).evidence
-        assert ev is not None
-        return ev.absent
-
+    absent = functools.partial(_absent, engine)
     assert absent("In the HMO trial of phone counseling, what share were screened?") == ()
     assert absent("Did OSCE-based scores of student examiners match the faculty's?") == ()
     assert absent("Did the PSN-style workshop raise OSCE scores?") == ("PSN",)
@@ -227,11 +231,7 @@ def test_a_name_made_of_words_the_library_holds_is_not_missing(engine: Engine) -
     does): no name the library lacks; "OSCE-Hexapod", one of whose words no paper holds, is,
     and so is "X-Telephone" (a letter's compound, as "Fe-N-C", is a name of its own)."""
 
-    def absent(question: str) -> tuple[str, ...]:
-        ev = _gathered(engine, question).evidence
-        assert ev is not None
-        return ev.absent
-
+    absent = functools.partial(_absent, engine)
     assert absent("Did the OSCE-Telephone scores of student examiners match?") == ()
     assert absent("Did the OSCE-Hexapod scores of student examiners match?") == ("OSCE-Hexapod",)
     assert absent("Did X-Telephone counseling raise mammography screening?") == ("X-Telephone",)
