@@ -104,3 +104,16 @@ def test_a_title_translated_under_it_is_no_subtitle() -> None:
     assert not foreign("Spinsim: a GPU optimized Python package")  # too short to tell
     paper = _read(_79 / "spiegel_earthworms_article.pdf")
     assert paper.title.endswith("on earthworms and standardized litter decomposition")
+
+
+def test_a_name_then_its_positions_and_address_is_a_byline_line() -> None:
+    """An ASABE meeting paper sets one author a line: the name, degrees and positions, the
+    e-mail ("Hongwei Xin, PhD, Professor, Director of the Egg Industry Center, hxin@...");
+    the name is read, the rest set aside. A list of names stays one."""
+    from ingest.parse.pdfaffiliation import byline_text
+
+    line = "Hongwei Xin, PhD, Professor, Director of the Egg Industry Center, hxin@iastate.edu"
+    assert byline_text(line) == "Hongwei Xin"
+    assert byline_text("Smith, J., Jones, K.") == "Smith, J., Jones, K."
+    paper = _read(_79 / "mendes_ammonia_conference.pdf")
+    assert paper.authors == ("Luciano Barreto Mendes", "Hongwei Xin", "Hong Li")

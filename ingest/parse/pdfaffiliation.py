@@ -213,4 +213,16 @@ def byline_text(text: str) -> str:
     caps = _CAPS_THEN.match(text)
     if caps and INSTITUTION.search(text[caps.end() :]) and "," not in text:
         return caps.group(1)  # "MARKO KLAŠNJA" of "MARKO KLAŠNJA Georgetown University"
-    return text
+    roles = _NAME_ROLES_MAIL.match(text)
+    return roles.group(1) if roles else text
+
+
+# A name, then its degrees and positions, then its address, one author a line as society
+# meeting papers print them ("Hongwei Xin, PhD, Professor, Director of the Egg Industry
+# Center, hxin@iastate.edu").
+_NAME_ROLES_MAIL = re.compile(
+    r"^\s*([^,@\d]{3,60}?),(?:\s*(?:ph\.?\s?d|m\.?\s?sc?|b\.?\s?sc?|m\.?\s?d|p\.?\s?e)\.?,)*"
+    r"(?:[^,@]*\b(?:professor|assistant|associate|director|student|scientist|engineer|"
+    r"researcher|lecturer|fellow|manager|specialist|candidate)\b[^,@]*,)+\s*\S+@\S+\s*$",
+    re.I,
+)

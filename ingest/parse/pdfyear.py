@@ -113,7 +113,7 @@ MONTH_YEAR = re.compile(
 # "Working paper 2025-01-03"), or with points or slashes ("2011.1.25").
 _ISO_DATE = re.compile(
     r"^[ \t]*(?:[A-Za-z]+:?[ \t]+){0,3}((?:19|20)\d{2})([-./])(?:0?[1-9]|1[0-2])"
-    r"\2(?:0?[1-9]|[12]\d|3[01])[ \t]*$",
+    r"\2(?:0?[1-9]|[12]\d|3[01])[ \t\r]*$",
     re.M,
 )
 # Or the day first, the line holding the date alone ("1-1-2002", a repository cover's):
