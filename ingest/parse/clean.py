@@ -225,14 +225,9 @@ class _TextOnly(HTMLParser):
 # ("&lt;i&gt;Background:&lt;/i&gt;"): after one pass these tags are text. Only the names of
 # tags an abstract carries are read so, and only where one is closed too: never a
 # comparison ("score of <8", "a<b>c").
-_ESCAPED_TAG = re.compile(
-    r"</?(?P<name>i|b|em|strong|sup|sub|sc|u|span|p|br|div|jats:[\w-]+|mml:[\w-]+)"
-    r"(?:\s[^<>]*)?/?>",
-    re.IGNORECASE,
-)
-_ESCAPED_CLOSE = re.compile(
-    r"</(?:i|b|em|strong|sup|sub|sc|u|span|p|div|jats:[\w-]+|mml:[\w-]+)>", re.IGNORECASE
-)
+_ESCAPED_NAMES = r"i|b|em|strong|sup|sub|sc|u|span|p|div|jats:[\w-]+|mml:[\w-]+"
+_ESCAPED_TAG = re.compile(rf"</?(?P<name>{_ESCAPED_NAMES}|br)(?:\s[^<>]*)?/?>", re.IGNORECASE)
+_ESCAPED_CLOSE = re.compile(rf"</(?:{_ESCAPED_NAMES})>", re.IGNORECASE)
 
 
 def strip_html(text: str) -> str:

@@ -118,11 +118,11 @@ _ISO_DATE = re.compile(
 )
 # Or the day first, the line holding the date alone ("1-1-2002", a repository cover's):
 # whichever of day and month comes first, the year closes it.
+_DAY = r"(?:0?[1-9]|[12]\d|3[01])"
 _DAY_FIRST = re.compile(
-    r"^[ \t]*(?:[A-Za-z]+:?[ \t]+){0,3}"
-    r"(?:(?:0?[1-9]|[12]\d|3[01])-(?:0?[1-9]|[12]\d|3[01])-|(?:0?[1-9]|[12]\d|3[01])/"
-    r"(?:0?[1-9]|[12]\d|3[01])/|(?:0?[1-9]|[12]\d|3[01])\.(?:0?[1-9]|[12]\d|3[01])\.)"
-    r"((?:19|20)\d{2})[ \t\r]*$",
+    r"^[ \t]*(?:[A-Za-z]+:?[ \t]+){0,3}(?:"
+    + "|".join(f"{_DAY}{sep}{_DAY}{sep}" for sep in ("-", "/", r"\."))  # one separator twice
+    + r")((?:19|20)\d{2})[ \t\r]*$",
     re.M,
 )
 # A date in numbers after its label ("PUBLICATION DATE: 16/07/2017", "Accepted 3.2.2019"):

@@ -24,12 +24,12 @@ from rag.words import looked_up, name_core, written_in
 if TYPE_CHECKING:
     from rag.retrieve import Retriever
 
-__all__ = ["MIXED_CASE", "key", "missing", "names"]
+__all__ = ["key", "missing", "names"]
 
 # A name with a case change inside ("vLLM", "PagedAttention", "Megatron-LM").
-MIXED_CASE = re.compile(r"[a-z][A-Z]|[A-Z]{2,}[a-z]|[a-z]-[A-Z]|[A-Z]-[a-z]")
+_MIXED_CASE = re.compile(r"[a-z][A-Z]|[A-Z]{2,}[a-z]|[a-z]-[A-Z]|[A-Z]-[a-z]")
 # A name of any kind: a case change inside, capitals ("GATA3", "AM404") or letters and digits.
-_NAME = re.compile(rf"{MIXED_CASE.pattern}|[A-Z].*[A-Z0-9]|[A-Za-z].*\d|\d.*[A-Za-z]")
+_NAME = re.compile(rf"{_MIXED_CASE.pattern}|[A-Z].*[A-Z0-9]|[A-Za-z].*\d|\d.*[A-Za-z]")
 
 
 def names(text: str, retriever: Retriever) -> dict[str, str]:
@@ -56,7 +56,7 @@ def missing(
         word
         for word, term in found.items()
         if word not in own_abbreviations
-        and (MIXED_CASE.search(word) or (len(word) > 2 and word[0].isalpha()))
+        and (_MIXED_CASE.search(word) or (len(word) > 2 and word[0].isalpha()))
         and term
         and df.get(term, 1) == 0
     ]
@@ -67,7 +67,7 @@ def missing(
         if not spelled_out(w, read) and not written_in(w, read) and not _compound(w, retriever)
     ]
     absent = tuple(looked_up(w) for w in lacking)
-    return absent, tuple(looked_up(w) for w in lacking if MIXED_CASE.search(w))
+    return absent, tuple(looked_up(w) for w in lacking if _MIXED_CASE.search(w))
 
 
 def key(word: str, retriever: Retriever) -> str:
