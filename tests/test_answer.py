@@ -150,6 +150,14 @@ def test_rewrite_followup_carries_the_subject() -> None:
     refused = [*history, ("user", "What is the price of an H100?"),
                Turn("assistant", prompts.NO_ANSWER)]  # fmt: skip
     assert rewrite_followup("how was it evaluated?", refused).endswith("KCache")
+    # A conversation opened by a refused question is still about what that question asked:
+    # its words, never the papers the refusal lists as related reading.
+    opened = [("user", "How long was the day-hospital trial of mentalization therapy?"),
+              Turn("assistant", f"{prompts.NO_ANSWER}\n\nRelated reading: KCache")]  # fmt: skip
+    rewritten = rewrite_followup("What was the primary outcome of that trial?", opened)
+    assert rewritten.endswith("day-hospital mentalization therapy")
+    chained = [*opened, ("user", "Why?"), Turn("assistant", prompts.NO_ANSWER)]
+    assert rewrite_followup("and its outcome?", chained).endswith("mentalization therapy")
     # Without cited papers (an OpenAI client's history), the earlier question's words.
     plain = [("user", "How does federated averaging handle clients?"), ("assistant", "It ...")]
     assert "federated" in rewrite_followup("and why?", plain)

@@ -292,7 +292,8 @@ def test_which_questions_ask_for_a_figure(text: str, asks: bool) -> None:
     [("half as likely", True), ("sixteen countries", True), ("a sevenfold rise", True),
      ("grew 3-fold", True), ("75% completed", True), ("We find it holds.", False),
      ("cut it by an order of magnitude", True),
-     ("MP2 theory and CrTe2 layers", False)],
+     ("MP2 theory and CrTe2 layers", False), ("a kilometer-scale tether", True),
+     ("nanoscale pores", True), ("micron-sized grains", True), ("a large-scale survey", False)],
 )  # fmt: skip
 def test_what_states_a_figure(text: str, states: bool) -> None:
     from rag.answer.quantities import states_figure

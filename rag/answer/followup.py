@@ -4,7 +4,8 @@ A follow-up ("and how fast is it?") says too little to retrieve on. Before retri
 rewritten into a standalone query: by the language model when one is configured, else by
 :func:`rewrite_followup`, a rule that carries over the conversation's *subject*: the papers
 the last answered question named, else the paper its answer cited first, else that
-question's content words. Only a question that needs it is rewritten: one that points back
+question's content words (a refused question's only when no answered one came before it).
+Only a question that needs it is rewritten: one that points back
 ("it", "its", "this paper", "and what about ...") or says almost nothing of its own ("why?",
 "where is the code?"). A question that names a paper of the library and points at nothing
 else is its own subject, so a new topic never drags the old one along.
@@ -228,15 +229,23 @@ def _subject(past: Sequence[Turn], names: Names | None) -> list[str]:
     """What the conversation is about: the names in the last answered question, else the
     paper its answer cited first: its name, or when its label is no name ("Trauma
     patients"), that label with the words the user described the study in (walking back
-    over follow-ups to the question that started the topic)."""
+    over follow-ups to the question that started the topic). A refused question is the
+    subject only when no answered one came before it ("How long was the trial of X?",
+    refused, then "What was its primary outcome?" is still about X)."""
     subject: list[str] = []
+    unanswered: list[str] = []  # the subject of the latest refused question
     for i in range(len(past) - 1, -1, -1):
         turn = past[i]
         if turn.role != "user":
             continue
         reply = past[i + 1] if i + 1 < len(past) and past[i + 1].role == "assistant" else None
         if reply is not None and not reply.cited and is_no_answer(reply.text):
-            continue  # a refused question set no subject
+            # A refused question sets the subject only when no question before it did.
+            if not unanswered and names is not None:
+                unanswered = names.named_labels(turn.text)
+            if not unanswered and not is_followup(turn.text, names):
+                unanswered = _content(turn.text)
+            continue
         if names is not None and (named := names.named_labels(turn.text)):
             return [*subject, *named]
         if not subject and reply is not None and reply.cited:
@@ -247,7 +256,7 @@ def _subject(past: Sequence[Turn], names: Names | None) -> list[str]:
             return subject  # a name ("KCache") says which study; a topic label does not
         if not is_followup(turn.text, names):
             return [*subject, *_content(turn.text)]
-    return subject
+    return subject or unanswered
 
 
 def _is_name(label: str, names: Names | None) -> bool:

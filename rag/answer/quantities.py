@@ -41,8 +41,14 @@ _NUMBER_WORDS = (
     r"halves|thirds?|quarters?|fifths?|sixths?|sevenths?|eighths?|ninths?|tenths?|twice|"
     r"double[ds]?|doubling|triple[ds]?|tripling|quadrupled?"
 )
+# A size said by its unit's scale ("kilometer-scale", "nanoscale", "micron-sized").
+_SCALE = (
+    r"\b(?:pico|nano|micro|milli|centi|kilo|mega|giga|tera)(?:met(?:er|re)s?|n)?-?"
+    r"(?:scale|sized?|long|thick)\b"
+)
 _ANY_FIGURE = re.compile(
-    rf"(?<![\w.])\d|%|\b(?:{_NUMBER_WORDS})\b|\w-?fold\b|\borders? of magnitude\b", re.IGNORECASE
+    rf"(?<![\w.])\d|%|\b(?:{_NUMBER_WORDS})\b|\w-?fold\b|\borders? of magnitude\b|{_SCALE}",
+    re.IGNORECASE,
 )
 NEAR = 6  # words between a figure and the question's word it measures
 _TOKEN = re.compile(r"\d[\d.,]*|[^\W\d_][\w-]*")
