@@ -55,7 +55,8 @@ AFFILIATION = re.compile(
 # on its own line under a name: "Student", "Scientist", "Assistant Professor"; a German
 # research centre; a keyword or a heading set in a byline's place: "Theoretical Framework",
 # "Text Mining", "Key Points", "Lead Contact"; a country in its address: "Russian
-# Federation"; a form's label: "Project Title").
+# Federation"; a form's label: "Project Title"; a licence: "CC BY-NC"; a rank in French:
+# "Aspirant F.N.R.S.", "Ingénieur Civil").
 NOT_A_PERSON = frozenset(
     """lab labs laboratory system systems archive repository software review version group
     unit foundation council ministry agency society association data technology values
@@ -74,7 +75,8 @@ NOT_A_PERSON = frozenset(
     framework equation equations learning mining points inference progression analysis
     randomisation randomization contact award supplement differential theoretical sequential
     stochastic gender health corresponding building environment resources investigator
-    supporting federation republic kingdom emirates title
+    supporting federation republic kingdom emirates title cc licence license aspirant
+    ingénieur ingenieur
     conceptualization methodology investigation validation visualization supervision curation
     """.split()  # noqa: SIM905 (the last line: CRediT's roles, set beside the names)
 )

@@ -243,7 +243,7 @@ def line_names(text: str, *, first: bool = False, byline: bool = False) -> list[
     # (or a raised letter set apart, "S. Haneuse a, b J. Schildcrout g P. Crane", AIP's "a)";
     # not Italian, Portuguese or Spanish "e", "y": "Dipartimento di Matematica e Fisica")
     parts = re.split(
-        r",|\band\b|;|&|·|•|\s{3,}|\||[*†‡§¶∗⋆⁎♯✉]+|(?<!\S)\d{1,2}(?!\S)|(?<!\S)(?-i:[a-df-xz])\)?(?!\S)"
+        r",|\band\b|;|(?<!\w)&|&(?!\w)|·|•|\s{3,}|\||[*†‡§¶∗⋆⁎♯✉]+|(?<!\S)\d{1,2}(?!\S)|(?<!\S)(?-i:[a-df-xz])\)?(?!\S)"
         r"|(?<!\S)Æ(?!\S)",  # Springer's bullet between names, read as "Æ"
         text,
         flags=re.I,
@@ -329,6 +329,8 @@ def _name(part: str, *, byline: bool = False, caps: bool = False, listed: bool =
         elif token:
             tokens.append(token)
     if any(t.casefold().rstrip(".,;:") in NOT_A_PERSON for t in tokens):
+        return ""
+    if any(re.search(r"\w&\w", t) for t in part.split()):  # a firm's "R&D", "AT&T"
         return ""
     if tokens:  # "Dr.Sriadhibhatla Sridevi": the title glued to the name
         tokens[0] = re.sub(r"^(?:Dr|Prof)\.(?=[A-Z][a-z])", "", tokens[0])

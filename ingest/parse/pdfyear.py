@@ -28,7 +28,12 @@ _COPYRIGHT = re.compile(
 )
 # A copyright whose sign is drawn around a "c" ("c 2005 Society for Industrial and ..."),
 # read after a venue line: ACL's footers keep an old year ("NAACL-HLT 2018 ... c 2017 ...").
-_DRAWN_COPYRIGHT = re.compile(r"(?:^|(?<=[\s\x02]))c\s+((?:19|20)\d{2})\s+(?:by\s+)?[A-Z][a-z]+\b")
+# Or the publisher first: "c Oxford University Press, 2010".
+_DRAWN_COPYRIGHT = re.compile(
+    r"(?:^|(?<=[\s\x02]))c\s+((?:19|20)\d{2})\s+(?:by\s+)?[A-Z][a-z]+\b"
+    r"|(?:^|(?<=[\s\x02]))c\s+(?:[A-Z][\w'’&-]*\s+){0,5}(?:Press|Society|Publishing|Publishers|"
+    r"Association|Institute|Inc\.?|Ltd\.?|LLC)\s*,\s*((?:19|20)\d{2})\b"
+)
 _VENUE_YEAR = re.compile(
     r"(?:conference|proceedings|workshop|symposium|journal|transactions|vol\.|volume)"
     # on the venue's line, or alone on the next ("Volume 123 Issue 8" / "2025")
@@ -74,6 +79,14 @@ _CITATION_YEAR = re.compile(
     # Ubiquity Press's sidebar, the abstract's lines read between: "TO CITE THIS ARTICLE:"
     # ... "Wyatt-Spratt, S. 2022. After the Revolution: ..."
     r"|(?i:to\s+cite\s+this\s+article)\s*:[\s\S]{0,160}?\b[A-Z]\.\s+((?:19|20)\d{2})\.\s"
+    # the paper citing itself in its own print, a line opening on its authors: JOSS's foot
+    # "Mastej et al. (2026). SMACT v4: ...", "Konings, & Bandera. (2025). Advanced ...",
+    # "Lun Yeh, M. (2025). Enhancing EFL textbooks ..." (the front matter, heads and feet are
+    # read here, never the references)
+    r"|(?m:^)[ \t]*(?:[A-Z][\w'’-]+\.?,?[ \t]*(?:&[ \t]*)?(?:[A-Z]\.[ \t]*)*){1,6}(?:et[ \t]+al\.)?"
+    r"[ \t]*\(((?:19|20)\d{2})\)\.[ \t]+[A-Z]"
+    # where it says it is published: "(published in Dialectica 59 (2005), pp. 5–18)"
+    r"|\b(?i:published|forthcoming|to\s+appear)\s+in\s+[^\n()]{2,80}?\(((?:19|20)\d{2})\)"
 )
 # A venue's short name with a two-digit year, printed in a footer ("IJCAI-07", "ACL'18"),
 # or with the whole year ("To appear in OSDI 2004").

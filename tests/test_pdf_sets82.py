@@ -1,0 +1,49 @@
+"""First pages of the eighty-second to eighty-fourth real-PDF sets (issue #44), measured blind
+before these rules were written. Each rule on made-up text, and on the real page it was seen
+on."""
+
+from __future__ import annotations
+
+from ingest.parse.pdfyear import find_year
+from tests.realsets import held_out
+from tests.realsets import read as _read
+
+_82, _83, _84 = held_out(82), held_out(83), held_out(84)
+
+
+def test_the_paper_citing_itself_gives_the_year() -> None:
+    """A foot or head citing the paper by its authors ("Mastej et al. (2026). SMACT v4 ...")
+    is its own print; a sentence citing another work in its middle is not such a line."""
+    assert find_year("Mastej et al. (2026). SMACT v4: Enhanced Screening.", None) == 2026
+    assert find_year("Konings, & Bandera. (2025). Advanced mDSC software", None) == 2025
+    assert find_year("Lun Yeh, M. (2025). Enhancing EFL textbooks", None) == 2025
+    assert find_year("as shown by Smith et al. (2019). Then we", None) is None
+    assert _read(_83 / "mastej_smact_article.pdf").year == 2026
+    assert _read(_83 / "konings_mdsc_article.pdf").year == 2025
+    assert _read(_82 / "yeh_efl_textbook_article.pdf").year == 2025
+
+
+def test_where_a_paper_says_it_is_published_gives_the_year() -> None:
+    assert find_year("(published in Dialectica 59 (2005), pp. 5–18)", None) == 2005
+    assert find_year("Forthcoming in Mind (2024)", None) == 2024
+    assert _read(_82 / "esfeld_mental_causation_preprint.pdf").year == 2005
+
+
+def test_a_copyright_drawn_before_its_publisher_gives_the_year() -> None:
+    """The sign drawn round a "c", the publisher, then the year."""
+    assert find_year("c Oxford University Press, 2010", None) == 2010
+    assert find_year("c Springer Verlag 2010", None) is None  # no publisher's word ends it
+    assert _read(_83 / "polson_shrinkage_proceedings.pdf").year == 2010
+
+
+def test_a_licence_a_firms_unit_or_a_rank_is_no_author() -> None:
+    """A repository cover's "CC BY-NC", "EDF R&D" under its engineers' names, and a Belgian
+    thesis's "Aspirant F.N.R.S." and "Ingénieur Civil ..." under its author's."""
+    cover = _read(_82 / "hansen_performance_management_aam.pdf")
+    assert cover.authors == ("Allan Hansen",)
+    assert cover.year == 2021  # its citation line, not the cover's "Download date: ... 2025"
+    assert _read(_84 / "elhefni_condenser_modelling_conference.pdf").authors == (
+        "Baligh El Hefni",
+        "Daniel Bouskela",
+    )
+    assert _read(_84 / "rixen_substructuring_phdthesis.pdf").authors == ("Daniel J. Rixen",)
