@@ -1,4 +1,4 @@
-"""First pages of the eighty-second to eighty-fourth real-PDF sets (issue #44), measured blind
+"""First pages of the eighty-second to eighty-seventh real-PDF sets (issue #44), measured blind
 before these rules were written. Each rule on made-up text, and on the real page it was seen
 on."""
 
@@ -8,7 +8,7 @@ from ingest.parse.pdfyear import find_year
 from tests.realsets import held_out
 from tests.realsets import read as _read
 
-_82, _83, _84 = held_out(82), held_out(83), held_out(84)
+_82, _83, _84, _87 = held_out(82), held_out(83), held_out(84), held_out(87)
 
 
 def test_the_paper_citing_itself_gives_the_year() -> None:
@@ -47,3 +47,25 @@ def test_a_licence_a_firms_unit_or_a_rank_is_no_author() -> None:
         "Daniel Bouskela",
     )
     assert _read(_84 / "rixen_substructuring_phdthesis.pdf").authors == ("Daniel J. Rixen",)
+
+
+def test_a_copyright_with_a_long_holder_a_holder_in_capitals_or_its_sign_read_as_hash() -> None:
+    """ "© Springer-Verlag Berlin Heidelberg 2007" (a holder's name of 34 characters), "c 2002
+    WILEY-VCH Verlag" (the sign drawn round a "c", the holder in capitals) and a sign the text
+    layer reads as "#" before a publisher's line; not a heading that opens on "#"."""
+    assert find_year("© Springer-Verlag Berlin Heidelberg 2007", None) == 2007
+    assert find_year("c 2002 WILEY-VCH Verlag GmbH & Co. KGaA, Weinheim", None) == 2002
+    line = "# Springer Science+Business Media, LLC, part of Springer Nature 2020"
+    assert find_year(f"Mahesh Balan U 1 & Saji K. Mathew 1\n{line}\nAbstract", None) == 2020
+    assert find_year("# Results for 2020\nText", None) is None
+    assert _read(_87 / "balan_onlinewordofmouth_article.pdf").year == 2020
+    assert _read(_87 / "escardo_domainrealizability_article.pdf").year == 2002
+    assert _read(_87 / "morris_callisto_proceedings.pdf").year == 2007
+
+
+def test_a_departments_discipline_is_no_author() -> None:
+    assert _read(_87 / "frigyik_dirichlet_techreport.pdf").authors == (
+        "Bela A. Frigyik",
+        "Amol Kapila",
+        "Maya R. Gupta",
+    )

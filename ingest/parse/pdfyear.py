@@ -17,20 +17,25 @@ __all__ = ["MONTH_YEAR", "find_year", "latest_year", "printed_apart"]
 _STAMP_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
 _COPYRIGHT = re.compile(
     # (not a law's name: "the Copyright Act 1968")
-    r"(?:©|\(c\)|copyright(?!\s+act\b))\s*(?:\D{0,30})?((?:19|20)\d{2})"
+    # (the holder's name up to 45 characters: "© Springer-Verlag Berlin Heidelberg 2007")
+    r"(?:©|\(c\)|copyright(?!\s+act\b))\s*(?:\D{0,45})?((?:19|20)\d{2})"
     # the sign drawn, not typed: "2010 by The University of Chicago. All rights reserved."
     r"|\b((?:19|20)\d{2})\b[^\n\d]{0,80}all rights reserved"
     r"|\b((?:19|20)\d{2})\s+the\s+author(?:s|\(s\))?\b"  # "& 2018 The Authors." (its sign lost)
     r"|\b((?:19|20)\d{2})\b[^\n\d]{0,40}\bcopyright\b"  # "c 2011. The copyright of this ..."
     r"|(?:^|(?<=\s))[cª]\s*the\s+author(?:s|\(s\))?\s+((?:19|20)\d{2})\b"  # SAGE's drawn sign
-    r"|(?m:^)\s*[^\w\s]?\s*the\s+author\(s\)\.?\s+((?:19|20)\d{2})\b",  # its sign unread
+    r"|(?m:^)\s*[^\w\s]?\s*the\s+author\(s\)\.?\s+((?:19|20)\d{2})\b"  # its sign unread
+    # its sign read as "#", a publisher's line: "# Springer Science+Business Media, LLC, part
+    # of Springer Nature 2020"
+    r"|(?m:^)[ \t]*#[ \t]+[^\n]{0,80}?\b(?:springer|elsevier|wiley|nature|press|society|"
+    r"llc|ltd|inc|media|publishing)\b[^\n\d]{0,40}((?:19|20)\d{2})[ \t.]*(?m:$)",
     re.I,
 )
 # A copyright whose sign is drawn around a "c" ("c 2005 Society for Industrial and ..."),
 # read after a venue line: ACL's footers keep an old year ("NAACL-HLT 2018 ... c 2017 ...").
 # Or the publisher first: "c Oxford University Press, 2010".
 _DRAWN_COPYRIGHT = re.compile(
-    r"(?:^|(?<=[\s\x02]))c\s+((?:19|20)\d{2})\s+(?:by\s+)?[A-Z][a-z]+\b"
+    r"(?:^|(?<=[\s\x02]))c\s+((?:19|20)\d{2})\s+(?:by\s+)?[A-Z][A-Za-z]+\b"  # "WILEY-VCH" too
     r"|(?:^|(?<=[\s\x02]))c\s+(?:[A-Z][\w'’&-]*\s+){0,5}(?:Press|Society|Publishing|Publishers|"
     r"Association|Institute|Inc\.?|Ltd\.?|LLC)\s*,\s*((?:19|20)\d{2})\b"
 )
