@@ -206,6 +206,30 @@ def test_a_question_naming_what_no_paper_holds_meets_its_own_gate(blended: objec
     assert read_as_answered(*asked, absent=True)  # type: ignore[arg-type]
 
 
+def test_the_fitted_gate_weighs_the_reader_with_the_evidence(blended: object) -> None:
+    """With the gate's weights fitted (``gate_w_*``, bench/fit_gate.py), the same sentence
+    read at -4 passes when two adjacent sentences of its paper hold most of the question's
+    words and is refused when they hold few; naming what no paper holds takes off its
+    weight; the reader-alone gate is then unused. No sentence stating the figure asked for
+    (-inf) is always refused."""
+    from rag.answer.gate import gate_score, read_as_answered
+
+    weights = {"gate_w_bias": 0.0, "gate_w_read": 0.5, "gate_w_local": 3.0,
+               "gate_w_absent": -1.5}  # fmt: skip
+    params.use(replace(params.current(), reader=BLEND | {"gate": 10.0} | weights))
+    reader.use(FakeReader("never"))  # type: ignore[arg-type]
+    abstract = "We measured the flux of the jet. The jet moved at a high speed."
+    row = PaperRow(id="p", label="P", title="A paper", authors=(), year=None, source="s",
+                   position=1, n_chunks=1, abstract=abstract)  # fmt: skip
+    question = analyse("Which instrument measured the jet speed?")
+    asked = (question, question.text, [Source(1, row)], FakeEmbedder())
+    assert not read_as_answered(*asked, local=0.3)  # type: ignore[arg-type]  # -2 + 0.9
+    assert read_as_answered(*asked, local=0.9)  # type: ignore[arg-type]  # -2 + 2.7
+    assert not read_as_answered(*asked, local=0.9, absent=True)  # type: ignore[arg-type]
+    w = {k.removeprefix("gate_w_"): v for k, v in weights.items()}
+    assert gate_score(float("-inf"), 100.0, False, w) == float("-inf")
+
+
 def test_a_question_asking_for_one_paper_by_what_it_did_is_gated(blended: object) -> None:
     """ "Which study uses the V-Dem indices?" asks for one paper by what it did: a sentence
     must say it, as for any question of fact, and the gate refuses it when the reader reads

@@ -14,6 +14,16 @@ instead, fitted the same way on such questions: its closest sentences are about 
 else by the question's own words, so only a sentence read as surely stating the answer
 lets it through.
 
+When the weights ``params.reader["gate_w_*"]`` are fitted (bench/fit_gate.py, leaving fields
+out on the ten fields' training-only questions), the gate weighs the reader with where the
+question's words sit instead of the reader alone: a logistic score of the best log-odds,
+``local`` (the idf-weighted share of the question's words that two adjacent sentences of its
+closest paper hold: a sentence read as stating "the Dice score on ISIC 2018" beside no
+sentence naming ISIC is weaker evidence than the same sentence among its words) and whether
+the question names what no paper holds; a question is answered when the score is not
+negative. Shares, not scores: a share reads alike in every library, where the evidence
+model's score runs lower for a library of claims than for one of questions (docs/benchmarks.md).
+
 A question asking for a figure ("How many firms were in the sample?") is answered only by
 a sentence stating one: when no sentence of its closest papers holds a figure, in digits
 or in words, it is refused whatever the reader says (:func:`lacks_figure`); otherwise only
@@ -22,7 +32,7 @@ the read sentences holding a figure count.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -41,7 +51,10 @@ __all__ = [
     "GATE_PAPERS",
     "NOT_STATED",
     "NO_FIGURE",
+    "best_read_of",
     "closest_sentences",
+    "gate_score",
+    "gated_out",
     "lacks_figure",
     "read_as_answered",
     "unread",
@@ -59,27 +72,66 @@ def read_as_answered(
     embedder: Embedder,
     *,
     absent: bool = False,
+    local: float = 1.0,
     closest: list[cand.Sentence] | None = None,
 ) -> bool:
     """Whether the reader finds a sentence stating what is asked (module doc); ``absent``:
-    the question names what no paper holds; ``closest``: the closest papers' sentences when
-    already split (:func:`closest_sentences`). Lists of a topic's papers and comparisons ask
-    for papers, not a statement, and pass (a list asking for one paper by what it did is a
-    question of fact); so does everything without a reader or a fitted gate."""
+    the question names what no paper holds; ``local``: the share of its words two adjacent
+    sentences of its closest paper hold (:class:`rag.answer.gather.Evidence`); ``closest``:
+    the closest papers' sentences when already split (:func:`closest_sentences`). Lists of a
+    topic's papers and comparisons ask for papers, not a statement, and pass (a list asking
+    for one paper by what it did is a question of fact); so does everything without a reader
+    or a fitted gate."""
     fitted = params.current().reader
     gate = fitted.get("gate_absent", fitted.get("gate")) if absent else fitted.get("gate")
-    ungated = question.kind in ("list", "comparison") and not question.asks_one_paper
-    if gate is None or ungated or not sources:
+    weights = {k.removeprefix("gate_w_"): v for k, v in fitted.items() if k.startswith("gate_w_")}
+    if (gate is None and not weights) or gated_out(question) or not sources:
         return True
+    best = best_read_of(question, query, sources, embedder, closest)
+    if best is None:
+        return True
+    if weights:
+        return gate_score(best, local, absent, weights) >= 0
+    return gate is None or best >= gate
+
+
+def gated_out(question: Question) -> bool:
+    """Whether the question passes the gate unread: a list of a topic's papers or a
+    comparison (module doc)."""
+    return question.kind in ("list", "comparison") and not question.asks_one_paper
+
+
+def best_read_of(
+    question: Question,
+    query: str,
+    sources: Sequence[Source],
+    embedder: Embedder,
+    closest: list[cand.Sentence] | None = None,
+) -> float | None:
+    """The reader's best log-odds over the closest papers' first sentences (of those stating
+    a figure, when the question asks for one: minus infinity when none does); None without a
+    reader or a sentence."""
     sentences = closest_sentences(sources) if closest is None else closest
     if not sentences:
-        return True
+        return None
     vectors = cand.with_vectors_of(sentences, embedder)
     sentences = [replace(s, vector=v) for s, v in zip(sentences, vectors, strict=True)]
     qvec = np.asarray(embedder.embed_query(question.own or query), dtype=np.float32)
     keep = (lambda s: states_figure(s.text)) if question.asks_figure else None
-    best = cand.best_read(question, sentences, qvec, keep)
-    return best is None or best >= gate
+    return cand.best_read(question, sentences, qvec, keep)
+
+
+def gate_score(best: float, local: float, absent: bool, weights: Mapping[str, float]) -> float:
+    """The fitted gate's log-odds that a sentence of the closest papers states the answer
+    (module doc): answered when not negative."""
+    if best == float("-inf"):
+        return best
+    return (
+        weights["bias"]
+        + weights["read"] * best
+        + weights["local"] * local
+        + weights["absent"] * float(absent)
+    )
 
 
 def closest_sentences(sources: Sequence[Source]) -> list[cand.Sentence]:
@@ -101,7 +153,13 @@ def lacks_figure(
 
 
 def unread(
-    question: Question, query: str, sources: Sequence[Source], embedder: Embedder, *, absent: bool
+    question: Question,
+    query: str,
+    sources: Sequence[Source],
+    embedder: Embedder,
+    *,
+    absent: bool,
+    local: float = 1.0,
 ) -> str:
     """Why no sentence of the closest papers answers the question (:data:`NO_FIGURE`,
     :data:`NOT_STATED`), or "" when one does (:func:`read_as_answered`). The sentences of a
@@ -109,5 +167,7 @@ def unread(
     closest = closest_sentences(sources) if question.asks_figure else None
     if lacks_figure(question, sources, closest):
         return NO_FIGURE
-    answered = read_as_answered(question, query, sources, embedder, absent=absent, closest=closest)
+    answered = read_as_answered(
+        question, query, sources, embedder, absent=absent, local=local, closest=closest
+    )
     return "" if answered else NOT_STATED

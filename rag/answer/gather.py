@@ -218,7 +218,8 @@ def gather(
         related = sources[:RELATED] if in_field else ()
         return Gathered(sources=(), answerable=False, reason=why_not, evidence=ev,
                         related=related)  # fmt: skip
-    why_not = unread(question, query, sources, retriever.embedder, absent=bool(ev and ev.absent))
+    why_not = unread(question, query, sources, retriever.embedder, absent=bool(ev and ev.absent),
+                     local=ev.local if ev else 1.0)  # fmt: skip
     if why_not:
         return Gathered(sources=(), answerable=False, reason=why_not, evidence=ev,
                         related=sources[:RELATED])  # fmt: skip
