@@ -240,7 +240,7 @@ def _subject(past: Sequence[Turn], names: Names | None) -> list[str]:
             continue
         reply = past[i + 1] if i + 1 < len(past) and past[i + 1].role == "assistant" else None
         if reply is not None and not reply.cited and is_no_answer(reply.text):
-            # A refused question sets the subject only when no question before it did.
+            # A refused question sets the subject only when no answered one came before it.
             if not unanswered and names is not None:
                 unanswered = names.named_labels(turn.text)
             if not unanswered and not is_followup(turn.text, names):
