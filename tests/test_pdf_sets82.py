@@ -8,7 +8,7 @@ from ingest.parse.pdfyear import find_year
 from tests.realsets import held_out
 from tests.realsets import read as _read
 
-_82, _83, _84, _87 = held_out(82), held_out(83), held_out(84), held_out(87)
+_82, _83, _84, _86, _87 = held_out(82), held_out(83), held_out(84), held_out(86), held_out(87)
 
 
 def test_the_paper_citing_itself_gives_the_year() -> None:
@@ -69,3 +69,10 @@ def test_a_departments_discipline_is_no_author() -> None:
         "Amol Kapila",
         "Maya R. Gupta",
     )
+
+
+def test_an_english_abstract_after_one_in_another_language_is_the_abstract() -> None:
+    """A Montréal cahier prints its "RÉSUMÉ" first, then its "ABSTRACT": the English one."""
+    cahier = _read(_86 / "meddahi_volatility_cahier.pdf")
+    assert cahier.abstract.startswith("In this paper, we introduce a new approach for")
+    assert cahier.abstract.endswith("vi) these models are closed under temporal aggregation.")
