@@ -1,4 +1,4 @@
-"""First pages of the eighty-second to eighty-seventh real-PDF sets (issue #44), measured blind
+"""First pages of the eighty-second to eighty-ninth real-PDF sets (issue #44), measured blind
 before these rules were written. Each rule on made-up text, and on the real page it was seen
 on."""
 
@@ -9,6 +9,7 @@ from tests.realsets import held_out
 from tests.realsets import read as _read
 
 _82, _83, _84, _86, _87 = held_out(82), held_out(83), held_out(84), held_out(86), held_out(87)
+_89 = held_out(89)
 
 
 def test_the_paper_citing_itself_gives_the_year() -> None:
@@ -76,3 +77,18 @@ def test_an_english_abstract_after_one_in_another_language_is_the_abstract() -> 
     cahier = _read(_86 / "meddahi_volatility_cahier.pdf")
     assert cahier.abstract.startswith("In this paper, we introduce a new approach for")
     assert cahier.abstract.endswith("vi) these models are closed under temporal aggregation.")
+
+
+def test_initials_alone_or_a_blinded_manuscripts_label_name_no_author() -> None:
+    """A corrigendum's "A. R. Todd" set with its initials apart ("A. R."), and a submission
+    system's "Blinded Manuscript": no author (the blinded paper names none)."""
+    from ingest.parse.pdfnames import line_names
+
+    assert line_names("A. R., K. C.") == []
+    assert line_names("Andrew R. Todd, K. C. Thiem") == ["Andrew R. Todd", "K. C. Thiem"]
+    assert _read(_89 / "todd_race_threat_article.pdf").authors == (
+        "Andrew R. Todd",
+        "Kelsey C. Thiem",
+        "Rebecca Neel",
+    )
+    assert _read(_89 / "makowski_deception_manuscript.pdf").authors == ()

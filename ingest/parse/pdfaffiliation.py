@@ -56,7 +56,7 @@ AFFILIATION = re.compile(
 # research centre; a keyword or a heading set in a byline's place: "Theoretical Framework",
 # "Text Mining", "Key Points", "Lead Contact"; a country in its address: "Russian
 # Federation"; a form's label: "Project Title"; a licence: "CC BY-NC"; a rank in French:
-# "Aspirant F.N.R.S.", "Ingénieur Civil").
+# "Aspirant F.N.R.S.", "Ingénieur Civil"; a submission's "Blinded Manuscript").
 NOT_A_PERSON = frozenset(
     """lab labs laboratory system systems archive repository software review version group
     unit foundation council ministry agency society association data technology values
@@ -76,7 +76,7 @@ NOT_A_PERSON = frozenset(
     randomisation randomization contact award supplement differential theoretical sequential
     stochastic gender health corresponding building environment resources investigator
     supporting federation republic kingdom emirates title cc licence license aspirant
-    ingénieur ingenieur electrical
+    ingénieur ingenieur electrical blinded manuscript
     conceptualization methodology investigation validation visualization supervision curation
     """.split()  # noqa: SIM905 (the last line: CRediT's roles, set beside the names)
 )

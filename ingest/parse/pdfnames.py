@@ -355,6 +355,8 @@ def _name(part: str, *, byline: bool = False, caps: bool = False, listed: bool =
         # or an ordinal's raised letters (IEEE's "1 st Zhitong LI", its number a part apart)
     if not tokens or len(tokens) > 5 or any(t.casefold() in _NOT_NAMES for t in tokens):
         return ""
+    if all(re.fullmatch(r"[A-Z]\.?(?:-[A-Z]\.?)?", t) for t in tokens):
+        return ""  # initials alone ("A. R.", a corrigendum's): a name's short form, no name
     if any(re.fullmatch(r"[^\W\d_]{4,}\.", t) for t in tokens[:-1]):
         return ""  # a sentence's end inside it ("Government Works. Distributed under ...")
     if any(re.search(r"[^\W\d_]\d+[^\W\d_]|[’']s$", t) for t in tokens):
