@@ -9,7 +9,7 @@ from tests.realsets import held_out
 from tests.realsets import read as _read
 
 _82, _83, _84, _86, _87 = held_out(82), held_out(83), held_out(84), held_out(86), held_out(87)
-_89 = held_out(89)
+_88, _89 = held_out(88), held_out(89)
 
 
 def test_the_paper_citing_itself_gives_the_year() -> None:
@@ -92,3 +92,14 @@ def test_initials_alone_or_a_blinded_manuscripts_label_name_no_author() -> None:
         "Rebecca Neel",
     )
     assert _read(_89 / "makowski_deception_manuscript.pdf").authors == ()
+
+
+def test_a_degree_after_a_name_is_no_part_of_it() -> None:
+    """A medical manuscript's byline: "Thomas P Spargo MSc 1, Alfredo Iacoangeli PhD 1"."""
+    from ingest.parse.pdfnames import line_names
+
+    assert line_names("Thomas P Spargo MSc 1, Alfredo Iacoangeli PhD 1") == [
+        "Thomas P Spargo",
+        "Alfredo Iacoangeli",
+    ]
+    assert _read(_88 / "spargo_genetic_screening_manuscript.pdf").authors[0] == "Thomas P Spargo"

@@ -345,6 +345,8 @@ def _name(part: str, *, byline: bool = False, caps: bool = False, listed: bool =
         and tokens[0].rstrip(".,") != "Md"  # Bangladesh's "Md Abdullah Al Maruf": his name
     ):
         tokens.pop(0)
+    while len(tokens) > 2 and tokens[-1].casefold().rstrip(".,") in DEGREES:
+        tokens.pop()  # a degree after the name ("Thomas P Spargo MSc", "Mina Ryten PhD")
     while tokens and re.fullmatch(r"[a-z]", tokens[-1]):
         tokens.pop()  # an affiliation mark set apart ("Lane a"): the layout raised it
     if len(tokens) > 2 and re.fullmatch(r"[A-Z]", tokens[-1]) and "." in "".join(tokens[:-1]):
