@@ -54,6 +54,7 @@ from .files import too_large
 from .ids import arxiv_id, printed_doi
 from .pdfabstract import (
     ABSTRACT,
+    FOREIGN_ABSTRACT,
     KEYWORDS_LINE,
     abstract_end,
     cut_words,
@@ -104,8 +105,6 @@ _TITLE_LABEL = re.compile(
 )
 # A mark set before an abstract's first word (MIT Press's square, read as "&"): no word.
 _OPENING_MARK = re.compile(r"^[&■□▪▫◆◇●•]\s+")
-# An abstract's heading in another language: an English one after it is the abstract.
-_NOT_ENGLISH = re.compile(r"\s*(?:r[ée]sum[ée]|resumen|resumo|riassunto|sommario|zusammenf)", re.I)
 _MAX_PARTS_WORDS = 600  # ... or its parts labelled in capitals (JAMA's "IMPORTANCE ...")
 _PART_LABELS = re.compile(r"(?:^|(?<=[.!?] ))[A-Z][A-Z ,&]{2,40}: ")
 _ARXIV_STAMP = re.compile(  # (not a template's "arXiv:0000.0000", nor "arXiv:submit/6224127")
@@ -270,9 +269,9 @@ def _paper(
     introduction = introduction_at(lines, after, len(lines))  # its heading's index, if any
     stop = introduction or len(lines)  # no abstract heading past it: a "Summary" is the body's
     start = next((i for i in range(after, stop) if heading_at(lines, i)), None)
-    if start is not None and _NOT_ENGLISH.match(lines[start].text):  # "Résumé", then "Abstract"
+    if start is not None and FOREIGN_ABSTRACT.match(lines[start].text):  # "Résumé", "Abstract"
         english = (i for i in range(start + 1, stop) if heading_at(lines, i))
-        start = next((i for i in english if not _NOT_ENGLISH.match(lines[i].text)), start)
+        start = next((i for i in english if not FOREIGN_ABSTRACT.match(lines[i].text)), start)
     if start is None:  # a heading above the title (rare), or a page-2 abstract
         start = next((i for i in range(stop) if heading_at(lines, i)), None)
     notices: list[Notice] = []

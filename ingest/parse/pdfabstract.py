@@ -25,6 +25,7 @@ from .typeset import HYPHEN_MARK
 
 __all__ = [
     "ABSTRACT",
+    "FOREIGN_ABSTRACT",
     "KEYWORDS_LINE",
     "abstract_end",
     "cut_words",
@@ -33,13 +34,13 @@ __all__ = [
     "with_heading_colons",
 ]
 
-# An abstract's heading, also as French, Spanish, Portuguese, Italian and German papers
-# print it.
+# An abstract's heading ("Abstract.-"), as English or (_FOREIGN) Romance and German papers print it
+_FOREIGN = r"r[ée]sum[ée]|resumen|resumo|riassunto|sommario|zusammenfassung"
 ABSTRACT = re.compile(
-    r"^\s*(?:a\s?b\s?s\s?t\s?r\s?a\s?c\s?t|summary|synopsis|r[ée]sum[ée]|resumen|resumo"
-    r"|riassunto|sommario|zusammenfassung)\b\s*[-—–:.]{0,2}\s*",  # "Abstract.-"
+    rf"^\s*(?:a\s?b\s?s\s?t\s?r\s?a\s?c\s?t|summary|synopsis|{_FOREIGN})\b\s*[-—–:.]{{0,2}}\s*",
     re.I,
 )
+FOREIGN_ABSTRACT = re.compile(rf"^\s*(?:{_FOREIGN})\b", re.I)
 _WORD_COUNT = re.compile(r"\s*\d[\d,]*\s+words\.?\s*$", re.I)
 # A labelled link set after the abstract ("Source code: https://github.com/...",
 # "Documentation: http://..."): a label of a few words, then the address alone.
