@@ -50,7 +50,7 @@ test-unit: setup
 lint: setup
 	$(BIN)/ruff check rag ingest ui tests bench docs/hooks.py
 	$(BIN)/ruff format --check rag ingest ui tests bench docs/hooks.py
-	$(BIN)/mypy
+	$(BIN)/mypy --show-traceback
 
 ## The documentation site into site/ (strict: a broken link or an undocumented setting or
 ## subcommand fails); docs-serve serves it with search on http://127.0.0.1:8000.
