@@ -1487,7 +1487,7 @@ def test_a_title_labelled_as_one_and_a_university_under_a_title_in_its_type() ->
     )
     paper = _read(_TWENTY_SEVENTH / "adu_scots_pine_biomass_slu_msc_thesis.pdf")
     assert paper.title.endswith("Young Scots pine Stand in Southern Sweden")
-    from ingest.parse.pdfheader import _LABELLED
+    from ingest.parse.pdftitlelabel import _LABELLED
 
     assert _LABELLED.match("Title: A Study") and _LABELLED.match("Title - A Study")
     assert not _LABELLED.match("Title-based retrieval of scanned papers")
@@ -1626,7 +1626,7 @@ def test_a_titles_pairs_of_common_words_are_no_byline_and_a_name_before_its_cont
     its three lines; SSRN's "Pablo Fernández. Professor of Corporate Finance. e-mail: ..."
     is a name closed by a full stop before its position and e-mail (or its institution),
     not "Radford M." before "Neal, University of Toronto"."""
-    from ingest.parse.pdfheader import _byline
+    from ingest.parse.pdfheader import byline as _byline
     from ingest.parse.pdfnames import line_names
 
     paper = _read(_THIRTIETH / "fisher_classroom_visual_environment_psychsci.pdf")

@@ -66,7 +66,7 @@ def test_a_titles_next_line_joins_it_when_the_cover_prints_them_as_one() -> None
 
 
 def test_a_labelled_title_stops_at_the_byline_in_its_type() -> None:
-    from ingest.parse.pdfheader import labelled_title
+    from ingest.parse.pdftitlelabel import labelled_title
 
     page = [_at("Title: Variation in leaf transcriptome responses to elevated ozone", 12, 700),
             _at("across maize inbred lines", 12, 686),

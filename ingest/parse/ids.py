@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["arxiv_id", "doi", "identifier_id", "printed_doi"]
+__all__ = ["arxiv_id", "doi", "identifier_id", "printed_arxiv", "printed_doi"]
 
 _DOI_PREFIX = re.compile(
     r"^(?:doi\s*:?\s*|(?:https?://)?(?:dx\.)?doi\.org/|https?://(?:www\.)?doi\.org/)",
@@ -113,6 +113,27 @@ def printed_doi(text: str) -> str:
 _COMPONENT = re.compile(
     r"(?i)(?<=^10\.7554/elife\.\d{5})\.\d{3}$|(?<=^10\.1371/journal\.\w{4}\.\d{7})\.[gts]\d{3}$"
 )
+
+
+_ARXIV_STAMP = re.compile(  # (not a template's "arXiv:0000.0000", nor "arXiv:submit/6224127")
+    r"arXiv(?:\s*e-?print)?\s*:\s*(?!0000\.0000|submit/)(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})"
+    r"(v\d+)?",
+    re.I,
+)
+# Another paper's id, cited: "arXiv preprint arXiv:1611.04135 (2016)" (the form reference
+# managers print), or closing a numbered reference's entry ("[12] ... arXiv:2101.00001").
+_CITED_ARXIV = re.compile(r"arXiv\s+preprint\s*$", re.I)
+
+
+def printed_arxiv(text: str) -> re.Match[str] | None:
+    """The paper's own arXiv id as its pages print it (the margin stamp "arXiv:2406.03243v2
+    [cs.CL] 5 Jun 2024", a front matter's "arXiv:..."), its group 1 the id: the first not
+    cited as another paper's (a footnote's reference on the first page)."""
+    for m in _ARXIV_STAMP.finditer(text):
+        before = text[max(0, m.start() - 160) : m.start()]
+        if not (_CITED_ARXIV.search(before) or _CITED.search(before)):
+            return m
+    return None
 
 
 def arxiv_id(value: str) -> str:

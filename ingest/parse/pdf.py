@@ -51,7 +51,7 @@ from rag.records import Notice, Skipped
 
 from .clean import Draft
 from .files import too_large
-from .ids import arxiv_id, printed_doi
+from .ids import arxiv_id, printed_arxiv, printed_doi
 from .pdfabstract import (
     ABSTRACT,
     FOREIGN_ABSTRACT,
@@ -67,11 +67,12 @@ from .pdfbody import FRONT_MATTER_AFTER, body_sections, cap_sections
 from .pdfbyline import after_title_again, between, off_title, under_title_again
 from .pdfcontents import CONTENTS, contents_entry
 from .pdfcover import MAX_COVERS, cover_words, covered_title, stamped
-from .pdfheader import find_title, labelled_title, repeated_title
+from .pdfheader import find_title
 from .pdflayout import Line, page_lines
 from .pdfmeta import byline_above, labelled_authors, metadata_authors, not_the_venue, unmangled
 from .pdfnames import authors
 from .pdfthesis import thesis_author, thesis_cover, thesis_title, thesis_title_page
+from .pdftitlelabel import labelled_title, repeated_title
 from .pdfyear import find_year, latest_year, printed_apart
 from .typeset import HYPHEN_MARK, fix_characters, join_lines, vocabulary
 
@@ -107,11 +108,6 @@ _TITLE_LABEL = re.compile(
 _OPENING_MARK = re.compile(r"^[&■□▪▫◆◇●•]\s+")
 _MAX_PARTS_WORDS = 600  # ... or its parts labelled in capitals (JAMA's "IMPORTANCE ...")
 _PART_LABELS = re.compile(r"(?:^|(?<=[.!?] ))[A-Z][A-Z ,&]{2,40}: ")
-_ARXIV_STAMP = re.compile(  # (not a template's "arXiv:0000.0000", nor "arXiv:submit/6224127")
-    r"arXiv(?:\s*e-?print)?\s*:\s*(?!0000\.0000|submit/)(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})"
-    r"(v\d+)?",
-    re.I,
-)
 
 
 def parse_pdf(path: Path, *, full_text: bool = True) -> Iterator[Draft | Skipped | Notice]:
@@ -329,10 +325,10 @@ def _paper(
     abstract = _OPENING_MARK.sub("", abstract)
     if not title and thesis_title_page(first_page, body_size):  # a title in the body's type
         title = thesis_title(first_page)
-    found_arxiv = _ARXIV_STAMP.search(stamp)
-    printed_arxiv = _ARXIV_STAMP.search(printed)  # a margin stamp: in the page's text only
-    if printed_arxiv:
-        year = find_year(printed, printed_arxiv)
+    found_arxiv = printed_arxiv(stamp)
+    own_arxiv = printed_arxiv(printed)  # a margin stamp: in the page's text only
+    if own_arxiv:
+        year = find_year(printed, own_arxiv)
     else:  # the article's own print first: its front matter, heads, feet and notes
         read = {id(line) for line in lines[first_read:]}  # the abstract on
         year = find_year("\n".join(printed_apart(heads, read, body_size)), None)

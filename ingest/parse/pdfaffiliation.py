@@ -199,6 +199,7 @@ def under_label(span: tuple[float, float], label: tuple[float, float], beside: b
 _ORCID_ID = re.compile(r"\[\s*\d{4}(?:\s*[-−‐–]\s*\d{3}[\dX]){3}\s*\]")
 _INITIALS_GLUED = re.compile(r"\b((?:[A-Z]\.){1,3})(?=[A-Z][a-z]{2,}(?![\w.]))")  # not "B.Sc."
 _BRACKETED = re.compile(r"\s*\([^()]*\)")
+_OPENED, _CLOSED = re.compile(r"\s*\([^()]*$"), re.compile(r"^[^()]*\w{2}\)\s*$")  # (no "a)")
 _ROLE_NOTE = re.compile(r"\b(?:co-?)?authors?\b|\bcontribut", re.I)  # "(joint first co-author)"
 _CAPS_THEN = re.compile(r"^((?:[^\W\d_a-z]+[.’']?\s+)+?[^\W\d_a-z]{2,})\s+(?=[^\W\d_][^\W\d_A-Z])")
 
@@ -212,6 +213,11 @@ def byline_text(text: str) -> str:
         ),
         text,
     )
+    # An institution in brackets broken over the line's end ("Jacobus A Naudé (University of
+    # the Free State, Bloemfontein, South" / "Africa)"): its two pieces.
+    opened = _OPENED.search(text)
+    text = text[: opened.start()] if opened and INSTITUTION.search(opened.group()) else text
+    text = _CLOSED.sub("", text)
     caps = _CAPS_THEN.match(text)
     if caps and INSTITUTION.search(text[caps.end() :]) and "," not in text:
         return caps.group(1)  # "MARKO KLAŠNJA" of "MARKO KLAŠNJA Georgetown University"

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Sequence
 
 from rag.records import normalise_text
 from rag.words import common_words
@@ -20,7 +19,7 @@ from .pdfnames import VENUE, full_name, line_names
 from .pdfyear import MONTH_YEAR
 from .typeset import fix_characters, join_lines, squash
 
-__all__ = ["beside", "find_title", "labelled_title", "repeated_title"]
+__all__ = ["beside", "byline", "find_title"]
 
 
 def find_title(
@@ -43,10 +42,72 @@ def find_title(
         and not _KICKER.fullmatch("".join(line.text.split()))  # spaced out: "Master’s Thes is"
     ]
     found, after = "", 0
+    blocks = _type_blocks(top, candidates, body * 1.15, words)
+    # The largest such block, unless a smaller one stands right above the authors' names
+    # and it does not: a journal's banner ("Alternative Medicine") is set larger than the
+    # title under it; but a larger block right on top of that one, no line between, is the
+    # title and the smaller its subtitle ("Pedicle screw versus ... scoliosis" / "A
+    # systematic review and meta-analysis ...").
+    above = [b for b in blocks if _names_at(top, b[1])]
+    if blocks:
+        found, after, _ = above[0] if above and not _names_at(top, blocks[0][1]) else blocks[0]
+        # (not a journal's one-word banner over it: "BIOINFORMATICS")
+        if (
+            above
+            and above[0] is not blocks[0]
+            and blocks[0][1] == above[0][2]
+            and " " in blocks[0][0]
+        ):
+            # (no colon after "IŻ SWÓJ JĘZYK MAJĄ!", nor before words running on: "Weed Seed
+            # Movement" / "via Combines: 2019-2020 Case Study")
+            main, sub = blocks[0][0].rstrip(":"), above[0][0]
+            joined = main[-1:] in "!?" or sub[:1].islower()
+            found = f"{main} {sub}" if joined else f"{main}: {sub}"
+            found = main if pdfmeta.foreign(sub) else found  # (a translation of it is none of it)
+    # A title set in the body's size, right above the authors: tried from each line at the
+    # top in turn (a journal's line in small type may come first), never in smaller type
+    # but in small capitals, drawn as smaller capitals ("THE LONG-RUN EFFECTS OF ...").
+    for first in candidates if not found else ():
+        if top[first].size >= body - 0.3 or top[first].text.isupper():  # (or small capitals)
+            found, after = _title_above_names(top, first, words, body)
+            if found:
+                break
+    if not found:  # no byline under it (the author's set over it): bold a point over the
+        # body's type ("LINGUISTIC DATING OF BIBLICAL HEBREW TEXTS:" in 16-point bold over a
+        # 14-point body, the rest of it in 14-point bold)
+        bold = [i for i in candidates if top[i].bold and not _names_at(top, i)]  # (its byline's)
+        blocks = _type_blocks(top, bold, body + 1, words)
+        found, after = blocks[0][:2] if blocks else ("", 0)
+    meta = normalise_text(fix_characters(metadata.get("Title", "")))
+    junk = len(meta.split()) < 2 or junk_title(meta)
+    printed = squash(meta) in squash(" ".join(line.text for line in top)) if meta else False
+    if meta and not junk and found and not printed:
+        names = next((i for i in range(after, len(top)) if _names_at(top, i)), len(top))
+        printed = interleaved(meta, found, top[:names])  # above the byline, not the body
+    rest = squash(found)[len(squash(meta)) :] if meta else ""
+    if printed and found and squash(found).startswith(squash(meta)) and _alpha(rest):
+        return found, after  # the metadata keeps the printed title's start only (cut short)
+    if meta and not junk and (printed or not found):
+        if squash(found) != squash(meta):  # the title's place is where its lines are
+            after = after_lines_of(meta, top) or after
+        elif unspaced(found) == unspaced(meta) and len(found.split()) >= len(meta.split()):
+            # The quotes and spaces as printed ("The ASA’s", "restoration of Shank3"), not as
+            # typed into the metadata ("ASA's", "restoration ofShank3").
+            return found, after
+        return as_printed(meta, top, words), after
+    return found, after
+
+
+def _type_blocks(
+    top: list[Line], candidates: list[int], floor: float, words: frozenset[str]
+) -> list[tuple[str, int, int]]:
+    """The blocks of lines set in a type at least ``floor`` points, the larger first: (text,
+    the line after it, its first line) of each that reads as a title (not a byline, an
+    institution, a degree or a banner)."""
     blocks: list[tuple[str, int, int]] = []  # (text, the line after it, its first line)
     starts: set[int] = set()
     for size in sorted({top[i].size for i in candidates}, reverse=True):
-        if size < body * 1.15:
+        if size < floor:
             break
         # One type within half a point ("16.0" and "16.3" of one title's lines).
         group = [i for i in candidates if abs(top[i].size - size) < 0.5]
@@ -78,7 +139,7 @@ def find_title(
             # "M. S. Hagger,* N. L. D. Chatzisarantis,* ..."; not when a line of the block reads
             # as no names ("Jobless Unemployed Workers and Temporary Layoff" / "Workers on Search
             # and Not on Search for a New Job in the"): a byline does not run on into prose.
-            byline = _byline(top[first].text) and all(line_names(top[i].text) for i in members)
+            bylined = byline(top[first].text) and all(line_names(top[i].text) for i in members)
             # (an institution's name alone is the author's, never a title: "Johns Hopkins
             # University" set under the title, over the author)
             wordy = len(text.split()) >= 2 or len(text) >= 12
@@ -88,58 +149,12 @@ def find_title(
             institution = institution or dated  # (read on past an institution: "May 2009" too)
             named = institution or bool(DEGREE.search(text))  # or a thesis's degree
             named = named or _banner([top[i] for i in members])
-            if wordy and not byline and not named:
+            if wordy and not bylined and not named:
                 blocks.append((text, end, first))
             # An institution over the title in its type ("École polytechnique fédérale de
             # Lausanne" / ... / "Turbulent heated jet: ..."): that type's next lines are read.
             first = next((i for i in group if i >= end), -1) if institution else -1
-    # The largest such block, unless a smaller one stands right above the authors' names
-    # and it does not: a journal's banner ("Alternative Medicine") is set larger than the
-    # title under it; but a larger block right on top of that one, no line between, is the
-    # title and the smaller its subtitle ("Pedicle screw versus ... scoliosis" / "A
-    # systematic review and meta-analysis ...").
-    above = [b for b in blocks if _names_at(top, b[1])]
-    if blocks:
-        found, after, _ = above[0] if above and not _names_at(top, blocks[0][1]) else blocks[0]
-        # (not a journal's one-word banner over it: "BIOINFORMATICS")
-        if (
-            above
-            and above[0] is not blocks[0]
-            and blocks[0][1] == above[0][2]
-            and " " in blocks[0][0]
-        ):
-            # (no colon after "IŻ SWÓJ JĘZYK MAJĄ!", nor before words running on: "Weed Seed
-            # Movement" / "via Combines: 2019-2020 Case Study")
-            main, sub = blocks[0][0].rstrip(":"), above[0][0]
-            joined = main[-1:] in "!?" or sub[:1].islower()
-            found = f"{main} {sub}" if joined else f"{main}: {sub}"
-            found = main if pdfmeta.foreign(sub) else found  # (a translation of it is none of it)
-    # A title set in the body's size, right above the authors: tried from each line at the
-    # top in turn (a journal's line in small type may come first), never in smaller type
-    # but in small capitals, drawn as smaller capitals ("THE LONG-RUN EFFECTS OF ...").
-    for first in candidates if not found else ():
-        if top[first].size >= body - 0.3 or top[first].text.isupper():  # (or small capitals)
-            found, after = _title_above_names(top, first, words, body)
-            if found:
-                break
-    meta = normalise_text(fix_characters(metadata.get("Title", "")))
-    junk = len(meta.split()) < 2 or junk_title(meta)
-    printed = squash(meta) in squash(" ".join(line.text for line in top)) if meta else False
-    if meta and not junk and found and not printed:
-        names = next((i for i in range(after, len(top)) if _names_at(top, i)), len(top))
-        printed = interleaved(meta, found, top[:names])  # above the byline, not the body
-    rest = squash(found)[len(squash(meta)) :] if meta else ""
-    if printed and found and squash(found).startswith(squash(meta)) and _alpha(rest):
-        return found, after  # the metadata keeps the printed title's start only (cut short)
-    if meta and not junk and (printed or not found):
-        if squash(found) != squash(meta):  # the title's place is where its lines are
-            after = after_lines_of(meta, top) or after
-        elif unspaced(found) == unspaced(meta) and len(found.split()) >= len(meta.split()):
-            # The quotes and spaces as printed ("The ASA’s", "restoration of Shank3"), not as
-            # typed into the metadata ("ASA's", "restoration ofShank3").
-            return found, after
-        return as_printed(meta, top, words), after
-    return found, after
+    return blocks
 
 
 def _title_text(lines: list[Line], words: frozenset[str]) -> str:
@@ -191,7 +206,7 @@ def _title_lines(top: list[Line], first: int) -> list[int]:
         last = top[members[-1]]
         under = line.page == last.page and last.y0 - line.y1 < 2 * size
         if abs(line.size - size) < 0.5 and len(members) < 6 and under:
-            if "," in line.text and _byline(line.text):
+            if "," in line.text and byline(line.text):
                 break  # the byline in the title's type ("Markus J. Bröcker, Simone Virus, ...")
             bold = len(members) > 1 and all(top[m].bold for m in members)  # (a label aside)
             if bold and not line.bold:
@@ -202,7 +217,7 @@ def _title_lines(top: list[Line], first: int) -> list[int]:
     return members
 
 
-def _byline(text: str) -> bool:
+def byline(text: str) -> bool:
     """Whether a line in the title's type is a byline: two names or more, one of them a
     person's by an initial or a word no English list holds ("Karrie E. Godwin"), not a
     title's pairs of capitalised words ("Visual Environment, Attention Allocation,")."""
@@ -330,24 +345,6 @@ def _alpha(text: str) -> bool:
     return any(c.isalpha() for c in text)
 
 
-def repeated_title(first_page: Sequence[Line], lines: Sequence[Line]) -> tuple[str, int]:
-    """(title, index of the first line after it in ``first_page``) for a manuscript whose
-    title page sets its title in the body's type and prints it again on a later page (over
-    the abstract): the lines opening the page that a later page repeats word for word, four
-    words at least; ("", 0) when none is."""
-    later = (
-        {" ".join(x.text.split()) for x in lines if x.page > first_page[0].page}
-        if first_page
-        else set()
-    )
-    top = [x for x in first_page if not x.margin]
-    count = 0
-    while count < min(3, len(top)) and " ".join(top[count].text.split()) in later:
-        count += 1
-    title = " ".join(x.text for x in top[:count])
-    return (title, first_page.index(top[count - 1]) + 1) if len(title.split()) >= 4 else ("", 0)
-
-
 def _spills(above: Line, line: Line) -> bool:
     """Whether ``above``, in the page's top margin, is the title's first line: in its type,
     right over it (a running head is set smaller and apart)."""
@@ -363,38 +360,3 @@ def _institution_after(line: Line, below: Line) -> bool:
     """Whether ``below`` is an institution's name set after a finished title line ("...
     in Southern Sweden" / "Swedish University of Agricultural Sciences")."""
     return not _runs_on(line.text) and bool(INSTITUTION.search(below.text))
-
-
-_NEXT_LABEL = re.compile(  # (or a form's next label alone: "Course:")
-    r"^\s*(?:\d{1,2}\.?\s+)?(?:paper\s+)?(?:abstract|authors?|by|date|keywords?)\b"
-    r"|^\s*[A-Z][\w ]{0,30}:\s*$",
-    re.I,
-)
-# "Title:", "Title -", "Title- " (not "Title-based ...", a title's own word), a form's "Project
-# Title:"
-_KIND = r"(?:(?:project|thesis|dissertation|paper|report)\s+)?"
-_LABELLED = re.compile(rf"^\s*{_KIND}title\s*(?::|\s[-–—]|[-–—](?=\s))\s*(?=\S)", re.I)
-_LABEL_ALONE = re.compile(rf"^\s*(?:\d{{1,2}}\.?\s+)?{_KIND}title\s*:?\s*$", re.I)
-
-
-def labelled_title(page: Sequence[Line], words: frozenset[str]) -> tuple[str, int]:
-    """(title, index of the line after it) when one of the page's first lines labels it
-    ("Title- The Psychological Impact of ..." and its next lines in the same type, up to a
-    heading or a byline, joined as lines are: "meta-community pro-" / "cesses" is
-    "processes"), or the label stands alone on the line above them; ("", 0) else."""
-    at = next((i for i, x in enumerate(page[:8]) if _LABELLED.match(x.text)), None)
-    if at is None:  # or the label alone on its line, a form's ("2 Title" / "Spinsim: ...")
-        alone = next((i for i, x in enumerate(page[:8]) if _LABEL_ALONE.match(x.text)), None)
-        if alone is None or alone + 1 >= len(page):
-            return "", 0
-        at = alone + 1
-    end = at + 1
-    while (
-        end < min(len(page), at + 4)
-        and abs(page[end].size - page[at].size) < 0.5
-        and not (heading_at(page, end) or _NEXT_LABEL.match(page[end].text))
-        and not _byline(page[end].text)  # the authors under it, in its type
-    ):
-        end += 1
-    text = join_lines([x.text for x in page[at:end]], words)
-    return _LABELLED.sub("", text).rstrip(" ."), end

@@ -89,6 +89,8 @@ def page_lines(pdf: Any, index: int) -> list[Line]:
                     code, low = 0x10000 + ((code - 0xD800) << 10) + (second - 0xDC00), True
             # (no character, or U+FFFD for one PDFium could not map: a lost ligature or none)
             char = chr(code) if code not in (0, 0xFFFD) else _lost_ligature(handle, i, count)
+            if code in _TEX_LIGATURES and not _font(handle, i).upper().startswith("CMMI"):
+                char = _lost_ligature(handle, i, count) or char  # "De\x1cance": "Defiance"
             if (
                 char == " "
                 and back is not None
@@ -177,6 +179,12 @@ def page_lines(pdf: Any, index: int) -> list[Line]:
     ]
     lines = [line for line in lines if line.text]
     return reading_order(without_line_numbers(lines), width)
+
+
+# The codes TeX's text fonts set their ligatures at (OT1's ff fi fl ffi ffl at 0x0B-0x0F, T1's
+# at 0x1B-0x1F; 0x0D is read as a line's end), left as they are by a font with no map to
+# Unicode: a lost ligature's, with a letter after it.
+_TEX_LIGATURES = frozenset([0x0B, 0x0C, 0x0E, 0x0F, *range(0x1B, 0x20)])
 
 
 def _lost_ligature(handle: Any, i: int, count: int) -> str:

@@ -96,8 +96,13 @@ def byline_above(lines: Sequence[Line], after: int, words: frozenset[str]) -> tu
         return ()
     size = lines[after - 1].size
     first = after - 1
-    while first > 0 and abs(lines[first - 1].size - size) < 0.3:
+    bold = lines[first].bold  # (a bold title's first line set larger than its next)
+    while first > 0 and (
+        (abs(lines[first - 1].size - size) < 0.3 and lines[first - 1].bold == bold)
+        or (bold and lines[first - 1].bold and lines[first - 1].size > size)
+    ):
         first -= 1
+    size = max(line.size for line in lines[first:after])
     top = first - 2  # the two lines over it, or the block of names in one type there
     while top > 0 and first - top < 8 and abs(lines[top - 1].size - lines[first - 1].size) < 0.3:
         top -= 1
@@ -105,6 +110,15 @@ def byline_above(lines: Sequence[Line], after: int, words: frozenset[str]) -> tu
     found = authors(above, words, under_title=False)
     if not found:  # a rights line between (Springer: names, "© The ... Society", title)
         above = [line for line in lines[max(0, first - 6) : first] if line.size < size - 0.5]
+        found = authors(above, words, under_title=False)
+    if not found:  # a person's name in the title's own type, set apart over it ("P.O. Syomin",
+        # an affiliation, an e-mail, then the title in the same bold capitals)
+        above = [
+            line
+            for line in lines[max(0, first - 6) : first]
+            if abs(line.size - size) < 0.5
+            and any(full_name(n) for n in line_names(line.text) or ())
+        ]
         found = authors(above, words, under_title=False)
     return found
 

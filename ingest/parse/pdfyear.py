@@ -241,7 +241,10 @@ _ACADEMIC_YEAR = re.compile(
 _THESIS = re.compile(
     r"\b(?:dissertation|thesis)\b[\s\S]{0,600}\b(?:doctor|master|degree)\b"
     # or named by its degree: "Master thesis in physics"
-    r"|\b(?:doctoral|master'?s?|bachelor'?s?)\s+(?:dissertation|thesis)\b",
+    r"|\b(?:doctoral|master'?s?|bachelor'?s?)\s+(?:dissertation|thesis)\b"
+    # or by the degree's letters: "B.A. thesis", "MSc thesis", "Ph.D. dissertation"
+    r"|(?<![\w.])(?:[bm]\.?\s?(?:a|sc?|phil|eng|res)|ph\.?\s?d|d\.?\s?phil)\.?\s+"
+    r"(?:dissertation|thesis)\b",
     re.I,
 )
 _DEGREE_YEAR = re.compile(
