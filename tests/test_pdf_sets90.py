@@ -1,25 +1,27 @@
-"""First pages of the ninetieth real-PDF set (humanities and law, issue #44), measured blind
+"""First pages of the ninetieth to ninety-second real-PDF sets (issue #44), measured blind
 before these rules were written. Each rule on made-up text, and on the real page it was seen
 on."""
 
 from __future__ import annotations
 
 from ingest.parse.ids import printed_arxiv
-from ingest.parse.pdfaffiliation import byline_text
+from ingest.parse.pdfaffiliation import AFFILIATION, byline_text
+from ingest.parse.pdfnames import line_names
 from ingest.parse.pdfyear import find_year
 from tests.realsets import held_out
 from tests.realsets import read as _read
 
-_90 = held_out(90)
+_90, _91, _92 = held_out(90), held_out(91), held_out(92)
 
 
 def test_an_arxiv_id_cited_as_another_papers_is_not_the_papers() -> None:
     """A footnote's reference on the first page ("arXiv preprint arXiv:1611.04135 (2016)", as
-    reference managers print it, or closing a numbered entry) is another paper's id; the
-    margin stamp is the paper's own."""
+    reference managers print it) is another paper's id; the margin stamp is the paper's own,
+    read after a numbered citation of the body too."""
     cited = 'Wu, X. "Responses to Critiques," arXiv preprint arXiv:1611.04135 (2016): 1-14.'
     assert printed_arxiv(cited) is None
-    assert printed_arxiv("[3] A. Author. A title. arXiv:2101.00001, 2021.") is None
+    stamp = printed_arxiv("strategies [5].\r\narXiv:2511.21302v1 [math.NA] 26 Nov 2025 Zipped")
+    assert stamp is not None and stamp.group(1) == "2511.21302"  # (set 91's: no citation)
     own = printed_arxiv(f"arXiv:2406.03243v2 [cs.CL] 5 Jun 2024 {cited}")
     assert own is not None and own.group(1) == "2406.03243"
     chapter = _read(_90 / "arnold_deeplearning_chapter.pdf")
@@ -61,8 +63,49 @@ def test_a_ligature_at_teXs_own_code_is_read_as_its_letters() -> None:
 
 
 def test_a_name_in_the_titles_bold_type_over_it_is_its_byline_not_its_title() -> None:
-    """"P.O. Syomin", an affiliation and an e-mail, then the title in the same 12-point bold:
+    """ "P.O. Syomin", an affiliation and an e-mail, then the title in the same 12-point bold:
     the title is the capitals under them, the name the author."""
     paper = _read(held_out(42) / "syomin_legal_services_article.pdf")
     assert paper.title.startswith("SPATIAL AND REGRESSION ANALYSIS OF PROVISION")
     assert paper.authors == ("P.O. Syomin",)
+
+
+def test_a_department_in_italian_and_its_namesake_in_quotes_are_no_authors() -> None:
+    """Each author's block: the name in bold, "Dipartimento di Scienze Matematiche", the
+    department's namesake in quotes ("“G. L. Lagrange”"), the university, the e-mail."""
+    assert byline_text("“G. L. Lagrange”") == ""
+    assert AFFILIATION.search("Dipartimento di Scienze Matematiche")
+    assert _read(_91 / "berrone_zipped_fem_preprint.pdf").authors == (
+        "Stefano Berrone",
+        "Lorenzo Neva",
+        "Moreno Pintore",
+        "Gioana Teora",
+        "Fabio Vicini",
+    )
+
+
+def test_a_roman_numeral_of_four_letters_is_no_name() -> None:
+    """A PhD's cycle ("Cycle: XXXVIII") is no author; a generation ("Henry Ford III") and a
+    family name in capitals that reads as letters of a numeral ("Zhitong LI") stay names."""
+    assert not line_names("Cycle: XXXVIII")
+    assert line_names("Henry Ford III")
+    assert line_names("Zhitong LI")
+    assert "Cycle Xxxviii" not in _read(_92 / "volpi_ramsey_phdthesis.pdf").authors
+
+
+def test_a_year_cited_in_round_brackets_inside_a_sentence_is_another_works() -> None:
+    """An unlabelled abstract citing "(Nat Commun. 2015;6:8570)" under the front matter's
+    "© The Author(s) 2023": the copyright gives the year; a citation line of its own still
+    does."""
+    text = "aging signature identified by a meta-analysis (Nat Commun.\n2015;6:8570) and 2) 9"
+    assert find_year(text, None) is None
+    assert find_year("Nat Commun. 2015;6:8570", None) == 2015
+    assert _read(_91 / "potente_aging_epidemiology_article.pdf").year == 2023
+
+
+def test_a_countrys_name_and_a_french_research_unit_are_no_authors() -> None:
+    """Fourteen authors, then their addresses with numbered lines between ("UMR ASTRE",
+    "Antananarivo, Madagascar"): the fourteen only."""
+    authors = _read(_91 / "rajeev_rabies_pep_access_manuscript.pdf").authors
+    assert len(authors) == 14
+    assert authors[-2:] == ("C.J.E. Metcalf", "Katie Hampson")

@@ -121,7 +121,8 @@ _ARXIV_STAMP = re.compile(  # (not a template's "arXiv:0000.0000", nor "arXiv:su
     re.I,
 )
 # Another paper's id, cited: "arXiv preprint arXiv:1611.04135 (2016)" (the form reference
-# managers print), or closing a numbered reference's entry ("[12] ... arXiv:2101.00001").
+# managers print). (Not one after a numbered citation: the margin stamp is read among the
+# body's lines, "... strategies [5]. arXiv:2511.21302v1 [math.NA] 26 Nov 2025".)
 _CITED_ARXIV = re.compile(r"arXiv\s+preprint\s*$", re.I)
 
 
@@ -130,8 +131,7 @@ def printed_arxiv(text: str) -> re.Match[str] | None:
     [cs.CL] 5 Jun 2024", a front matter's "arXiv:..."), its group 1 the id: the first not
     cited as another paper's (a footnote's reference on the first page)."""
     for m in _ARXIV_STAMP.finditer(text):
-        before = text[max(0, m.start() - 160) : m.start()]
-        if not (_CITED_ARXIV.search(before) or _CITED.search(before)):
+        if not _CITED_ARXIV.search(text[max(0, m.start() - 40) : m.start()]):
             return m
     return None
 

@@ -32,16 +32,25 @@ _PLACES = """usa u.s.a uk china japan germany france italy spain canada mexico b
     united_kingdom united_arab_emirates abu_dhabi qatar lebanon bangladesh nepal sri_lanka
     philippines peru ecuador uruguay venezuela ethiopia ghana uganda tanzania morocco tunisia
     algeria iceland luxembourg estonia latvia lithuania slovenia slovakia croatia serbia bulgaria
-    cyprus campus""".split()  # noqa: SIM905 (a name's words spaced by "_")
+    cyprus madagascar mozambique zimbabwe zambia malawi botswana namibia cameroon senegal rwanda
+    burundi somalia sudan libya gabon congo burkina_faso mauritania mauritius eritrea
+    liberia sierra_leone gambia lesotho afghanistan iraq syria yemen kuwait bahrain armenia
+    azerbaijan kazakhstan uzbekistan kyrgyzstan tajikistan mongolia myanmar cambodia laos bhutan
+    maldives brunei papua_new_guinea fiji belarus moldova albania bosnia kosovo
+    bolivia paraguay guatemala honduras nicaragua panama costa_rica el_salvador haiti
+    puerto_rico
+    campus""".split()  # noqa: SIM905 (a name's words spaced by "_"; not the countries that are
+# also people's names: Jordan, Chad, Georgia, Montenegro, Angola)
 AFFILIATION = re.compile(
     r"@|universit|universidad|institut|department|dept\.|laborator|school|college|academy|"
+    r"dipartiment|departament|d[ée]partement|facolt[àa]|fakult|"  # "Dipartimento di ..."
     r"\binc\b|facultad|faculdade|escuela|[ée]cole\b|polytechni|centro\b|"
     r"corporation|research|centre|center|hospital|faculty|\bgmbh\b|\bltd\b|\bllc\b|"
     # ("Gower Street", not the name "Nathaniel R Street": an initial before it)
     r"\bemail\b|e-mail|https?://|www\.|\d{4,}|(?<!\b(?-i:[A-Z])\s)(?<!\b(?-i:[A-Z])\.\s)\bstreet\b|"
     r"\bavenue\b|\broad\b|\bcedex\b|"
     r"\b(?:rua|calle|rue|avenida|stra(?:ss|ß)e)\b|"  # "Rua Dr. Xavier Sigaud 150"
-    r"\b(?-i:ETH|EPFL|CNRS|INRIA|INSERM|CSIC|RIKEN|KAIST|KTH|CERN|MIT|UCL|UCLA|CNR)\b|"
+    r"\b(?-i:ETH|EPFL|CNRS|INRIA|INSERM|CSIC|RIKEN|KAIST|KTH|CERN|MIT|UCL|UCLA|CNR|UMR)\b|"
     r"\b(?-i:KU Leuven|UC Berkeley|UC Davis|UC Irvine)\b|"
     r"\b(?-i:[A-Z]{1,2}\d[A-Z\d]?\s\d[A-Z]{2})\b|\bkingdom\b|"  # "WA4 4AD", "United Kingdom"
     rf"\b(?:{'|'.join(re.escape(p).replace('_', ' ') for p in _PLACES)})\b",
@@ -199,6 +208,7 @@ def under_label(span: tuple[float, float], label: tuple[float, float], beside: b
 _ORCID_ID = re.compile(r"\[\s*\d{4}(?:\s*[-−‐–]\s*\d{3}[\dX]){3}\s*\]")
 _INITIALS_GLUED = re.compile(r"\b((?:[A-Z]\.){1,3})(?=[A-Z][a-z]{2,}(?![\w.]))")  # not "B.Sc."
 _BRACKETED = re.compile(r"\s*\([^()]*\)")
+_QUOTED = re.compile(r"^\s*[“\"«„][^“”\"«»]+[”\"»]\s*,?\s*$")
 _OPENED, _CLOSED = re.compile(r"\s*\([^()]*$"), re.compile(r"^[^()]*\w{2}\)\s*$")  # (no "a)")
 _ROLE_NOTE = re.compile(r"\b(?:co-?)?authors?\b|\bcontribut", re.I)  # "(joint first co-author)"
 _CAPS_THEN = re.compile(r"^((?:[^\W\d_a-z]+[.’']?\s+)+?[^\W\d_a-z]{2,})\s+(?=[^\W\d_][^\W\d_A-Z])")
@@ -215,6 +225,8 @@ def byline_text(text: str) -> str:
     )
     # An institution in brackets broken over the line's end ("Jacobus A Naudé (University of
     # the Free State, Bloemfontein, South" / "Africa)"): its two pieces.
+    if _QUOTED.match(text):  # a department's namesake in quotes ("“G. L. Lagrange”")
+        return ""
     opened = _OPENED.search(text)
     text = text[: opened.start()] if opened and INSTITUTION.search(opened.group()) else text
     text = _CLOSED.sub("", text)

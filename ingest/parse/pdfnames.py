@@ -308,6 +308,10 @@ def full_name(name: str) -> bool:
     return len(tokens) >= 2 or (len(tokens) == 1 and _fused_initials(tokens[0]))
 
 
+# A Roman numeral of four letters or more, never a name's (its generation: "II" to "IV").
+_ROMAN = re.compile(
+    r"(?=[MDCLXVI]{4,}$)M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})"
+)
 _RAISED = re.compile(r"\s*[a-z]{1,2}\s*")  # raised letters after a name ("DING1,a , ...")
 
 
@@ -357,6 +361,8 @@ def _name(part: str, *, byline: bool = False, caps: bool = False, listed: bool =
         # or an ordinal's raised letters (IEEE's "1 st Zhitong LI", its number a part apart)
     if not tokens or len(tokens) > 5 or any(t.casefold() in _NOT_NAMES for t in tokens):
         return ""
+    if any(_ROMAN.fullmatch(t.rstrip(".,:")) for t in tokens):
+        return ""  # a numeral of four letters or more: a PhD cycle's ("Cycle: XXXVIII")
     if all(re.fullmatch(r"[A-Z]\.?(?:-[A-Z]\.?)?", t) for t in tokens):
         return ""  # initials alone ("A. R.", a corrigendum's): a name's short form, no name
     if any(re.fullmatch(r"[^\W\d_]{4,}\.", t) for t in tokens[:-1]):

@@ -309,10 +309,14 @@ def _elsewhere(text: str, found: re.Match[str]) -> bool:
     line = text[start : end if end >= 0 else len(text)]
     # (the bracket may open on a line before: "... turbulence [J. Fluid Mech. 407, 27 (2000);
     # PRL" / "86, 3316 (2001)]")
+    # Or in round brackets: "... meta-analysis (Nat Commun." / "2015;6:8570) and 2) ...", an
+    # abstract's reference.
     before = text[max(0, found.start() - 200) : found.start()]
-    opened = before.rfind("[")  # in a sentence; a line of its own in brackets is the paper's
-    own_line = before.rfind("\n", 0, opened) + 1 if opened >= 0 else 0
-    cited = opened > before.rfind("]") and bool(before[own_line:opened].strip())
+    cited = False
+    for left, right in ("[]", "()"):
+        opened = before.rfind(left)  # in a sentence; a line of its own in brackets is the paper's
+        own_line = before.rfind("\n", 0, opened) + 1 if opened >= 0 else 0
+        cited = cited or (opened > before.rfind(right) and bool(before[own_line:opened].strip()))
     # its sentence, across lines: "This project was presented at the ... / the 2022 EHES
     # conference, ..." (a history of the paper's talks, not its date)
     opens = text.rfind(". ", 0, found.start())
