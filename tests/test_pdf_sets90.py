@@ -5,6 +5,7 @@ on."""
 from __future__ import annotations
 
 from ingest.parse.ids import printed_arxiv
+from ingest.parse.namecase import shortened
 from ingest.parse.pdfaffiliation import AFFILIATION, byline_text
 from ingest.parse.pdfnames import line_names
 from ingest.parse.pdfyear import find_year
@@ -109,3 +110,20 @@ def test_a_countrys_name_and_a_french_research_unit_are_no_authors() -> None:
     authors = _read(_91 / "rajeev_rabies_pep_access_manuscript.pdf").authors
     assert len(authors) == 14
     assert authors[-2:] == ("C.J.E. Metcalf", "Katie Hampson")
+
+
+def test_an_author_named_again_in_capitals_or_inverted_is_one_author() -> None:
+    """A working paper's footnotes name its authors again in capitals ("Michel JOURNÉE"), a
+    citation line inverted ("Crowe M.", "Gagan M.j." of "Mary Jo Gagan"); a street ("Voie du
+    Roman Pays") is an address."""
+    assert shortened("Michel JOURNÉE", "Michel Journée")
+    assert shortened("Crowe M.", "Marie Crowe")
+    assert shortened("Gagan M.j.", "Mary Jo Gagan")
+    assert not shortened("Smith J.", "Anna Smith")  # another initial: another person
+    assert AFFILIATION.search("Voie du Roman Pays, 34")
+    assert _read(held_out(87) / "journee_sparsepca_workingpaper.pdf").authors == (
+        "Michel Journée",
+        "Yurii Nesterov",
+        "Peter Richtárik",
+        "Rodolphe Sepulchre",
+    )

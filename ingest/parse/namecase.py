@@ -106,9 +106,23 @@ GENERATIONS = frozenset({"II", "III", "IV"})
 
 def shortened(name: str, full: str) -> bool:
     """Whether ``name`` is ``full`` shortened: given names as initials ("A. Gelman", "J.-Y.
-    Nief" of "Jean-Yves Nief") or some left out ("André Silva" of "André Filipe Silva")."""
+    Nief" of "Jean-Yves Nief") or some left out ("André Silva" of "André Filipe Silva"), or
+    ``full`` again in capitals or inverted ("Gelman A.")."""
     tokens, whole = name.split(), full.split()
-    if len(tokens) < 2 or len(whole) < 2 or tokens[-1] != whole[-1] or tokens == whole:
+    if len(tokens) < 2 or len(whole) < 2 or tokens == whole:
+        return False
+    if [t.casefold() for t in tokens] == [w.casefold() for w in whole]:
+        return True  # the same name again in capitals ("Michel JOURNÉE" of "Michel Journée")
+    if (
+        len(tokens) == 2
+        and tokens[0] == whole[-1]
+        and re.fullmatch(r"(?:[A-Za-z]\.-?)+", tokens[1])
+    ):
+        # inverted, its initials after it, as a citation line sets it ("Crowe M.", "Gagan M.j."
+        # of "Mary Jo Gagan")
+        firsts = [part[0] for w in whole[:-1] for part in w.split("-") if part]
+        return re.findall(r"[A-Za-z]", tokens[1].upper()) == [f.upper() for f in firsts]
+    if tokens[-1] != whole[-1]:
         return False
     if tokens[0] == whole[0] and set(tokens) < set(whole):
         return True

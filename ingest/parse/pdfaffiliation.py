@@ -49,7 +49,7 @@ AFFILIATION = re.compile(
     # ("Gower Street", not the name "Nathaniel R Street": an initial before it)
     r"\bemail\b|e-mail|https?://|www\.|\d{4,}|(?<!\b(?-i:[A-Z])\s)(?<!\b(?-i:[A-Z])\.\s)\bstreet\b|"
     r"\bavenue\b|\broad\b|\bcedex\b|"
-    r"\b(?:rua|calle|rue|avenida|stra(?:ss|ß)e)\b|"  # "Rua Dr. Xavier Sigaud 150"
+    r"\b(?:rua|calle|rue|avenida|stra(?:ss|ß)e|voie|chemin|boulevard)\b|"  # "Rua Dr. ..."
     r"\b(?-i:ETH|EPFL|CNRS|INRIA|INSERM|CSIC|RIKEN|KAIST|KTH|CERN|MIT|UCL|UCLA|CNR|UMR)\b|"
     r"\b(?-i:KU Leuven|UC Berkeley|UC Davis|UC Irvine)\b|"
     r"\b(?-i:[A-Z]{1,2}\d[A-Z\d]?\s\d[A-Z]{2})\b|\bkingdom\b|"  # "WA4 4AD", "United Kingdom"
