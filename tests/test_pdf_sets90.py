@@ -1,18 +1,19 @@
-"""First pages of the ninetieth to ninety-second real-PDF sets (issue #44), measured blind
+"""First pages of the ninetieth to ninety-fourth real-PDF sets (issue #44), measured blind
 before these rules were written. Each rule on made-up text, and on the real page it was seen
 on."""
 
 from __future__ import annotations
 
-from ingest.parse.ids import printed_arxiv
+from ingest.parse.ids import printed_arxiv, printed_doi
 from ingest.parse.namecase import shortened
 from ingest.parse.pdfaffiliation import AFFILIATION, byline_text
+from ingest.parse.pdfbody import FRONT_MATTER_AFTER
 from ingest.parse.pdfnames import line_names
 from ingest.parse.pdfyear import find_year
 from tests.realsets import held_out
 from tests.realsets import read as _read
 
-_90, _91, _92 = held_out(90), held_out(91), held_out(92)
+_90, _91, _92, _93 = held_out(90), held_out(91), held_out(92), held_out(93)
 
 
 def test_an_arxiv_id_cited_as_another_papers_is_not_the_papers() -> None:
@@ -127,3 +128,37 @@ def test_an_author_named_again_in_capitals_or_inverted_is_one_author() -> None:
         "Peter Richtárik",
         "Rodolphe Sepulchre",
     )
+
+
+def test_a_data_deposits_doi_after_its_repositorys_name_is_not_the_papers() -> None:
+    """PNAS's footnote: "... calls are deposited at University of California, Merced Dash
+    (https://doi.org/10.6071/M3WW84)", then the article's own DOI."""
+    text = (
+        "Commented code, raw SNP calls and final haplotype calls are\ndeposited at "
+        "University of California, Merced Dash "
+        "(https://doi.org/10.6071/M3WW84).\nwww.pnas.org/cgi/doi/10.1073/pnas.1800285115"
+    )
+    assert printed_doi(text) == "10.1073/pnas.1800285115"
+    assert _read(_93 / "schiebelhut_seastar_article.pdf").doi == "10.1073/pnas.1800285115"
+
+
+def test_aips_rights_line_and_a_manuscripts_history_close_no_abstract() -> None:
+    """JASA's abstract, then "VC 2022 Acoustical Society of America. https://doi.org/...",
+    "(Received ...; published online ...)" and "[Editor: ...]" on its lines."""
+    tail = (
+        "measurement and analysis. VC 2022 Acoustical Society of America. https://doi.org/1"
+        "0.1121/10.0009576 (Received 23 October 2021; published online 16 February 2022) "
+        "[Editor: Sunil Puria]"
+    )
+    assert FRONT_MATTER_AFTER.sub("", tail) == "measurement and analysis."
+    history = "and analysis. (Received 23 October 2021; accepted 26 January 2022)"
+    assert FRONT_MATTER_AFTER.sub("", history) == "and analysis."
+    abstract = _read(_93 / "frost_cochlea_article.pdf").abstract
+    assert abstract.endswith("importance of anatomically oriented measurement and analysis.")
+
+
+def test_a_rights_lines_government_works_is_no_author() -> None:
+    """Science Advances: "No claim to original U.S. Government Works." under the names."""
+    authors = _read(_93 / "berv_birdgenome_article.pdf").authors
+    assert len(authors) == 15
+    assert not any("Government" in a for a in authors)

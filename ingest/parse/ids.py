@@ -63,6 +63,7 @@ _PLACEHOLDER = re.compile(
 _DEPOSIT = re.compile(
     r"\b(?:code|data(?:\s?sets?)?|replication|software|scripts?)\b[^.]{0,120}\b"
     r"(?:available|deposited|archived)\W*(?:at|from|in|on|via)?\s*"
+    r"(?:[^.()]{0,60}?\(\s*)?"  # a repository named before it ("at ..., Merced Dash (https:")
     r"(?:(?:https?://)?(?:dx\.)?doi\.org/\S+\s*(?:,|and)\s*)*"  # a list of them
     r"(?:(?:https?://)?(?:dx\.)?doi\.org/|doi:?\s*)?$"
     r"|\(\s*(?:zenodo|figshare|dryad|dataverse|osf)\s*:?\s*$"

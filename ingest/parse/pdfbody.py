@@ -103,7 +103,12 @@ FRONT_MATTER_AFTER = re.compile(
     r"|(?<=[.!?])\s+\(\d[\d,]*\s+words\)\.?\s*$|(?<=[.!?])\s+_{5,}\s*$"
     # a note on the authors run on after it ("... case studies. SRB and MT contributed
     # equally to this work.")
-    r"|(?<=[.!?])\s+[^.]{1,80}\bcontributed\s+equally\b[^.]{0,40}\.?\s*$",
+    r"|(?<=[.!?])\s+[^.]{1,80}\bcontributed\s+equally\b[^.]{0,40}\.?\s*$"
+    # AIP's rights line, its sign read as "VC" ("VC 2022 Acoustical Society of America."), or
+    # the manuscript's history in brackets ("(Received 23 October 2021; ... published online
+    # 16 February 2022) [Editor: Sunil Puria]")
+    r"|(?<=[.!?])\s+(?-i:VC)\s+(?:19|20)\d{2}\b.*$"
+    r"|(?<=[.!?])\s+\((?:received|submitted)\b[^()]{0,200}\)(?:\s*\[[^\]]{0,80}\])?\s*$",
     re.I | re.S,
 )
 _NUMBERED_HEADING = re.compile(
