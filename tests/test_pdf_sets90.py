@@ -162,3 +162,11 @@ def test_a_rights_lines_government_works_is_no_author() -> None:
     authors = _read(_93 / "berv_birdgenome_article.pdf").authors
     assert len(authors) == 15
     assert not any("Government" in a for a in authors)
+
+
+def test_a_german_title_pages_author_after_vorgelegt_von() -> None:
+    """A Bonn bachelor thesis in English behind a German title page: "vorgelegt im Juli 2022
+    von:" / "Martin Franco" / "Matrikelnummer: ..."."""
+    assert _read(held_out(94) / "franco_uruguay_budget_bachelor_thesis.pdf").authors == (
+        "Martin Franco",
+    )
