@@ -1,4 +1,4 @@
-"""First pages of the ninetieth to ninety-fourth real-PDF sets (issue #44), measured blind
+"""First pages of the ninetieth to ninety-sixth real-PDF sets (issue #44), measured blind
 before these rules were written. Each rule on made-up text, and on the real page it was seen
 on."""
 
@@ -170,3 +170,44 @@ def test_a_german_title_pages_author_after_vorgelegt_von() -> None:
     assert _read(held_out(94) / "franco_uruguay_budget_bachelor_thesis.pdf").authors == (
         "Martin Franco",
     )
+
+
+def test_stix_calligraphic_capitals_are_unicodes_script_capitals() -> None:
+    """Wiley's equations in STIXMathCalligraphy leave its capitals at U+E22D-U+E246 (seen
+    rendered: "𝒢(𝒱, ℰ; Ω)", a graph's vertices and edges); nothing private-use is stored."""
+    from ingest.parse.symbolfont import printed
+
+    font = "STIXMathCalligraphy-Regular"
+    assert [printed(chr(c), font) for c in (0xE22D, 0xE231, 0xE23F, 0xE246)] == ["𝒜", "ℰ", "𝒮", "𝒵"]
+    assert printed("\ue23f", "SomeOtherFont") == "\ue23f"  # another font's code: left be
+    text = " ".join(s.text for s in _read(held_out(96) / "li_weak_signals_article.pdf").sections)
+    assert "such as 𝒮, to denote" in text
+    assert not any("\ue000" <= c <= "\uf8ff" for c in text)
+
+
+def test_a_justified_titles_spaced_words_are_no_banner() -> None:
+    """A manuscript's title justified over five lines, its first two lines' words spread wide
+    apart ("Simplified   Transfer   Function"): the title, not the metadata's "IJTM/IJCEE PAGE
+    TEMPLATEv2"; no author (it is anonymised)."""
+    paper = _read(held_out(96) / "aydemir_rubber_bushing_manuscript.pdf")
+    assert paper.title.startswith("Simplified Transfer Function Approach of Rubber Bushing")
+    assert paper.authors == ()
+
+
+def test_acms_placeholder_doi_and_a_mark_glued_to_the_last_full_stop() -> None:
+    assert printed_doi("ACM Reference Format ... https://doi.org/10.1145/nnnnnnn.nnnnnnn") == ""
+    paper = _read(held_out(96) / "peters_stock_market_thesis.pdf")
+    assert paper.doi == ""
+    assert paper.abstract.endswith("prediction of stock market values.")
+    from ingest.parse.pdf import _TRAILING_MARK
+
+    assert _TRAILING_MARK.sub("", "stock market values.2") == "stock market values."
+    assert _TRAILING_MARK.sub("", "significant at p < 0.05") == "significant at p < 0.05"
+
+
+def test_a_titles_translation_in_square_brackets_under_it_names_no_author() -> None:
+    """An Indonesian title in capitals, its English translation in square brackets under it
+    (justified, read as two columns), then the byline."""
+    paper = _read(held_out(41) / "shemuel_lungcarcinoma_article.pdf")
+    assert paper.authors[:2] == ("Josia Shemuel", "Priscilla Angelique")
+    assert len(paper.authors) == 7

@@ -92,7 +92,8 @@ MAX_PDF_SECONDS = 120.0  # reading stops past this (first pages aside): one file
 MAX_BODY_CHARS = 1_000_000  # about 250k tokens: a long thesis; beyond it the body is cut
 _MIN_TEXT_CHARS = 40
 # A footnote mark or page number printed after the abstract's last sentence ("mission. 2").
-_TRAILING_MARK = re.compile(r"(?<=[.!?])(?:\s+\d{1,2}|\s*[*∗†‡])$")  # a note's mark: "1", "*"
+# a note's mark: "1", "*", or glued to a word's full stop ("stock market values.2"; not "0.05")
+_TRAILING_MARK = re.compile(r"(?<=[.!?])(?:\s+\d{1,2}|\s*[*∗†‡])$|(?<=[^\W\d_][.!?])\d{1,2}$")
 _UNLABELLED = "no 'Abstract' heading found: the first paragraph is stored as the abstract; check it"
 _MAX_OPENING_WORDS = 350  # an abstract found without a heading (journals allow up to 350 words)
 # A manuscript's "1 Title: ...", a report's kind before its title ("Technical Report: VINS-Mono")

@@ -114,7 +114,11 @@ def authors(
     # panel's names, whatever lines of another column come between), and its line's place.
     editors: tuple[float, float] | None = None
     label_at = -2
+    bracketed = False  # in lines in square brackets, a title's translation: "[Comparative ..."
     for i, text in enumerate(texts):
+        if bracketed or (text.lstrip().startswith("[") and "]" not in text):
+            bracketed = "]" not in text
+            continue
         if NOT_AUTHORS.match(text):
             editors, label_at = spans[i], i
             continue
@@ -308,8 +312,7 @@ def full_name(name: str) -> bool:
     return len(tokens) >= 2 or (len(tokens) == 1 and _fused_initials(tokens[0]))
 
 
-# A Roman numeral of four letters or more, never a name's (its generation: "II" to "IV").
-_ROMAN = re.compile(
+_ROMAN = re.compile(  # a Roman numeral of four letters or more (a generation: "II" to "IV")
     r"(?=[MDCLXVI]{4,}$)M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})"
 )
 _RAISED = re.compile(r"\s*[a-z]{1,2}\s*")  # raised letters after a name ("DING1,a , ...")

@@ -7,13 +7,17 @@ the Symbol encoding (Unicode's SYMBOL.TXT), "\\uf028" is "(", "\\uf061" "α", "\
 Adobe's own private-use codes for the pieces of tall brackets and braces (U+F8E5-U+F8FE, as
 Euclid's and other math fonts give them) are Unicode's bracket pieces, and those of its serif
 copyright, registered and trademark signs (U+F6D9-U+F6DB) the signs; Advent 3B2's text fonts'
-and Linux Libertine's ligatures and em dash are spelled out, and Advent's symbol fonts'
+and Linux Libertine's ligatures and em dash are spelled out, STIX's calligraphic capitals
+are Unicode's script capitals, and Advent's symbol fonts'
 Latin-1 letters standing for signs (:data:`ADVENT_SYMBOLS`, "sinð2φÞ") read as the signs. An
 icon font's glyphs (Font Awesome's GitHub logo) are no text and are dropped; any other
 private-use character is left as it is (a font's own ligature or variant may sit there).
 """
 
 from __future__ import annotations
+
+import string
+import unicodedata
 
 __all__ = ["ADVENT_SYMBOLS", "SYMBOL", "printed"]
 
@@ -60,6 +64,16 @@ _ADVENT_OT = {0xE09D: "ft", 0xE103: "fi", 0xE104: "fl", 0xE0D5: "—"}
 # "\ue049is" "This", "a\ue039er" "after".
 _LIBERTINE = {0xE03C: "tt", 0xE049: "Th", 0xE039: "ft"}
 _ICONS = ("fontawesome", "wingdings", "webdings", "dingbats", "materialicons")
+# STIX's calligraphic capitals (STIXMathCalligraphy, as Wiley sets equations) at U+E22D-U+E246,
+# A to Z (seen rendered: U+E231 "ℰ", U+E23F "𝒮"): Unicode's script capitals, some of them in
+# the Letterlike Symbols block ("ℬ", "ℰ", "ℱ", "ℋ", "ℐ", "ℒ", "ℳ", "ℛ").
+_LETTERLIKE = "BEFHILMR"
+_STIX_SCRIPT = {
+    0xE22D + i: unicodedata.lookup(
+        f"SCRIPT CAPITAL {c}" if c in _LETTERLIKE else f"MATHEMATICAL SCRIPT CAPITAL {c}"
+    )
+    for i, c in enumerate(string.ascii_uppercase)
+}
 
 
 def printed(char: str, font: str) -> str:
@@ -74,6 +88,8 @@ def printed(char: str, font: str) -> str:
         return _ADVENT_OT[code]
     if name.startswith("linlibertine") and code in _LIBERTINE:
         return _LIBERTINE[code]
+    if name.startswith("stixmathcalligraphy") and code in _STIX_SCRIPT:
+        return _STIX_SCRIPT[code]
     if code in _ADOBE:
         return _ADOBE[code]
     if code == 0xF8FF or any(icon in name for icon in _ICONS):
