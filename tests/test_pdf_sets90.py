@@ -211,3 +211,35 @@ def test_a_titles_translation_in_square_brackets_under_it_names_no_author() -> N
     paper = _read(held_out(41) / "shemuel_lungcarcinoma_article.pdf")
     assert paper.authors[:2] == ("Josia Shemuel", "Priscilla Angelique")
     assert len(paper.authors) == 7
+
+
+def test_a_forms_title_label_with_its_count_and_a_word_count_after_the_abstract() -> None:
+    """A submission's title page, "Title (110 / 110 characters): Clusters of ..." and a
+    "Name:" label before the corresponding author; an abstract closed by "Words: 233/250"."""
+    from ingest.parse.pdftitlelabel import _LABELLED
+
+    line = "Title (110 / 110 characters): Clusters of fatty acids"
+    assert _LABELLED.sub("", line) == "Clusters of fatty acids"
+    assert FRONT_MATTER_AFTER.sub("", "of the colon. Words: 233/250") == "of the colon."
+    johnston = _read(held_out(95) / "johnston_diabetesfattyacids_manuscript.pdf")
+    assert johnston.title.startswith("Clusters of fatty acids in the serum")
+    assert "Name Anthony J. Hanley" not in johnston.authors
+    flynn = _read(held_out(95) / "flynn_colonmicrobiota_manuscript.pdf")
+    assert flynn.abstract.endswith("on their respective sides of the colon.")
+
+
+def test_a_title_of_eight_lines_and_its_authors_again_in_vancouver_style() -> None:
+    """Frontiers: a 21-point title over eight lines beside its side column, the byline, and
+    the citation line "Ryu H-E, Jung DH, Heo S-J, Park B and Lee YJ (2025)" in the side
+    column: the five authors once."""
+    assert shortened("Ryu H-E", "Ha-Eun Ryu")
+    assert shortened("DH Jung", "Dong Hyuk Jung")
+    paper = _read(held_out(95) / "ryu_hdlmortality_article.pdf")
+    assert paper.title.endswith("(KoGES-HEXA) cohorts")
+    assert paper.authors == (
+        "Ha-Eun Ryu",
+        "Dong Hyuk Jung",
+        "Seok-Jae Heo",
+        "Byoungjin Park",
+        "Yong Jae Lee",
+    )

@@ -116,10 +116,10 @@ def shortened(name: str, full: str) -> bool:
     if (
         len(tokens) == 2
         and tokens[0] == whole[-1]
-        and re.fullmatch(r"(?:[A-Za-z]\.-?)+", tokens[1])
+        and re.fullmatch(r"(?:[A-Za-z]\.-?)+|(?:[A-Z]-?){1,3}", tokens[1])  # "M.", "H-E", "DH"
     ):
         # inverted, its initials after it, as a citation line sets it ("Crowe M.", "Gagan M.j."
-        # of "Mary Jo Gagan")
+        # of "Mary Jo Gagan", "Ryu H-E" of "Ha-Eun Ryu")
         firsts = [part[0] for w in whole[:-1] for part in w.split("-") if part]
         return re.findall(r"[A-Za-z]", tokens[1].upper()) == [f.upper() for f in firsts]
     if tokens[-1] != whole[-1]:
@@ -130,6 +130,6 @@ def shortened(name: str, full: str) -> bool:
     firsts = [part[0] for w in whole[:-1] for part in w.split("-") if part]
     return (
         not whole[0].endswith(".")  # the full name's first given name spelt out
-        and all(re.fullmatch(r"(?:[A-Z]\.-?)+", t) for t in tokens[:-1])
+        and all(re.fullmatch(r"(?:[A-Z]\.-?)+|[A-Z]{1,3}", t) for t in tokens[:-1])  # "DH Jung"
         and letters == firsts[: len(letters)]
     )

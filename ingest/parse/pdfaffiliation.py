@@ -85,7 +85,7 @@ NOT_A_PERSON = frozenset(
     randomisation randomization contact award supplement differential theoretical sequential
     stochastic gender health corresponding building environment resources investigator
     supporting federation republic kingdom emirates title cc licence license aspirant
-    ingénieur ingenieur electrical blinded manuscript government
+    ingénieur ingenieur electrical blinded manuscript government name
     conceptualization methodology investigation validation visualization supervision curation
     """.split()  # noqa: SIM905 (the last line: CRediT's roles, set beside the names)
 )

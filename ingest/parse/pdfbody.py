@@ -98,9 +98,10 @@ FRONT_MATTER_AFTER = re.compile(
     # its own citation in a journal's short form ("... height growth. FOR. SCI. 53(4):486-492.")
     r"|(?<=[.!?])\s+(?-i:[A-Z][A-Z.]*(?:\s?[A-Z][A-Z.]*){0,5})\s+\d{1,4}\s*\(\d{1,3}\)\s*:"
     r"\s*\d{1,5}\s*[-–]\s*\d{1,5}\.?\s*$"
-    # a manuscript's word count ("... category-specific. (174 words).") or a rule drawn in
-    # underscores after the last sentence
+    # a manuscript's word count ("... category-specific. (174 words).", "Words: 233/250") or a
+    # rule drawn in underscores after the last sentence
     r"|(?<=[.!?])\s+\(\d[\d,]*\s+words\)\.?\s*$|(?<=[.!?])\s+_{5,}\s*$"
+    r"|(?<=[.!?])\s+(?:word\s+count|words)\s*:\s*\d[\d,]*(?:\s*/\s*\d[\d,]*)?\.?\s*$"
     # a note on the authors run on after it ("... case studies. SRB and MT contributed
     # equally to this work.")
     r"|(?<=[.!?])\s+[^.]{1,80}\bcontributed\s+equally\b[^.]{0,40}\.?\s*$"

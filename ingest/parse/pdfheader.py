@@ -196,7 +196,7 @@ def _label_over(line: Line, below: Line) -> bool:
 
 
 def _title_lines(top: list[Line], first: int) -> list[int]:
-    """The lines of the title opening at ``top[first]``: up to six in its type, one under
+    """The lines of the title opening at ``top[first]``: up to eight in its type, one under
     the other, passing over lines of another type set beside them (a side column's
     copyright lines between a title's two lines, as Science Advances prints them)."""
     size, head = top[first].size, top[first]
@@ -205,7 +205,7 @@ def _title_lines(top: list[Line], first: int) -> list[int]:
         line = top[j]
         last = top[members[-1]]
         under = line.page == last.page and last.y0 - line.y1 < 2 * size
-        if abs(line.size - size) < 0.5 and len(members) < 6 and under:
+        if abs(line.size - size) < 0.5 and len(members) < 8 and under:
             if "," in line.text and byline(line.text):
                 break  # the byline in the title's type ("Markus J. Bröcker, Simone Virus, ...")
             bold = len(members) > 1 and all(top[m].bold for m in members)  # (a label aside)

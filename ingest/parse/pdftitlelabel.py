@@ -42,7 +42,9 @@ _NEXT_LABEL = re.compile(  # (or a form's next label alone: "Course:")
 # "Title:", "Title -", "Title- " (not "Title-based ...", a title's own word), a form's "Project
 # Title:"
 _KIND = r"(?:(?:project|thesis|dissertation|paper|report)\s+)?"
-_LABELLED = re.compile(rf"^\s*{_KIND}title\s*(?::|\s[-–—]|[-–—](?=\s))\s*(?=\S)", re.I)
+# (or a form's count after the label: "Title (110 / 110 characters): ...")
+_COUNT = r"(?:\([^()]{0,40}\)\s*)?"
+_LABELLED = re.compile(rf"^\s*{_KIND}title\s*{_COUNT}(?::|\s[-–—]|[-–—](?=\s))\s*(?=\S)", re.I)
 _LABEL_ALONE = re.compile(rf"^\s*(?:\d{{1,2}}\.?\s+)?{_KIND}title\s*:?\s*$", re.I)
 
 
