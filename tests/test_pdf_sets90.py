@@ -1,4 +1,4 @@
-"""First pages of the ninetieth to ninety-sixth real-PDF sets (issue #44), measured blind
+"""First pages of the ninetieth to ninety-seventh real-PDF sets (issue #44), measured blind
 before these rules were written. Each rule on made-up text, and on the real page it was seen
 on."""
 
@@ -243,3 +243,29 @@ def test_a_title_of_eight_lines_and_its_authors_again_in_vancouver_style() -> No
         "Byoungjin Park",
         "Yong Jae Lee",
     )
+
+
+def test_texs_ff_given_the_carriage_returns_arrow_is_ff() -> None:
+    """A Copenhagen thesis whose TeX font gives its ff glyph U+21B5 ("Cli↵ord+T", "Vincent
+    Ste↵an"): "Clifford", "Steffan"."""
+    paper = _read(held_out(97) / "steffan_tensor_thesis.pdf")
+    assert paper.authors[0] == "Vincent Steffan"
+    assert paper.abstract.endswith("built from Clifford+T gates using the Gottesman-Knill theorem.")
+
+
+def test_a_templates_placeholders_are_no_doi_and_close_no_abstract() -> None:
+    """Wiley's author template never filled in: "DOI: 10.1002/we" (the journal's code, no
+    article) and "Copyright c 0000 John Wiley & Sons, Ltd." after the abstract."""
+    assert printed_doi("Wind Energ. 0000; 00:1-15 DOI: 10.1002/we") == ""
+    assert printed_doi("DOI: 10.1002/we.2201") == "10.1002/we.2201"
+    tail = "the EU project ANEMOS.plus. Copyright c 0000 John Wiley & Sons, Ltd."
+    assert FRONT_MATTER_AFTER.sub("", tail) == "the EU project ANEMOS.plus."
+    paper = _read(held_out(97) / "zugno_wind_trading_preprint.pdf")
+    assert paper.doi == ""
+    assert paper.abstract.endswith("in the framework of the EU project ANEMOS.plus.")
+
+
+def test_this_draft_after_the_first_gives_the_year() -> None:
+    """A working paper's "First Draft: January 2015" then "This Draft: January 19, 2021"."""
+    assert find_year("First Draft: January 2015\nThis Draft: January 19, 2021", None) == 2021
+    assert _read(held_out(97) / "enamorado_ethnic_voting_workingpaper.pdf").year == 2021

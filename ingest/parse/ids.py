@@ -51,7 +51,9 @@ _LINKED = re.compile(r"(?:https?://|www\.)(?!(?:dx\.)?doi\.org/)\S*/$", re.I)
 # A template's DOI, not the paper's: "10.1177/ToBeAssigned", RSC's "10.1039/b000000x", ACM's
 # "10.1145/nnnnnnn.nnnnnnn".
 _PLACEHOLDER = re.compile(
-    r"^10\.\d+/(?:x+|.*\.doi|[a-z]+\d{1,4}0000|to-?be-?assigned|[a-z]?0{6,}[a-z]?|n{4,}\.n{4,})/?$"
+    r"^10\.\d+/(?:x+|.*\.doi|[a-z]+\d{1,4}0000|to-?be-?assigned|[a-z]?0{6,}[a-z]?|n{4,}\.n{4,}"
+    r"|[a-z]{1,4})/?$"  # (or the journal's code alone, the article's number never filled in:
+    # Wiley's template "DOI: 10.1002/we")
     r"|^10\.\d+/(?=[^1-9]*0)[^1-9]*$",  # its numbers all zeros: "10.18637/jss.v000.i00"
     re.I,
 )

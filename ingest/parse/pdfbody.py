@@ -109,6 +109,7 @@ FRONT_MATTER_AFTER = re.compile(
     # the manuscript's history in brackets ("(Received 23 October 2021; ... published online
     # 16 February 2022) [Editor: Sunil Puria]")
     r"|(?<=[.!?])\s+(?-i:VC)\s+(?:19|20)\d{2}\b.*$"
+    r"|(?<=[.!?])\s+copyright\s+(?:©|c\s)?\s*0000\b.*$"  # a template's: "Copyright c 0000 John ..."
     r"|(?<=[.!?])\s+\((?:received|submitted)\b[^()]{0,200}\)(?:\s*\[[^\]]{0,80}\])?\s*$",
     re.I | re.S,
 )

@@ -24,7 +24,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from .pdfglyphs import close_after, next_left
+from .pdfglyphs import close_after, font_name, glyph_char, next_left
 from .pdfline import Line
 from .pdfline import Run as _Run
 from .pdfnumbers import (
@@ -43,7 +43,6 @@ from .typeset import (
     HYPHEN_MARK,
     MATH_ITALIC,
     fix_characters,
-    ligature_mark,
     lost_ligatures,
 )
 
@@ -88,9 +87,7 @@ def page_lines(pdf: Any, index: int) -> list[Line]:
                 if 0xDC00 <= second < 0xE000:
                     code, low = 0x10000 + ((code - 0xD800) << 10) + (second - 0xDC00), True
             # (no character, or U+FFFD for one PDFium could not map: a lost ligature or none)
-            char = chr(code) if code not in (0, 0xFFFD) else _lost_ligature(handle, i, count)
-            if code in _TEX_LIGATURES and not _font(handle, i).upper().startswith("CMMI"):
-                char = _lost_ligature(handle, i, count) or char  # "De\x1cance": "Defiance"
+            char = glyph_char(handle, i, count, code)
             if (
                 char == " "
                 and back is not None
@@ -109,12 +106,12 @@ def page_lines(pdf: Any, index: int) -> list[Line]:
                 continue
             if raw.FPDFText_IsHyphen(handle, i) or char in ("\x02", "\ufffe"):
                 char = HYPHEN_MARK
-            elif char in MATH_ITALIC and _font(handle, i).upper().startswith("CMMI"):
+            elif char in MATH_ITALIC and font_name(handle, i).upper().startswith("CMMI"):
                 char = MATH_ITALIC[char]  # TeX's math italic with no map to Unicode
-            elif char in ADVENT_SYMBOLS and _font(handle, i).startswith("AdvP"):
+            elif char in ADVENT_SYMBOLS and font_name(handle, i).startswith("AdvP"):
                 char = ADVENT_SYMBOLS[char]  # "sinð2φÞ": "sin(2φ)"
             elif "\ue000" <= char <= "\uf8ff":
-                char = printed_symbol(char, _font(handle, i))  # Word's Symbol: "\uf061" "α"
+                char = printed_symbol(char, font_name(handle, i))  # Word's Symbol: "\uf061" "α"
             box = None
             size = 0.0
             if not raw.FPDFText_IsGenerated(handle, i) and char.strip():
@@ -124,7 +121,7 @@ def page_lines(pdf: Any, index: int) -> list[Line]:
                     continue  # rotated or mirrored: a margin stamp, a figure's axis label
                 raw.FPDFText_GetCharBox(handle, i, left, right, bottom, top)
                 box = (left.value, bottom.value, right.value, top.value)
-                # (:func:`_seen_size`, written out: a call per glyph costs 5% of the parse)
+                # (:func:`~.pdfglyphs.seen_size` written out: a call per glyph costs 5% of a parse)
                 size = float(raw.FPDFText_GetFontSize(handle, i)) * math.hypot(matrix.c, matrix.d)
                 if rotated and not run.sizes and broken is not None:
                     # A watermark drawn inside a word ("r", "DRAFT", "espirator"), PDFium
@@ -179,47 +176,6 @@ def page_lines(pdf: Any, index: int) -> list[Line]:
     ]
     lines = [line for line in lines if line.text]
     return reading_order(without_line_numbers(lines), width)
-
-
-# The codes TeX's text fonts set their ligatures at (OT1's ff fi fl ffi ffl at 0x0B-0x0F, T1's
-# at 0x1B-0x1F; 0x0D is read as a line's end), left as they are by a font with no map to
-# Unicode: a lost ligature's, with a letter after it.
-_TEX_LIGATURES = frozenset([0x0B, 0x0C, 0x0E, 0x0F, *range(0x1B, 0x20)])
-
-
-def _lost_ligature(handle: Any, i: int, count: int) -> str:
-    """The mark of a glyph PDFium has no character for (code 0) when it is a ligature the
-    font gave no letters for (:func:`~.typeset.lost_ligatures`): drawn wider than a hyphen
-    (0.45 of its type or more: "ﬁ" is about half, "-" a third) with a letter after it;
-    else "" (nothing)."""
-    import pypdfium2.raw as raw
-
-    if i + 1 >= count or not chr(raw.FPDFText_GetUnicode(handle, i + 1) or 32).isalpha():
-        return ""
-    left, right, bottom, top = (ctypes.c_double() for _ in range(4))
-    raw.FPDFText_GetCharBox(handle, i, left, right, bottom, top)
-    matrix = raw.FS_MATRIX()
-    raw.FPDFText_GetMatrix(handle, i, matrix)
-    size = _seen_size(handle, i, matrix)
-    em = (right.value - left.value) / size if size > 0 else 0.0
-    return ligature_mark(em) if em >= 0.45 else ""
-
-
-def _seen_size(handle: Any, i: int, matrix: Any) -> float:
-    """Character ``i``'s type size as seen: its font's size times the vertical scale of its
-    text ``matrix`` (already read for it)."""
-    import pypdfium2.raw as raw
-
-    return float(raw.FPDFText_GetFontSize(handle, i)) * math.hypot(matrix.c, matrix.d)
-
-
-def _font(handle: Any, i: int) -> str:
-    """The name of the font character ``i`` is drawn in, without a subset's prefix."""
-    import pypdfium2.raw as raw
-
-    name = ctypes.create_string_buffer(128)
-    raw.FPDFText_GetFontInfo(handle, i, name, len(name), None)
-    return re.sub(r"^[A-Z]{6}\+", "", name.value.decode("latin-1"))  # not "AdvOTd3e08a55+e0"
 
 
 def _assemble(runs: list[_Run], middle: float, numbering: set[int]) -> list[list[_Run]]:

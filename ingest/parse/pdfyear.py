@@ -259,7 +259,7 @@ _SPAN_LINE = re.compile(r"\b((?:19|20)\d{2})\s*[-–/]\s*((?:19|20)?\d{2})\s*$",
 # A working paper's later version, printed after its first date: "August 2008" / "Revised
 # April 2013", "March 2019; this version: May 2021". The version in hand is the revision.
 _REVISED = re.compile(
-    r"^[\W\s]{0,4}(?:this\s+version|(?:last\s+)?revised|rev\.)\W{0,3}(?:on\s+)?$", re.I
+    r"^[\W\s]{0,4}(?:this\s+(?:version|draft)|(?:last\s+)?revised|rev\.)\W{0,3}(?:on\s+)?$", re.I
 )
 
 
