@@ -87,7 +87,8 @@ def page_lines(pdf: Any, index: int) -> list[Line]:
                 if 0xDC00 <= second < 0xE000:
                     code, low = 0x10000 + ((code - 0xD800) << 10) + (second - 0xDC00), True
             # (no character, or U+FFFD for one PDFium could not map: a lost ligature or none)
-            char = glyph_char(handle, i, count, code)
+            plain = code >= 0x20 and code not in (0xFFFD, 0x21B5)  # (a call per glyph costs)
+            char = chr(code) if plain else glyph_char(handle, i, count, code)
             if (
                 char == " "
                 and back is not None
