@@ -51,10 +51,12 @@ def thesis_cover(lines: Sequence[Line], first_page: Sequence[Line], body: float)
 
 
 # A thesis's title page names its author after a label: "presented by" / "ALEXANDER FRANCIS
-# MASSEY", "Submitted by Jane Doe", "by" alone on its line (French "Par", Spanish "Por").
+# MASSEY", "Submitted by Jane Doe", "by" alone on its line (French "Par", Spanish "Por"),
+# German "vorgelegt im Juli 2022 von:" ("von" alone opens a family name: only after its verb).
 _BY = re.compile(  # (and "Submitted in July 2022 by:")
-    r"^\s*(?:(?:presented|submitted|written|prepared)(?:\s+(?:in|on)\s+[^:]{1,30}?)?\s+)?"
-    r"(?:by|par|por)\b\s*:?\s*(.*)$",
+    r"^\s*(?:(?:(?:presented|submitted|written|prepared)(?:\s+(?:in|on)\s+[^:]{1,30}?)?\s+)?"
+    r"(?:by|par|por)|(?:vorgelegt|eingereicht|verfasst)(?:\s+(?:im|am)\s+[^:]{1,30}?)?\s+von)"
+    r"\b\s*:?\s*(.*)$",
     re.I,
 )
 
@@ -64,19 +66,13 @@ def thesis_author(lines: Sequence[Line], words: frozenset[str]) -> tuple[str, ..
     line or the next, or closing its degree's statement), in capitals or not; none when no
     such label stands there."""
     for i, line in enumerate(lines):
-        match = _BY.match(line.text) or _VON.match(line.text) or _DEGREE_BY.search(line.text)
+        match = _BY.match(line.text) or _DEGREE_BY.search(line.text)
         if match and (match[1] or i + 1 < len(lines)):
             named = replace(line, text=match[1]) if match[1] else lines[i + 1]
             if names := authors([named], words):
                 return names
     return ()
 
-
-# German: "vorgelegt im Juli 2022 von:" / "Martin Franco" ("von" alone opens a family name).
-_VON = re.compile(
-    r"^\s*(?:vorgelegt|eingereicht|verfasst)(?:\s+(?:im|am)\s+[^:]{1,30}?)?\s+von\b\s*:?\s*(.*)$",
-    re.I,
-)
 
 # The degree's statement closing on its author: "... for the degree of Doctor in Philosophy by
 # Joseph Michael Lewis".
@@ -92,9 +88,7 @@ def thesis_title(lines: Sequence[Line]) -> str:
     Thesis Presented"), but a university's or a venue's; "" when no such line stands there."""
     label = next((i for i, x in enumerate(lines[:12]) if _THESIS_LABEL.search(x.text)), 0)
     # (not its author's lines: "By" / "RENATA M. DIAZ" between the title and the label)
-    label = next(
-        (i for i, x in enumerate(lines[:label]) if _BY.match(x.text) or _VON.match(x.text)), label
-    )
+    label = next((i for i, x in enumerate(lines[:label]) if _BY.match(x.text)), label)
     kept = [x.text for x in lines[:label] if not AFFILIATION.search(x.text)
             and not VENUE.search(x.text) and not x.margin]  # fmt: skip
     title = " ".join(kept[-3:])
