@@ -535,3 +535,24 @@ def test_a_turn_describing_another_study_is_about_that_study(
     assert "H3+" in switch.answer and "azobenzene" not in switch.answer
     back = app.engine.ask("And which molecules did they test it on?", history=history).final
     assert back.citations[0].source.paper_id == "ecosystem"  # no subject of its own: back
+
+
+def test_two_described_studies_are_each_quoted_by_their_best_and_next_best_sentences() -> None:
+    """A question about two studies it describes quotes the two papers retrieval ranks
+    first alike: each by its best sentence, then by its next ``two.NEXT`` best, and no
+    sentence of a third paper, however well scored."""
+    from rag.answer import two
+
+    question = analyse("How do the two trials of the therapy differ in what they found?")
+    assert question.about_two
+    said = "Sentence {} of paper {} says a thing."
+    pool = [
+        _sentence(n, paper, position, said.format(position, paper), score, "result")
+        for n, paper in ((1, "a"), (2, "b"))
+        for position, score in enumerate((0.5, 3.0, 1.0, 2.0, -1.0))
+    ] + [_sentence(3, "c", 0, "The third paper's sentence scores best of all here.", 9.0, "result")]
+    picked = two.quoted(question, pool, 1, [], no_vector)
+    quoted = [(s.source.paper_id, s.position) for s in picked]
+    best_first = [1, 3, 2, 0, 4][: 1 + two.NEXT]  # positions by score, best first
+    assert sorted(quoted) == sorted((p, i) for p in "ab" for i in best_first)
+    assert quoted[:2] == [("a", 1), ("b", 1)]  # each paper's best before any next best
