@@ -370,7 +370,9 @@ def _paper(
         extra=extra,
         sections=sections,
         fallback_id=f"pdf:{_file_hash(Path(source))}",
-        abstract_optional=not abstract and bool(sections),  # the text opens with its introduction
+        # With a body, a paper printing no abstract, or one too short to be one (a template's
+        # "150-250 words" under its heading), is stored on its title and full text.
+        abstract_optional=bool(sections),
     )
 
 

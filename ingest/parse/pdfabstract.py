@@ -63,8 +63,7 @@ def heading_at(lines: Sequence[Line], i: int) -> bool:
     return not toc_entry(lines, i) and not running_head(lines, i, ABSTRACT)
 
 
-# A publisher's rights line after the abstract ("© 2005 Elsevier B.V. All rights reserved.";
-# some fonts give "©" as "q").
+# A publisher's rights line after the abstract ("© 2005 Elsevier B.V. ..."; some fonts: "q").
 _RIGHTS = re.compile(
     # (not a list's third item: "(c) required writing while listening")
     r"^\s*(?:©|\(c\)(?=\s*(?:(?:19|20)\d{2}\b|(?-i:[A-Z])))|copyright\b|q(?=\s*(?:19|20)\d{2}\b))"
@@ -96,8 +95,7 @@ def abstract_end(
     lines = lines if edge is None else [off_side(x, edge) for x in lines]
     kept, end = _abstract_lines(lines[skipped:], body, heading, beside, anchor, names, edge)
     end += skipped
-    # A structured abstract whose parts go on over the page's foot ("Results: ...
-    # procedures." / a footnote, the next page's head / "Conclusion: When a small ...").
+    # A structured abstract's parts going on over the page's foot ("Results: ..." / "Conclusion")
     parts = [p for p in map(inline_part, kept) if p is not None]
     if parts and end < len(lines) and kept[-1].text.rstrip().endswith((".", "?", "!")):
         size = sorted(x.size for x in kept)[len(kept) // 2]
@@ -154,8 +152,7 @@ def _abstract_lines(
         if is_heading(line, previous, body) or line.margin or _RIGHTS.search(line.text):
             return kept, i
         if ended and (_LINK_FIELD.match(line.text) or _HISTORY.match(line.text)):
-            return kept, i  # "Source code: https://...", "Submitted 2014 September 16; ...":
-            # a record's field, not a sentence
+            return kept, i  # a record's field ("Source code: https://...", "Submitted ...")
         if (line.size < size - 0.6 and line.words <= 6) or caption.is_caption(line):
             continue  # a figure's label or caption
         if line.size < size - 0.6 and line.x0 >= max(k.x1 for k in kept) - 1:
@@ -174,7 +171,10 @@ def _abstract_lines(
         far = min(far, 2.5 * pitch - line.size) if len(kept) >= 6 else far
         if ended and line.page == previous.page and previous.y0 - line.y1 > far:
             return kept, i  # far below a finished sentence: a figure between, the body next
-        if not heading and ended and _paragraph_break(previous, line):
+        # (a line skipped under a label run in, "Abstract For many ...": one paragraph's)
+        run_in = anchor is not None and anchor.words > 3 and pitch > 0
+        blank = run_in and previous.y0 - line.y0 >= 1.9 * pitch
+        if ended and (blank or not heading) and _paragraph_break(previous, line, both=heading):
             later = _capital_part(line)
             if capital is None or later is None or later < capital:
                 return kept, i
@@ -237,14 +237,14 @@ def _under(anchor: Line, line: Line) -> bool:
     return line.x1 >= anchor.x0 - 2 and line.x0 <= anchor.x1 + 2
 
 
-def _paragraph_break(previous: Line, line: Line) -> bool:
-    """An indented first line, or a gap wider than the lines' own spacing."""
-    gap = previous.y0 - line.y1
-    return line.x0 - previous.x0 > line.size * 0.8 or gap > line.size * 0.9
+def _paragraph_break(previous: Line, line: Line, both: bool = False) -> bool:
+    """An indented first line, or a gap wider than the lines' own spacing; ``both``: the
+    two, as the body opens under an abstract whose label is run in."""
+    indented, gap = line.x0 - previous.x0 > line.size * 0.8, previous.y0 - line.y1
+    return (indented and gap > line.size * 0.9) if both else (indented or gap > line.size * 0.9)
 
 
-# A manuscript's note of where it goes ("Paper submitted for publication in Physical
-# Chemistry Chemical Physics", "Under review at ..."), set above its abstract.
+# A manuscript's note of where it goes ("Paper submitted for publication in ...") over its abstract
 _NOTE = re.compile(
     r"^\W*(?:paper |manuscript |article )?(?:submitted|accepted|under review|under consideration"
     r"|to appear)\b",

@@ -180,8 +180,12 @@ def group_name(part: str) -> str:
 _GROUP_MARKS = "*†‡§¶∗⋆⁎♯,;:0123456789"
 
 
-# A labelled line of the title page's margin or footer, not a list of authors.
+# A labelled line of the title page's margin or footer, not a list of authors; nor a line
+# opening with a position held, after its affiliation's number ("2 Director of Hematopoietic
+# Stem Cell Transplantation and Cellular Therapy, Hematology").
 LABEL_LINE = re.compile(
+    r"^\s*(?:\d{1,2}\s*)?(?:(?:associate|assistant|full|senior|deputy|vice|adjunct|clinical|"
+    r"research)\s+)*(?:professor|director|head|chair|dean|lecturer|president|chief)\s+of\b|"
     r"^\s*(?:citation|academic editor|editors?|handling editor|received|accepted|published|"
     r"copyright|correspondence|corresponding|funding|competing|data availability|open access|"
     r"key\s?words?|abstract|how to cite|running (?:title|head)|short title|affiliations?|"
