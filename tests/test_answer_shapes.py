@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rag.answer import params, quantities, rank
+from rag.answer import extractive, params, quantities, rank
 from rag.answer.events import Answer
 from rag.answer.followup import Turn, is_followup, rewrite_followup
 from rag.answer.prompts import EXTRACTIVE_NOTE, NO_ANSWER
@@ -389,10 +389,11 @@ def _cited(answer: Answer) -> list[str]:
 
 
 def _lean(answer: Answer) -> None:
-    """Short, no sentence twice, every sentence cited, quotes verbatim."""
+    """Short (within the answer's budget of words), no sentence twice, every sentence cited,
+    quotes verbatim."""
     body = _body(answer)
     sentences = [s for s in re.split(r"(?<=[.!?])\s+(?=[A-Z])", body) if s.strip()]
-    assert len(re.findall(r"\w+", re.sub(r"\[\d+\]", "", body))) <= 130
+    assert len(re.sub(r"\[\d+\]", "", body).split()) <= extractive.MAX_WORDS
     assert len(sentences) == len(set(sentences))
     assert all(re.search(r"\[\d+\]", s) for s in sentences)
     for c in answer.final.citations:
