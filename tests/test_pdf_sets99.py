@@ -51,3 +51,27 @@ def test_a_labelled_abstract_ends_where_a_skipped_line_and_an_indent_open_the_bo
     assert paper.abstract.startswith("For many diseases, patients need to be screened")
     assert paper.abstract.endswith("avoiding pollution caused by used masks.")
     assert "In many cases, patients need to be identified" not in paper.abstract
+
+
+def test_a_drafts_status_under_its_title_in_its_type_is_no_title() -> None:
+    """ "Preliminary and Incomplete. Do Not Cite." set under a working paper's title in the
+    title's type is the draft's status, not the title's last line; a title ending on such a
+    word in a sentence of its own keeps it."""
+    from ingest.parse.pdfheader import _unnumbered
+
+    title = ["Testing Customized Behavioral Contracts in a Public",
+             "Sector Setting: Experimental Evidence from Pakistan"]  # fmt: skip
+    for status in ("Preliminary and Incomplete. Do Not Cite. ∗", "Very Preliminary Draft",
+                   "Comments welcome", "Please do not circulate without permission"):  # fmt: skip
+        assert _unnumbered([*title, status]) == title, status
+    kept = ["A Draft of the Constitution:", "Preliminary Work on Its Sources"]
+    assert _unnumbered(kept) == kept
+    paper = _read(held_out(99) / "callen_contracts_workingpaper.pdf")
+    assert paper.title == " ".join(title)
+
+
+def test_a_manuscripts_word_count_opening_its_abstract_is_no_word_of_it() -> None:
+    """A journal's submission form prints the abstract's word count before it ("(current:
+    140 words; max 150 words)"): the abstract opens after it."""
+    paper = _read(held_out(99) / "vandercruyssen_honesty_manuscript.pdf")
+    assert paper.abstract.startswith("Shalvi, Eldar, and Bereby-Meyer (2012) found across two")

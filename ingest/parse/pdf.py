@@ -91,8 +91,7 @@ MAX_PDF_PAGES = 2000
 MAX_PDF_SECONDS = 120.0  # reading stops past this (first pages aside): one file, not the run
 MAX_BODY_CHARS = 1_000_000  # about 250k tokens: a long thesis; beyond it the body is cut
 _MIN_TEXT_CHARS = 40
-# A footnote mark or page number printed after the abstract's last sentence ("mission. 2").
-# a note's mark: "1", "*", or glued to a word's full stop ("stock market values.2"; not "0.05")
+# A note's mark or page number after the abstract's last sentence ("mission. 2", "values.2")
 _TRAILING_MARK = re.compile(r"(?<=[.!?])(?:\s+\d{1,2}|\s*[*∗†‡])$|(?<=[^\W\d_][.!?])\d{1,2}$")
 _UNLABELLED = "no 'Abstract' heading found: the first paragraph is stored as the abstract; check it"
 _MAX_OPENING_WORDS = 350  # an abstract found without a heading (journals allow up to 350 words)
@@ -105,8 +104,11 @@ _TITLE_LABEL = re.compile(
     r"|[:\s]+\S*/[\w./-]+\.(?:pdf|png|jpe?g|eps|svg)$",  # a missing image's path: "./logo.pdf"
     re.I,
 )
-# A mark set before an abstract's first word (MIT Press's square, read as "&"): no word.
-_OPENING_MARK = re.compile(r"^[&■□▪▫◆◇●•]\s+")
+# A mark before an abstract's first word (MIT Press's square, read as "&"), or its word count
+_OPENING_MARK = re.compile(  # in brackets ("(current: 140 words; max 150 words)"): no word.
+    r"^(?:[&■□▪▫◆◇●•]|\((?:current\s*:\s*)?\d[\d,]*\s+words(?:\s*[;,]\s*max\w*\.?\s*:?\s*"
+    r"\d[\d,]*\s+words)?\))\s+"
+)
 _MAX_PARTS_WORDS = 600  # ... or its parts labelled in capitals (JAMA's "IMPORTANCE ...")
 _PART_LABELS = re.compile(r"(?:^|(?<=[.!?] ))[A-Z][A-Z ,&]{2,40}: ")
 

@@ -170,11 +170,24 @@ def _title_text(lines: list[Line], words: frozenset[str]) -> str:
     return half if len(half.split()) >= 2 and text == f"{half} {half}" else text
 
 
+# A draft's status set under its title in the title's type ("Preliminary and Incomplete. Do
+# Not Cite.", "Very Preliminary Draft", "Comments Welcome"): no words of the title.
+_STATUS_WORDS = (
+    r"(?:very\s+)?(?:preliminary|incomplete|draft|work(?:ing)?\s+in\s+progress)(?:\s+(?:and|&)"
+    r"\s+incomplete|\s+draft|\s+version)?|comments?\s+(?:are\s+)?welcome"
+    r"|(?:please\s+)?do\s+not\s+(?:cite|circulate|quote|distribute)(?:\s+without\s+permission)?"
+)
+_STATUS = re.compile(rf"(?:{_STATUS_WORDS})(?:[\s.,;:!-]+(?:{_STATUS_WORDS}))*[\s.!]*", re.I)
+
+
 def _unnumbered(texts: list[str]) -> list[str]:
     """A title's lines without a manuscript's line numbers before each ("1 A Goldilocks ..."
-    / "2 Matters ...") or a date set under them in their type ("November 2022", "26 June
-    2020")."""
-    while len(texts) > 1 and MONTH_YEAR.fullmatch(re.sub(r"^\d{1,2}\s+", "", texts[-1].strip())):
+    / "2 Matters ...") or a date or a draft's status set under them in their type ("November
+    2022", "26 June 2020", "Preliminary and Incomplete. Do Not Cite.")."""
+    while len(texts) > 1 and (
+        MONTH_YEAR.fullmatch(re.sub(r"^\d{1,2}\s+", "", texts[-1].strip()))
+        or _STATUS.fullmatch(texts[-1].strip(TITLE_MARKS))
+    ):
         texts = texts[:-1]
     numbers = [int(m[1]) for t in texts if (m := re.match(r"(\d{1,3}) (?=\S)", t))]
     run = list(range(numbers[0], numbers[0] + len(texts))) if numbers else []
