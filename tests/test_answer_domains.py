@@ -556,3 +556,23 @@ def test_two_described_studies_are_each_quoted_by_their_best_and_next_best_sente
     best_first = [1, 3, 2, 0, 4][: 1 + two.NEXT]  # positions by score, best first
     assert sorted(quoted) == sorted((p, i) for p in "ab" for i in best_first)
     assert quoted[:2] == [("a", 1), ("b", 1)]  # each paper's best before any next best
+
+
+def test_a_link_is_a_further_sentence_only_when_the_question_asks_for_what_it_gives() -> None:
+    """A sentence giving a link ("... is available at http://...") is quoted after the best
+    ones only when it holds a word the question asks beside the paper's name ("Which freely
+    available program ...?"); otherwise ("What is IsoSource?", the name alone shared) it is
+    no answer, however well it scores."""
+    link = "The program IsoSource for these sums is available at http://example.org/isosource."
+    best = "Mixing models find the share each source contributes."
+    pool = [
+        _sentence(1, "IsoSource", 0, best, 3.0, "result"),
+        _sentence(1, "IsoSource", 1, link, 1.0, "result"),
+    ]
+    for asked, kept in (
+        ("Which freely available program computes source shares in mixing models?", True),
+        ("What is IsoSource?", False),
+        ("How do mixing models find each source's share?", False),
+    ):
+        picked = [p.text for p in extractive._prose(analyse(asked), pool, no_vector)]
+        assert (link in picked) is kept, asked

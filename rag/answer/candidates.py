@@ -164,7 +164,7 @@ def _read_first(
     if not quotable.any():
         quotable[:] = True
     order = np.argsort(-np.where(quotable, hand, -np.inf), kind="stable")
-    top = order[: min(int(weights.get(top_key, weights.get("top", 16))), int(quotable.sum()))]
+    top = order[: min(int(weights.get(top_key, weights.get("top", 12))), int(quotable.sum()))]
     asked = question.own or question.text
     read = reader.score(asked, [(sentences[i].source.name, sentences[i].text) for i in top])
     return top, read

@@ -159,23 +159,23 @@ def _prose(
                 break
             picked.append(g)
     # What retrieval ranked first (or the paper named first) is always quoted: a sentence of
-    # another paper may score higher, but the answer must not drop the best paper found.
-    # Nor, within the answer's words, is a paper retrieval can hardly tell from the first
-    # (its score within TIE of the best): which of two papers on the same trial or finding
-    # holds the answer is not for the answer to decide.
+    # another paper may score higher, but the answer must not drop the best paper found. Nor,
+    # within its words, a paper retrieval can hardly tell from the first (its score within
+    # TIE of the best): which of two papers on one finding holds the answer is not for it.
     ties = sorted({s.source.n for s in pool if s.source.share >= 1 - TIE} - {lead})
     for n in [lead, *ties]:
         if picked and all(p.source.n != n for p in picked):
             mine = cand.best([s for s in pool if s.source.n == n], picked)
             if mine is not None and (n == lead or _words([*picked, mine]) <= MAX_WORDS):
                 picked.append(mine)
-    floor, code = params.current().prose["floor"], rank.asks_code(question)
+    floor, asked = params.current().prose["floor"], terms(question.own or question.text)
     for s in sorted(pool, key=lambda s: -s.score):
         words = _words(picked)
         if len(picked) >= room or (s.score < floor and words >= MIN_WORDS):
             break
-        if not code and rank.gives_code(s.text):
-            continue  # a link says where the code is, nothing else asked: never a further one
+        said = terms(re.sub(r"\S+://\S+", " ", s.text)) - terms(s.source.name)
+        if rank.gives_code(s.text) and not asked & said:
+            continue  # a link, no word asked but the paper's name: "X is available at https:"
         # An enumeration is quoted whole ("The first stage ... The second stage ...").
         group = [g for g in cand.enumerated(s, scored) if cand.is_new(g, picked)]
         if cand.is_new(s, picked) and words + _words(group) <= MAX_WORDS:
