@@ -173,9 +173,9 @@ def _prose(
         words = _words(picked)
         if len(picked) >= room or (s.score < floor and words >= MIN_WORDS):
             break
-        said = terms(re.sub(r"\S+://\S+", " ", s.text)) - terms(s.source.name)
-        if rank.gives_code(s.text) and not asked & said:
-            continue  # a link, no word asked but the paper's name: "X is available at https:"
+        link = rank.gives_code(s.text)  # a link, no word asked but the paper's name: no more
+        if link and not asked & (terms(re.sub(r"\S+://\S+", " ", s.text)) - terms(s.source.name)):
+            continue  # ("X is available at https://...", asked "What is X?")
         # An enumeration is quoted whole ("The first stage ... The second stage ...").
         group = [g for g in cand.enumerated(s, scored) if cand.is_new(g, picked)]
         if cand.is_new(s, picked) and words + _words(group) <= MAX_WORDS:
