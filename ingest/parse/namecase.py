@@ -113,6 +113,7 @@ def shortened(name: str, full: str) -> bool:
         return False
     if [t.casefold() for t in tokens] == [w.casefold() for w in whole]:
         return True  # the same name again in capitals ("Michel JOURNÉE" of "Michel Journée")
+    firsts = [part[0] for w in whole[:-1] for part in w.split("-") if part]  # given initials
     if (
         len(tokens) == 2
         and tokens[0] == whole[-1]
@@ -120,14 +121,12 @@ def shortened(name: str, full: str) -> bool:
     ):
         # inverted, its initials after it, as a citation line sets it ("Crowe M.", "Gagan M.j."
         # of "Mary Jo Gagan", "Ryu H-E" of "Ha-Eun Ryu")
-        firsts = [part[0] for w in whole[:-1] for part in w.split("-") if part]
         return re.findall(r"[A-Za-z]", tokens[1].upper()) == [f.upper() for f in firsts]
     if tokens[-1] != whole[-1]:
         return False
     if tokens[0] == whole[0] and set(tokens) < set(whole):
         return True
     letters = re.findall(r"[A-Z]", "".join(tokens[:-1]))
-    firsts = [part[0] for w in whole[:-1] for part in w.split("-") if part]
     return (
         not whole[0].endswith(".")  # the full name's first given name spelt out
         and all(re.fullmatch(r"(?:[A-Z]\.-?)+|[A-Z]{1,3}", t) for t in tokens[:-1])  # "DH Jung"

@@ -124,6 +124,7 @@ def _abstract_lines(
     capital = _capital_part(lines[0])  # "IMPORTANCE Medicare provides ...": JAMA's parts
     kept = [_labelled(lines[0]) if part is not None else lines[0]]
     caption = Captions()
+    run_in = anchor is not None and anchor.words > 3  # its label run in: "Abstract For many ..."
     for i, line in enumerate(lines[1:], 1):
         previous = kept[-1]
         following = _part(line)
@@ -171,9 +172,7 @@ def _abstract_lines(
         far = min(far, 2.5 * pitch - line.size) if len(kept) >= 6 else far
         if ended and line.page == previous.page and previous.y0 - line.y1 > far:
             return kept, i  # far below a finished sentence: a figure between, the body next
-        # (a line skipped under a label run in, "Abstract For many ...": one paragraph's)
-        run_in = anchor is not None and anchor.words > 3 and pitch > 0
-        blank = run_in and previous.y0 - line.y0 >= 1.9 * pitch
+        blank = run_in and pitch > 0 and previous.y0 - line.y0 >= 1.9 * pitch  # a line skipped
         if ended and (blank or not heading) and _paragraph_break(previous, line, both=heading):
             later = _capital_part(line)
             if capital is None or later is None or later < capital:
